@@ -1,0 +1,91 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
+import type { Deps } from './deps.js';
+import { registerAuth } from './http/auth.js';
+import { registerErrorHandling } from './http/errors.js';
+import { redactUrl } from './http/redact.js';
+import { newId } from './lib/ids.js';
+import { gamesRoutes } from './modules/games/games.routes.js';
+import { namespacesRoutes } from './modules/namespaces/namespaces.routes.js';
+import { tokensRoutes } from './modules/tokens/tokens.routes.js';
+import { versionsRoutes } from './modules/versions/versions.routes.js';
+
+export interface BuildAppOptions {
+  /** A pino logger config or instance; `false` silences the service (tests). */
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Builds the whole HTTP service around `deps`; never listens, so tests drive it with inject or listen(0). */
+export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: deps.config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+      serializers: {
+        req: (req: { method: string; url: string; ip?: string }) => ({
+          method: req.method,
+          url: redactUrl(req.url),
+          remote: req.ip,
+        }),
+      },
+    },
+    bodyLimit: deps.config.bodyLimitBytes,
+    genReqId: () => newId(),
+    logController: new LogController({ requestIdLogLabel: 'ray_id' }),
+    requestIdHeader: false,
+    // Types are never coerced: "5" for a number is a client bug worth a clear 400, not a silent fix.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Bodyless POSTs that still say application/json are common from CLIs; let an empty body through and
+  // let the route's schema decide whether it needed one.
+  const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    return defaultJsonParser(request, body as string, done);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-ray-id', request.id);
+  });
+  registerErrorHandling(app, deps.config.bodyLimitBytes);
+
+  // The docs and the document itself are public; everything else states its rule in routeOptions.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs') || route.url === '/openapi.json') {
+      route.config = { ...route.config, auth: 'public' };
+    }
+  });
+  registerAuth(app, deps.tokens);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Game Cloud Management',
+        version: '0.1.0',
+        description:
+          'Control plane for multiplayer game hosting. Every error body is {code, message, ray_id, metadata?}.',
+      },
+      servers: [{ url: deps.config.publicUrl }],
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  gamesRoutes(app, deps);
+  versionsRoutes(app, deps);
+  namespacesRoutes(app, deps);
+  tokensRoutes(app, deps);
+
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

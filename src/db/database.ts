@@ -1,0 +1,78 @@
+/**
+ * Table types as the database holds them: text ids, integer epoch-millisecond timestamps, 0/1 booleans and
+ * JSON as text, so the same rows work on SQLite and PostgreSQL. Rows are never API shapes; services map them.
+ */
+export interface SigningKeysTable {
+  key_id: string;
+  algorithm: string;
+  public_jwk: string;
+  private_jwk: string;
+  create_ts: number;
+}
+
+export interface OperatorTokensTable {
+  token_id: string;
+  token_sha256: string;
+  create_ts: number;
+}
+
+export interface GamesTable {
+  game_id: string;
+  name_id: string;
+  display_name: string;
+  create_ts: number;
+  avatar_url: string | null;
+}
+
+export interface VersionsTable {
+  version_id: string;
+  game_id: string;
+  display_name: string;
+  config_json: string;
+  create_ts: number;
+}
+
+export interface NamespacesTable {
+  namespace_id: string;
+  game_id: string;
+  version_id: string;
+  name_id: string;
+  display_name: string;
+  create_ts: number;
+  update_ts: number;
+  cdn_auth_type: string;
+  cdn_enable_domain_public_auth: number;
+  mm_lobby_count_max: number;
+  mm_max_players_per_client: number;
+  mm_max_players_per_client_hosting: number;
+  mm_max_players_per_client_proxy: number;
+  mm_max_players_per_client_tor: number;
+  mm_max_players_per_client_vpn: number;
+}
+
+export interface NamespaceCdnAuthUsersTable {
+  namespace_id: string;
+  user_name: string;
+  password_hash: string;
+  create_ts: number;
+}
+
+export interface TokensTable {
+  token_id: string;
+  kind: string;
+  game_id: string;
+  namespace_id: string | null;
+  create_ts: number;
+  expire_ts: number;
+  revoke_ts: number | null;
+}
+
+export interface Database {
+  signing_keys: SigningKeysTable;
+  operator_tokens: OperatorTokensTable;
+  games: GamesTable;
+  versions: VersionsTable;
+  namespaces: NamespacesTable;
+  namespace_cdn_auth_users: NamespaceCdnAuthUsersTable;
+  tokens: TokensTable;
+}

@@ -1,0 +1,12 @@
+import type { Config } from './config.js';
+import type { Db } from './db/open-db.js';
+import type { Clock } from './lib/clock.js';
+import type { TokenAuthority } from './modules/tokens/token-authority.js';
+
+/** What services need, passed in explicitly so tests can swap the clock and the data directory. */
+export interface Deps {
+  readonly config: Config;
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly tokens: TokenAuthority;
+}

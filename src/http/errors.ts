@@ -1,0 +1,94 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError, errors } from '../errors.js';
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+const LOCATION: Record<
+  string,
+  { factory: (m: string, md: Record<string, unknown>) => AppError; what: string }
+> = {
+  body: { factory: errors.badBody, what: 'body field' },
+  querystring: { factory: errors.badQuery, what: 'query parameter' },
+  params: { factory: errors.badParams, what: 'path parameter' },
+  headers: { factory: errors.badBody, what: 'header' },
+};
+
+/** `/config/cdn/routes/0` + missing `glob` → `config.cdn.routes.0.glob`: the name a user looks for. */
+function fieldOf(issue: AjvIssue): string {
+  const segments = issue.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const extra = issue.params.missingProperty ?? issue.params.additionalProperty;
+  if (typeof extra === 'string') segments.push(extra);
+  return segments.join('.');
+}
+
+function fromValidation(err: FastifyError): AppError {
+  const context = (err as FastifyError & { validationContext?: string }).validationContext ?? 'body';
+  const location = LOCATION[context] ?? (LOCATION.body as NonNullable<(typeof LOCATION)['body']>);
+  const issue = (err.validation?.[0] ?? { instancePath: '', keyword: '', params: {} }) as AjvIssue;
+  const field = fieldOf(issue);
+  if (field === '') {
+    return location.factory(
+      `${context === 'body' ? 'request body' : context} ${issue.message ?? 'is invalid'}`,
+      {
+        field: null,
+      },
+    );
+  }
+  const message =
+    issue.keyword === 'required'
+      ? `${location.what} "${field}" is required`
+      : `${location.what} "${field}" ${issue.message ?? 'is invalid'}`;
+  return location.factory(message, { field });
+}
+
+/** Maps what Fastify itself throws (parsing, limits) onto the catalogue; anything else is a 500. */
+function toAppError(err: FastifyError, bodyLimit: number): AppError | undefined {
+  if (err instanceof AppError) return err;
+  if (err.validation !== undefined) return fromValidation(err);
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.bodyTooLarge(bodyLimit);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.unsupportedMediaType(err.message.replace(/^Unsupported Media Type:?\s*/i, ''));
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return errors.badBody('request body is empty but content-type is application/json');
+    default:
+      break;
+  }
+  // Body parser failures (malformed JSON, __proto__ keys, bad content-length) arrive as plain 400s.
+  if (err.statusCode === 400) return errors.badBody(`request body could not be parsed: ${err.message}`);
+  if (err.statusCode === 413) return errors.bodyTooLarge(bodyLimit);
+  if (err.statusCode === 415) return errors.unsupportedMediaType('');
+  return undefined;
+}
+
+export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const appError = toAppError(err, bodyLimit);
+    if (appError === undefined) {
+      request.log.error({ err }, 'unhandled error');
+    } else if (appError.statusCode >= 500) {
+      request.log.error({ err }, appError.message);
+    }
+    const e = appError ?? errors.internal();
+    reply.code(e.statusCode).send({
+      code: e.code,
+      message: e.message,
+      ray_id: request.id,
+      ...(e.metadata === undefined ? {} : { metadata: e.metadata }),
+    });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const e = errors.routeNotFound(request.method, request.url.split('?')[0] ?? '');
+    reply.code(404).send({ code: e.code, message: e.message, ray_id: request.id });
+  });
+}

@@ -1,0 +1,32 @@
+import type { FastifySchema } from 'fastify';
+import { AUTH_DESCRIPTIONS, type AuthRule } from './auth.js';
+import { errorResponses } from './common-schemas.js';
+
+interface RouteMeta {
+  operationId: string;
+  auth: AuthRule;
+  summary: string;
+  tag: string;
+}
+
+/**
+ * Route options with the parts every route must carry: its interface operationId, who may call it (in the
+ * auth hook's config and in the OpenAPI text), and the error responses next to its own.
+ */
+export function routeOptions<S extends FastifySchema & { response: Record<string | number, unknown> }>(
+  meta: RouteMeta,
+  schema: S,
+) {
+  return {
+    config: { auth: meta.auth },
+    schema: {
+      ...schema,
+      operationId: meta.operationId,
+      summary: meta.summary,
+      description: AUTH_DESCRIPTIONS[meta.auth],
+      tags: [meta.tag],
+      ...(meta.auth === 'public' ? {} : { security: [{ bearerAuth: [] }] }),
+      response: { ...schema.response, ...errorResponses },
+    },
+  };
+}

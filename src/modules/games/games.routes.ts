@@ -1,0 +1,61 @@
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { callerOf } from '../../http/auth.js';
+import { ValidationResult } from '../../http/common-schemas.js';
+import { routeOptions } from '../../http/route-options.js';
+import type { TypedApp } from '../../http/typed-app.js';
+import { CreateGameBody, GameFull, GameIdParams, GameSummary, ValidateGameBody } from './games.schemas.js';
+import { createGame, getGameFull, listGames, validateGame } from './games.service.js';
+
+export function gamesRoutes(app: TypedApp, deps: Deps): void {
+  app.post(
+    '/cloud/games/validate',
+    routeOptions(
+      {
+        operationId: 'games.validateGame',
+        auth: 'operator',
+        summary: 'Validate the display name (and optional name_id) of a new game',
+        tag: 'games',
+      },
+      { body: ValidateGameBody, response: { 200: ValidationResult } },
+    ),
+    async (request) => ({ errors: await validateGame(deps, request.body) }),
+  );
+
+  app.post(
+    '/cloud/games',
+    routeOptions(
+      { operationId: 'games.createGame', auth: 'operator', summary: 'Create a game', tag: 'games' },
+      { body: CreateGameBody, response: { 200: Type.Object({ game_id: Type.String() }) } },
+    ),
+    async (request) => ({ game_id: await createGame(deps, request.body) }),
+  );
+
+  app.get(
+    '/cloud/games',
+    routeOptions(
+      {
+        operationId: 'games.getGames',
+        auth: 'any',
+        summary: 'List games: all for the operator, its own for a game cloud token',
+        tag: 'games',
+      },
+      { response: { 200: Type.Object({ games: Type.Array(GameSummary) }) } },
+    ),
+    async (request) => ({ games: await listGames(deps, callerOf(request)) }),
+  );
+
+  app.get(
+    '/cloud/games/:game_id',
+    routeOptions(
+      {
+        operationId: 'games.getGameById',
+        auth: 'game',
+        summary: 'A game with its namespaces and versions',
+        tag: 'games',
+      },
+      { params: GameIdParams, response: { 200: Type.Object({ game: GameFull }) } },
+    ),
+    async (request) => ({ game: await getGameFull(deps, request.params.game_id) }),
+  );
+}

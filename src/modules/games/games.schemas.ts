@@ -1,0 +1,42 @@
+import { Type } from 'typebox';
+import { Id, OptionalNullable, Timestamp } from '../../http/common-schemas.js';
+
+export const GameIdParams = Type.Object({ game_id: Id });
+
+export const ValidateGameBody = Type.Object({
+  display_name: Type.String(),
+  name_id: OptionalNullable(Type.String()),
+});
+
+export const CreateGameBody = Type.Object({
+  name_id: Type.String({ description: '1-16 of a-z, 0-9 and -, unique' }),
+  display_name: Type.String({ description: '1-24 bytes' }),
+});
+
+export const GameSummary = Type.Object({
+  game_id: Type.String(),
+  name_id: Type.String(),
+  display_name: Type.String(),
+  create_ts: Timestamp,
+  avatar_url: Type.Optional(Type.String()),
+});
+
+export const NamespaceSummary = Type.Object({
+  namespace_id: Type.String(),
+  version_id: Type.String(),
+  name_id: Type.String(),
+  display_name: Type.String(),
+  create_ts: Timestamp,
+});
+
+export const VersionSummary = Type.Object({
+  version_id: Type.String(),
+  display_name: Type.String(),
+  create_ts: Timestamp,
+});
+
+export const GameFull = Type.Object({
+  ...GameSummary.properties,
+  namespaces: Type.Array(NamespaceSummary),
+  versions: Type.Array(VersionSummary),
+});

@@ -1,0 +1,95 @@
+import type { NamespacesTable } from '../../db/database.js';
+import type { Db } from '../../db/open-db.js';
+
+export function insertNamespace(db: Db, row: NamespacesTable) {
+  return db.insertInto('namespaces').values(row).execute();
+}
+
+export function findNamespace(db: Db, gameId: string, namespaceId: string) {
+  return db
+    .selectFrom('namespaces')
+    .selectAll()
+    .where('namespace_id', '=', namespaceId)
+    .where('game_id', '=', gameId)
+    .executeTakeFirst();
+}
+
+export async function namespaceNameIdTaken(db: Db, gameId: string, nameId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('namespaces')
+    .select('namespace_id')
+    .where('game_id', '=', gameId)
+    .where('name_id', '=', nameId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function listNamespaceSummaries(db: Db, gameId: string) {
+  return db
+    .selectFrom('namespaces')
+    .select(['namespace_id', 'version_id', 'name_id', 'display_name', 'create_ts'])
+    .where('game_id', '=', gameId)
+    .orderBy('create_ts', 'asc')
+    .orderBy('namespace_id', 'asc')
+    .execute();
+}
+
+/**
+ * Updates the namespace row and reports whether it exists. Inside a transaction this also takes the row's
+ * write lock, which serialises concurrent edits of the same namespace on PostgreSQL as on SQLite.
+ */
+export async function updateNamespace(
+  db: Db,
+  gameId: string,
+  namespaceId: string,
+  values: Partial<Omit<NamespacesTable, 'namespace_id' | 'game_id' | 'create_ts'>> & { update_ts: number },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('namespaces')
+    .set(values)
+    .where('namespace_id', '=', namespaceId)
+    .where('game_id', '=', gameId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export function listCdnAuthUserNames(db: Db, namespaceId: string) {
+  return db
+    .selectFrom('namespace_cdn_auth_users')
+    .select('user_name')
+    .where('namespace_id', '=', namespaceId)
+    .orderBy('user_name', 'asc')
+    .execute();
+}
+
+export async function countCdnAuthUsersExcept(db: Db, namespaceId: string, userName: string) {
+  const row = await db
+    .selectFrom('namespace_cdn_auth_users')
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+    .where('namespace_id', '=', namespaceId)
+    .where('user_name', '!=', userName)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function upsertCdnAuthUser(
+  db: Db,
+  row: { namespace_id: string; user_name: string; password_hash: string; create_ts: number },
+) {
+  return db
+    .insertInto('namespace_cdn_auth_users')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['namespace_id', 'user_name']).doUpdateSet({ password_hash: row.password_hash }),
+    )
+    .execute();
+}
+
+export async function deleteCdnAuthUser(db: Db, namespaceId: string, userName: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('namespace_cdn_auth_users')
+    .where('namespace_id', '=', namespaceId)
+    .where('user_name', '=', userName)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

@@ -1,0 +1,67 @@
+import { Type } from 'typebox';
+import { Id, Timestamp, U32 } from '../../http/common-schemas.js';
+
+export const NamespaceParams = Type.Object({ game_id: Id, namespace_id: Id });
+export const CdnAuthUserParams = Type.Object({ game_id: Id, namespace_id: Id, user: Type.String() });
+
+export const CreateNamespaceBody = Type.Object({
+  name_id: Type.String({ description: '1-16 of a-z, 0-9 and -, unique within the game' }),
+  display_name: Type.String({ description: '1-24 bytes' }),
+  version_id: Type.String({ description: 'a version of this game' }),
+});
+
+export const SetNamespaceVersionBody = Type.Object({ version_id: Type.String() });
+
+export const MatchmakerConfigBody = Type.Object({
+  lobby_count_max: U32,
+  max_players: U32,
+});
+
+export const CdnAuthUserBody = Type.Object({
+  user: Type.String({ description: 'user name, 1-64 bytes, no white space, control characters or colon' }),
+  password: Type.String({ description: 'bcrypt hash of the password; stored, never returned' }),
+});
+
+export const CdnAuthTypeBody = Type.Object({
+  auth_type: Type.Union([Type.Literal('none'), Type.Literal('basic')]),
+});
+
+export const DomainPublicAuthBody = Type.Object({ enabled: Type.Boolean() });
+
+const CdnDomain = Type.Object({
+  domain: Type.String(),
+  create_ts: Timestamp,
+  verification_errors: Type.Array(Type.String()),
+  verification_method: Type.Object({
+    http: Type.Optional(Type.Object({})),
+    cname_record: Type.Optional(Type.String()),
+    invalid: Type.Optional(Type.Object({})),
+  }),
+  verification_status: Type.String(),
+});
+
+export const NamespaceFull = Type.Object({
+  namespace_id: Type.String(),
+  version_id: Type.String(),
+  name_id: Type.String(),
+  display_name: Type.String(),
+  create_ts: Timestamp,
+  config: Type.Object({
+    cdn: Type.Object({
+      auth_type: Type.String({ description: '"none" or "basic"' }),
+      auth_user_list: Type.Array(Type.Object({ user: Type.String() })),
+      domains: Type.Array(CdnDomain),
+      enable_domain_public_auth: Type.Boolean(),
+    }),
+    identity: Type.Object({}),
+    kv: Type.Object({}),
+    matchmaker: Type.Object({
+      lobby_count_max: U32,
+      max_players_per_client: U32,
+      max_players_per_client_hosting: U32,
+      max_players_per_client_proxy: U32,
+      max_players_per_client_tor: U32,
+      max_players_per_client_vpn: U32,
+    }),
+  }),
+});

@@ -1,0 +1,133 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { importJWK, type JWK, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { Db } from '../../db/open-db.js';
+import { errors } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+
+/** Who is calling, decided once per request before any data is read. */
+export type Caller =
+  | { kind: 'operator' }
+  | { kind: 'game_cloud'; gameId: string; tokenId: string; createTs: number; expireTs: number };
+
+const ISSUER = 'game-cloud-management';
+const CLOUD_AUDIENCE = 'cloud';
+type VerifyKey = Awaited<ReturnType<typeof importJWK>>;
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+export function newOperatorTokenSecret(): string {
+  return `gcm_op_${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * Signs and checks bearer tokens. Keys come from the database so every instance signs and verifies with
+ * the same keys; they are immutable once written, which is what makes caching them safe.
+ */
+export class TokenAuthority {
+  private verifyKeys = new Map<string, VerifyKey>();
+  private signing: { kid: string; key: VerifyKey } | undefined;
+  private operatorHashes = new Set<string>();
+  private lastKeyReload = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Loads keys and the operator token hashes; `overrideToken` (GCM_OPERATOR_TOKEN) replaces the stored ones. */
+  async init(overrideToken: string | undefined): Promise<void> {
+    await this.reloadKeys();
+    if (overrideToken !== undefined) {
+      this.operatorHashes = new Set([sha256Hex(overrideToken)]);
+    } else {
+      const rows = await this.db.selectFrom('operator_tokens').select('token_sha256').execute();
+      this.operatorHashes = new Set(rows.map((r) => r.token_sha256));
+    }
+  }
+
+  private async reloadKeys(): Promise<void> {
+    this.lastKeyReload = this.clock.now();
+    const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('create_ts', 'asc').execute();
+    for (const row of rows) {
+      if (!this.verifyKeys.has(row.key_id)) {
+        this.verifyKeys.set(row.key_id, await importJWK(JSON.parse(row.public_jwk) as JWK, 'EdDSA'));
+      }
+    }
+    const newest = rows.at(-1);
+    if (newest !== undefined && this.signing?.kid !== newest.key_id) {
+      this.signing = {
+        kid: newest.key_id,
+        key: await importJWK(JSON.parse(newest.private_jwk) as JWK, 'EdDSA'),
+      };
+    }
+  }
+
+  async signCloudToken(claims: { tokenId: string; gameId: string; createTs: number; expireTs: number }) {
+    if (this.signing === undefined) throw new Error('no signing key loaded');
+    return new SignJWT({ game_id: claims.gameId })
+      .setProtectedHeader({ alg: 'EdDSA', kid: this.signing.kid, typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setAudience(CLOUD_AUDIENCE)
+      .setJti(claims.tokenId)
+      .setIssuedAt(Math.floor(claims.createTs / 1000))
+      .setExpirationTime(Math.floor(claims.expireTs / 1000))
+      .sign(this.signing.key);
+  }
+
+  /** Returns the caller for an Authorization header value, or throws the 401 that explains why not. */
+  async authenticate(header: string | undefined): Promise<Caller> {
+    if (header === undefined) throw errors.unauthorized();
+    const match = /^Bearer +(\S+)\s*$/i.exec(header);
+    if (match === null) throw errors.unauthorized('the Authorization header must be "Bearer <token>"');
+    const token = match[1] as string;
+    if (this.operatorHashes.has(sha256Hex(token))) return { kind: 'operator' };
+    if (token.split('.').length !== 3) throw errors.unauthorized('the bearer token is not valid');
+    return this.verifyCloudToken(token);
+  }
+
+  private async verifyCloudToken(token: string): Promise<Caller> {
+    let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
+    try {
+      ({ payload } = await jwtVerify(token, (header) => this.keyFor(header.kid), {
+        algorithms: ['EdDSA'],
+        issuer: ISSUER,
+        audience: CLOUD_AUDIENCE,
+        currentDate: new Date(this.clock.now()),
+      }));
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw errors.tokenExpired();
+      throw errors.unauthorized('the bearer token is not valid');
+    }
+    const tokenId = payload.jti;
+    const gameId = payload.game_id;
+    if (typeof tokenId !== 'string' || typeof gameId !== 'string') {
+      throw errors.unauthorized('the bearer token is not valid');
+    }
+    const row = await this.db
+      .selectFrom('tokens')
+      .select(['game_id', 'kind', 'create_ts', 'expire_ts', 'revoke_ts'])
+      .where('token_id', '=', tokenId)
+      .executeTakeFirst();
+    if (row === undefined || row.kind !== 'cloud' || row.game_id !== gameId) {
+      throw errors.unauthorized('the bearer token is not valid');
+    }
+    if (row.revoke_ts !== null) throw errors.tokenRevoked();
+    if (row.expire_ts <= this.clock.now()) throw errors.tokenExpired();
+    return { kind: 'game_cloud', gameId, tokenId, createTs: row.create_ts, expireTs: row.expire_ts };
+  }
+
+  private async keyFor(kid: string | undefined): Promise<VerifyKey> {
+    if (kid === undefined) throw new Error('token has no kid');
+    let key = this.verifyKeys.get(kid);
+    // An unknown kid may be a key another instance added since we loaded; reload at most once a minute so
+    // forged kids cannot turn every request into a database read.
+    if (key === undefined && this.clock.now() - this.lastKeyReload > 60_000) {
+      await this.reloadKeys();
+      key = this.verifyKeys.get(kid);
+    }
+    if (key === undefined) throw new Error('unknown kid');
+    return key;
+  }
+}

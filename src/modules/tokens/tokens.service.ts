@@ -1,0 +1,58 @@
+import type { Deps } from '../../deps.js';
+import { errors } from '../../errors.js';
+import { DAY_MS, toTimestamp } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { assertGameExists } from '../games/games.service.js';
+import type { Caller } from './token-authority.js';
+
+/** Mints a signed cloud token for one game; the row makes it revocable and is written before it is handed out. */
+export async function createCloudToken(deps: Deps, gameId: string) {
+  await assertGameExists(deps, gameId);
+  const tokenId = newId();
+  const createTs = deps.clock.now();
+  const expireTs = createTs + deps.config.cloudTokenTtlDays * DAY_MS;
+  await deps.db
+    .insertInto('tokens')
+    .values({
+      token_id: tokenId,
+      kind: 'cloud',
+      game_id: gameId,
+      namespace_id: null,
+      create_ts: createTs,
+      expire_ts: expireTs,
+      revoke_ts: null,
+    })
+    .execute();
+  const token = await deps.tokens.signCloudToken({ tokenId, gameId, createTs, expireTs });
+  return { token, token_id: tokenId, expire_ts: toTimestamp(expireTs) };
+}
+
+/** The operator may revoke any token; a game's token only tokens of its own game (others are not found). */
+export async function revokeToken(deps: Deps, caller: Caller, tokenId: string): Promise<void> {
+  let query = deps.db
+    .updateTable('tokens')
+    .set({ revoke_ts: deps.clock.now() })
+    .where('token_id', '=', tokenId)
+    .where('revoke_ts', 'is', null);
+  if (caller.kind !== 'operator') query = query.where('game_id', '=', caller.gameId);
+  const result = await query.executeTakeFirst();
+  if (result.numUpdatedRows > 0n) return;
+  // Revoking twice is not an error, but only for a token the caller could have revoked.
+  let existing = deps.db.selectFrom('tokens').select('token_id').where('token_id', '=', tokenId);
+  if (caller.kind !== 'operator') existing = existing.where('game_id', '=', caller.gameId);
+  if ((await existing.executeTakeFirst()) === undefined) throw errors.tokenNotFound();
+}
+
+export function inspect(caller: Caller) {
+  if (caller.kind === 'operator') return { agent: { operator: {} } };
+  return {
+    agent: {
+      game_cloud: {
+        game_id: caller.gameId,
+        token_id: caller.tokenId,
+        create_ts: toTimestamp(caller.createTs),
+        expire_ts: toTimestamp(caller.expireTs),
+      },
+    },
+  };
+}

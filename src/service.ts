@@ -1,0 +1,35 @@
+import { type BuildAppOptions, buildApp } from './app.js';
+import type { Config } from './config.js';
+import { migrateToLatest, openSqlite } from './db/open-db.js';
+import type { Deps } from './deps.js';
+import { type Clock, systemClock } from './lib/clock.js';
+import { ensureOperatorToken } from './modules/tokens/operator-token.js';
+import { TokenAuthority } from './modules/tokens/token-authority.js';
+
+export interface StartOptions extends BuildAppOptions {
+  clock?: Clock;
+}
+
+/**
+ * Everything main.ts does short of listening: open the store, migrate, make the first operator token,
+ * build the app. Tests call this too, so they run the same start-up path as production.
+ */
+export async function createService(config: Config, options: StartOptions = {}) {
+  const clock = options.clock ?? systemClock;
+  const db = openSqlite(config.dataDir);
+  try {
+    await migrateToLatest(db);
+    const newOperatorToken = await ensureOperatorToken(db, config.dataDir, clock, config.operatorToken);
+    const tokens = new TokenAuthority(db, clock);
+    await tokens.init(config.operatorToken);
+    const deps: Deps = { config, db, clock, tokens };
+    const app = await buildApp(deps, options);
+    app.addHook('onClose', async () => {
+      await db.destroy();
+    });
+    return { app, deps, newOperatorToken };
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+}
