@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { NoContent } from '../../http/common-schemas.js';
 import { routeOptions } from '../../http/route-options.js';
@@ -56,58 +56,81 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
     }),
   );
 
-  app.put(
-    '/cloud/games/:game_id/namespaces/:namespace_id/version',
-    routeOptions(
-      {
-        operationId: 'games.namespaces.updateGameNamespaceVersion',
-        auth: 'game',
-        summary: 'Point the namespace at another version of the game',
-        tag: TAG,
+  /** The namespace edits: same parameters, a JSON body, one service call, 204. */
+  function namespaceEdit<B extends TSchema>(
+    method: 'POST' | 'PUT',
+    suffix: string,
+    meta: { operationId: string; summary: string },
+    body: B,
+    apply: (gameId: string, namespaceId: string, body: Static<B>) => Promise<void>,
+  ): void {
+    app.route({
+      method,
+      url: `/cloud/games/:game_id/namespaces/:namespace_id/${suffix}`,
+      ...routeOptions(
+        { ...meta, auth: 'game', tag: TAG },
+        { params: NamespaceParams, body, response: { 204: NoContent } },
+      ),
+      handler: async (request, reply) => {
+        await apply(request.params.game_id, request.params.namespace_id, request.body as Static<B>);
+        return reply.code(204).send(null);
       },
-      { params: NamespaceParams, body: SetNamespaceVersionBody, response: { 204: NoContent } },
-    ),
-    async (request, reply) => {
-      const { game_id, namespace_id } = request.params;
-      await service.setNamespaceVersion(deps, game_id, namespace_id, request.body.version_id);
-      return reply.code(204).send(null);
+    });
+  }
+
+  namespaceEdit(
+    'PUT',
+    'version',
+    {
+      operationId: 'games.namespaces.updateGameNamespaceVersion',
+      summary: 'Point the namespace at another version of the game',
     },
+    SetNamespaceVersionBody,
+    (g, ns, body) => service.setNamespaceVersion(deps, g, ns, body.version_id),
   );
 
-  app.post(
-    '/cloud/games/:game_id/namespaces/:namespace_id/mm-config',
-    routeOptions(
-      {
-        operationId: 'games.namespaces.updateGameNamespaceMatchmakerConfig',
-        auth: 'game',
-        summary: 'Set the lobby cap (1-32767) and the per-client player caps (max_players sets all five)',
-        tag: TAG,
-      },
-      { params: NamespaceParams, body: MatchmakerConfigBody, response: { 204: NoContent } },
-    ),
-    async (request, reply) => {
-      const { game_id, namespace_id } = request.params;
-      await service.updateMatchmakerConfig(deps, game_id, namespace_id, request.body);
-      return reply.code(204).send(null);
+  namespaceEdit(
+    'POST',
+    'mm-config',
+    {
+      operationId: 'games.namespaces.updateGameNamespaceMatchmakerConfig',
+      summary: 'Set the lobby cap (1-32767) and the per-client player caps (max_players sets all five)',
     },
+    MatchmakerConfigBody,
+    (g, ns, body) => service.updateMatchmakerConfig(deps, g, ns, body),
   );
 
-  app.post(
-    '/cloud/games/:game_id/namespaces/:namespace_id/auth-user',
-    routeOptions(
-      {
-        operationId: 'games.namespaces.updateNamespaceCdnAuthUser',
-        auth: 'game',
-        summary: 'Add a CDN user, or replace the password of an existing one (at most 32 users)',
-        tag: TAG,
-      },
-      { params: NamespaceParams, body: CdnAuthUserBody, response: { 204: NoContent } },
-    ),
-    async (request, reply) => {
-      const { game_id, namespace_id } = request.params;
-      await service.upsertCdnAuthUser(deps, game_id, namespace_id, request.body);
-      return reply.code(204).send(null);
+  namespaceEdit(
+    'POST',
+    'auth-user',
+    {
+      operationId: 'games.namespaces.updateNamespaceCdnAuthUser',
+      summary: 'Add a CDN user, or replace the password of an existing one (at most 32 users)',
     },
+    CdnAuthUserBody,
+    (g, ns, body) => service.upsertCdnAuthUser(deps, g, ns, body),
+  );
+
+  namespaceEdit(
+    'PUT',
+    'cdn-auth',
+    {
+      operationId: 'games.namespaces.setNamespaceCdnAuthType',
+      summary: 'Set how the namespace CDN authenticates: none or basic',
+    },
+    CdnAuthTypeBody,
+    (g, ns, body) => service.setCdnAuthType(deps, g, ns, body.auth_type),
+  );
+
+  namespaceEdit(
+    'PUT',
+    'domain-public-auth',
+    {
+      operationId: 'games.namespaces.toggleNamespaceDomainPublicAuth',
+      summary: 'Allow or refuse connections to the namespace by domain name',
+    },
+    DomainPublicAuthBody,
+    (g, ns, body) => service.setDomainPublicAuth(deps, g, ns, body.enabled),
   );
 
   app.delete(
@@ -124,42 +147,6 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
     async (request, reply) => {
       const { game_id, namespace_id, user } = request.params;
       await service.removeCdnAuthUser(deps, game_id, namespace_id, user);
-      return reply.code(204).send(null);
-    },
-  );
-
-  app.put(
-    '/cloud/games/:game_id/namespaces/:namespace_id/cdn-auth',
-    routeOptions(
-      {
-        operationId: 'games.namespaces.setNamespaceCdnAuthType',
-        auth: 'game',
-        summary: 'Set how the namespace CDN authenticates: none or basic',
-        tag: TAG,
-      },
-      { params: NamespaceParams, body: CdnAuthTypeBody, response: { 204: NoContent } },
-    ),
-    async (request, reply) => {
-      const { game_id, namespace_id } = request.params;
-      await service.setCdnAuthType(deps, game_id, namespace_id, request.body.auth_type);
-      return reply.code(204).send(null);
-    },
-  );
-
-  app.put(
-    '/cloud/games/:game_id/namespaces/:namespace_id/domain-public-auth',
-    routeOptions(
-      {
-        operationId: 'games.namespaces.toggleNamespaceDomainPublicAuth',
-        auth: 'game',
-        summary: 'Allow or refuse connections to the namespace by domain name',
-        tag: TAG,
-      },
-      { params: NamespaceParams, body: DomainPublicAuthBody, response: { 204: NoContent } },
-    ),
-    async (request, reply) => {
-      const { game_id, namespace_id } = request.params;
-      await service.setDomainPublicAuth(deps, game_id, namespace_id, request.body.enabled);
       return reply.code(204).send(null);
     },
   );
