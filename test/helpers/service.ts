@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { OPERATOR_TOKEN_FILE } from '../../src/modules/tokens/operator-token.js';
 import { createService } from '../../src/service.js';
 
 export interface TestService {
@@ -33,7 +34,12 @@ export async function startTestService(
   const clock = options.clock ?? new ManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
   const config = loadConfig({ GCM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
   const { app, deps, newOperatorToken } = await createService(config, { clock, logger: false });
-  const operatorToken = config.operatorToken ?? newOperatorToken;
+  // On a restart over an existing data dir the token is not new: read it back from its file.
+  const tokenFile = path.join(dataDir, OPERATOR_TOKEN_FILE);
+  const operatorToken =
+    config.operatorToken ??
+    newOperatorToken ??
+    (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined);
   if (operatorToken === undefined) throw new Error('test service has no operator token');
   return {
     app,

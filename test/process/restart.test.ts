@@ -82,7 +82,8 @@ describe('the service as a process', () => {
       assert.equal(namespace.config.matchmaker.lobby_count_max, 77);
       assert.equal(namespace.config.matchmaker.max_players_per_client_vpn, 5);
       const v = await api(second.baseUrl, token, 'GET', `/cloud/games/${gameId}/versions/${versionId}`);
-      assert.deepEqual((v.json?.version as { config: unknown }).config, { kept: [1, 2, 3] });
+      const versionBody = v.json as { version: { config: unknown } };
+      assert.deepEqual(versionBody.version.config, { kept: [1, 2, 3] });
     } finally {
       assert.equal(await second.stop('SIGINT'), 0);
     }

@@ -1,0 +1,528 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { generateKeyPair, SignJWT } from 'jose';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { createService } from '../../src/service.js';
+import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+
+interface ErrorBody {
+  code: string;
+  message: string;
+  ray_id: string;
+  metadata?: Record<string, unknown>;
+}
+
+interface Minted {
+  token: string;
+  token_id: string;
+  expire_ts: string;
+}
+
+interface Inspect {
+  agent: {
+    operator?: Record<string, never>;
+    game_cloud?: { game_id: string; token_id: string; create_ts: string; expire_ts: string };
+  };
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+const UNKNOWN_ID = '0190a0a0-0000-7000-8000-00000000beef';
+
+function assertError(res: LightMyRequestResponse, status: number, code: string): ErrorBody {
+  assert.equal(res.statusCode, status, res.body);
+  const body = res.json<ErrorBody>();
+  assert.equal(body.code, code, res.body);
+  return body;
+}
+
+function decodeSegment(segment: string | undefined): Record<string, unknown> {
+  assert.ok(segment !== undefined);
+  return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as Record<string, unknown>;
+}
+
+function encodeSegment(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+describe('tokens', () => {
+  let svc: TestService;
+  let a: Awaited<ReturnType<typeof createGameFixture>>;
+  let b: Awaited<ReturnType<typeof createGameFixture>>;
+
+  before(async () => {
+    svc = await startTestService();
+    a = await createGameFixture(svc, 'tok-a');
+    b = await createGameFixture(svc, 'tok-b');
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  async function mint(gameId: string, token?: string | null) {
+    return svc.call('POST', `/cloud/games/${gameId}/tokens/cloud`, token === undefined ? {} : { token });
+  }
+  async function mintOk(gameId: string): Promise<Minted> {
+    const res = await mint(gameId);
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<Minted>();
+  }
+  function inspect(token: string | null, headers?: Record<string, string>) {
+    return svc.call('GET', '/cloud/auth/inspect', { token, ...(headers === undefined ? {} : { headers }) });
+  }
+  function revoke(tokenId: string, token?: string) {
+    return svc.call('DELETE', `/cloud/tokens/${tokenId}`, token === undefined ? {} : { token });
+  }
+
+  describe('POST /cloud/games/{game_id}/tokens/cloud', () => {
+    it('mints an EdDSA JWT for the game, with its id and an expiry 365 days out', async () => {
+      const minted = await mintOk(a.gameId);
+      assert.deepEqual(Object.keys(minted).sort(), ['expire_ts', 'token', 'token_id']);
+      const parts = minted.token.split('.');
+      assert.equal(parts.length, 3);
+      const header = decodeSegment(parts[0]);
+      assert.equal(header.alg, 'EdDSA');
+      const payload = decodeSegment(parts[1]);
+      assert.equal(payload.game_id, a.gameId);
+      assert.equal(payload.jti, minted.token_id);
+      assert.equal(minted.expire_ts, new Date(svc.clock.now() + 365 * DAY_MS).toISOString());
+      assert.match(minted.expire_ts, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+      const who = await inspect(minted.token);
+      assert.equal(who.statusCode, 200, who.body);
+      assert.equal(who.json<Inspect>().agent.game_cloud?.game_id, a.gameId);
+    });
+
+    it('mints a different token and id each time', async () => {
+      const one = await mintOk(a.gameId);
+      const two = await mintOk(a.gameId);
+      assert.notEqual(one.token, two.token);
+      assert.notEqual(one.token_id, two.token_id);
+    });
+
+    it('is operator only: a cloud token of the same game gets 403, no token 401', async () => {
+      const asOwnCloud = await mint(a.gameId, a.cloudToken);
+      assertError(asOwnCloud, 403, 'API_FORBIDDEN');
+      assert.ok(!asOwnCloud.body.includes('"token"'));
+      assertError(await mint(b.gameId, a.cloudToken), 403, 'API_FORBIDDEN');
+      assertError(await mint(a.gameId, null), 401, 'API_UNAUTHORIZED');
+    });
+
+    it('answers 404 GAME_NOT_FOUND for an unknown game', async () => {
+      assertError(await mint(UNKNOWN_ID), 404, 'GAME_NOT_FOUND');
+    });
+  });
+
+  describe('GET /cloud/auth/inspect', () => {
+    it('names the operator', async () => {
+      const res = await inspect(svc.operatorToken);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), { agent: { operator: {} } });
+    });
+
+    it('names the game and token id of a cloud token', async () => {
+      const res = await inspect(a.cloudToken);
+      assert.equal(res.statusCode, 200, res.body);
+      const agent = res.json<Inspect>().agent;
+      assert.equal(agent.operator, undefined);
+      assert.equal(agent.game_cloud?.game_id, a.gameId);
+      assert.equal(agent.game_cloud?.token_id, a.cloudTokenId);
+      const resB = await inspect(b.cloudToken);
+      assert.equal(resB.json<Inspect>().agent.game_cloud?.game_id, b.gameId);
+      assert.equal(resB.json<Inspect>().agent.game_cloud?.token_id, b.cloudTokenId);
+    });
+
+    it('answers 401 API_UNAUTHORIZED without a token', async () => {
+      assertError(await inspect(null), 401, 'API_UNAUTHORIZED');
+    });
+
+    it('answers 401 API_UNAUTHORIZED to garbage tokens', async () => {
+      for (const garbage of [
+        'garbage',
+        'a.b.c',
+        'eyJhbGciOiJFZERTQSJ9.e30.',
+        `${svc.operatorToken}x`,
+        'gcm_op_',
+      ]) {
+        assertError(await inspect(garbage), 401, 'API_UNAUTHORIZED');
+      }
+    });
+
+    it('answers 401 API_UNAUTHORIZED to malformed Authorization headers', async () => {
+      for (const authorization of [
+        'Basic x',
+        `Basic ${svc.operatorToken}`,
+        'Bearer',
+        `Token ${svc.operatorToken}`,
+        `Bearer ${svc.operatorToken} extra`,
+        svc.operatorToken,
+      ]) {
+        const res = await inspect(null, { authorization });
+        assertError(res, 401, 'API_UNAUTHORIZED');
+      }
+    });
+
+    it('answers 401 API_UNAUTHORIZED to a JWT whose payload was changed', async () => {
+      const [header, payload, signature] = a.cloudToken.split('.');
+      const claims = decodeSegment(payload);
+      const toB = [header, encodeSegment({ ...claims, game_id: b.gameId }), signature].join('.');
+      assertError(await inspect(toB), 401, 'API_UNAUTHORIZED');
+      const longer = [
+        header,
+        encodeSegment({ ...claims, exp: Number(claims.exp) + 1000 * 86400 }),
+        signature,
+      ].join('.');
+      assertError(await inspect(longer), 401, 'API_UNAUTHORIZED');
+      // And the tampered token does not reach game B's data.
+      assertError(await svc.call('GET', `/cloud/games/${b.gameId}`, { token: toB }), 401, 'API_UNAUTHORIZED');
+    });
+
+    it('answers 401 API_UNAUTHORIZED to a JWT whose signature was changed', async () => {
+      const [header, payload, signature] = a.cloudToken.split('.');
+      assert.ok(signature !== undefined && signature.length > 10);
+      const flipped = `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;
+      assertError(await inspect([header, payload, flipped].join('.')), 401, 'API_UNAUTHORIZED');
+      assertError(await inspect([header, payload, ''].join('.')), 401, 'API_UNAUTHORIZED');
+    });
+
+    it('answers 401 API_UNAUTHORIZED to an unsigned (alg none) token and one signed by a foreign key', async () => {
+      const [header, payload] = a.cloudToken.split('.');
+      const kid = decodeSegment(header).kid;
+      const none = [encodeSegment({ alg: 'none', typ: 'JWT', kid }), payload, ''].join('.');
+      assertError(await inspect(none), 401, 'API_UNAUTHORIZED');
+
+      const claims = decodeSegment(payload);
+      const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+      const forged = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'EdDSA', kid: String(kid), typ: 'JWT' })
+        .sign(privateKey);
+      assertError(await inspect(forged), 401, 'API_UNAUTHORIZED');
+    });
+
+    it('does not accept a cloud token for another game (403) on a game route', async () => {
+      const res = await svc.call('GET', `/cloud/games/${b.gameId}`, { token: a.cloudToken });
+      assertError(res, 403, 'API_FORBIDDEN');
+      assert.ok(!res.body.includes('tok-b'));
+    });
+  });
+
+  describe('expiry', () => {
+    let expSvc: TestService;
+    before(async () => {
+      expSvc = await startTestService();
+    });
+    after(async () => {
+      await expSvc.close();
+    });
+
+    it('accepts a cloud token until 365 days, then answers 401 TOKEN_EXPIRED', async () => {
+      const f = await createGameFixture(expSvc, 'expiring');
+      expSvc.clock.advance(364 * DAY_MS);
+      const stillOk = await expSvc.call('GET', '/cloud/auth/inspect', { token: f.cloudToken });
+      assert.equal(stillOk.statusCode, 200, stillOk.body);
+
+      expSvc.clock.advance(2 * DAY_MS);
+      const inspectRes = await expSvc.call('GET', '/cloud/auth/inspect', { token: f.cloudToken });
+      assertError(inspectRes, 401, 'TOKEN_EXPIRED');
+      assertError(
+        await expSvc.call('GET', `/cloud/games/${f.gameId}`, { token: f.cloudToken }),
+        401,
+        'TOKEN_EXPIRED',
+      );
+      // The operator token does not expire, and a freshly minted token works.
+      const op = await expSvc.call('GET', '/cloud/auth/inspect');
+      assert.equal(op.statusCode, 200, op.body);
+      const fresh = await expSvc.call('POST', `/cloud/games/${f.gameId}/tokens/cloud`);
+      assert.equal(fresh.statusCode, 200, fresh.body);
+      const freshRes = await expSvc.call('GET', '/cloud/auth/inspect', { token: fresh.json<Minted>().token });
+      assert.equal(freshRes.statusCode, 200, freshRes.body);
+    });
+
+    it('answers TOKEN_EXPIRED 366 days after minting, whatever the start time', async () => {
+      const clock = new ManualClock(Date.parse('2026-06-01T12:00:00.000Z'));
+      const s = await startTestService({ clock });
+      try {
+        const f = await createGameFixture(s, 'exp-366');
+        s.clock.advance(366 * 24 * 3600 * 1000);
+        assertError(
+          await s.call('GET', '/cloud/auth/inspect', { token: f.cloudToken }),
+          401,
+          'TOKEN_EXPIRED',
+        );
+      } finally {
+        await s.close();
+      }
+    });
+  });
+
+  describe('DELETE /cloud/tokens/{token_id}', () => {
+    it('revokes: later use answers 401 TOKEN_REVOKED; revoking again answers 204', async () => {
+      const minted = await mintOk(a.gameId);
+      assert.equal((await inspect(minted.token)).statusCode, 200);
+
+      const first = await revoke(minted.token_id);
+      assert.equal(first.statusCode, 204, first.body);
+      assert.equal(first.body, '');
+      assertError(await inspect(minted.token), 401, 'TOKEN_REVOKED');
+      assertError(
+        await svc.call('GET', `/cloud/games/${a.gameId}`, { token: minted.token }),
+        401,
+        'TOKEN_REVOKED',
+      );
+
+      const second = await revoke(minted.token_id);
+      assert.equal(second.statusCode, 204, second.body);
+      assert.equal(second.body, '');
+      assertError(await inspect(minted.token), 401, 'TOKEN_REVOKED');
+    });
+
+    it('revokes only the named token', async () => {
+      const one = await mintOk(a.gameId);
+      const two = await mintOk(a.gameId);
+      assert.equal((await revoke(one.token_id)).statusCode, 204);
+      assertError(await inspect(one.token), 401, 'TOKEN_REVOKED');
+      assert.equal((await inspect(two.token)).statusCode, 200);
+      assert.equal((await inspect(a.cloudToken)).statusCode, 200);
+    });
+
+    it('lets a cloud token revoke tokens of its own game, itself included', async () => {
+      const actor = await mintOk(a.gameId);
+      const victim = await mintOk(a.gameId);
+      const res = await revoke(victim.token_id, actor.token);
+      assert.equal(res.statusCode, 204, res.body);
+      assertError(await inspect(victim.token), 401, 'TOKEN_REVOKED');
+      // Idempotent for the game's own token too.
+      assert.equal((await revoke(victim.token_id, actor.token)).statusCode, 204);
+
+      const self = await revoke(actor.token_id, actor.token);
+      assert.equal(self.statusCode, 204, self.body);
+      assertError(await inspect(actor.token), 401, 'TOKEN_REVOKED');
+    });
+
+    it("answers 404 TOKEN_NOT_FOUND to a cloud token naming another game's token, which stays valid", async () => {
+      const bToken = await mintOk(b.gameId);
+      const res = await revoke(bToken.token_id, a.cloudToken);
+      assertError(res, 404, 'TOKEN_NOT_FOUND');
+      assert.ok(!res.body.includes(b.gameId));
+      const still = await inspect(bToken.token);
+      assert.equal(still.statusCode, 200, still.body);
+      assert.equal(still.json<Inspect>().agent.game_cloud?.token_id, bToken.token_id);
+
+      // Even once revoked by the operator, it stays "not found" for game A (no existence oracle).
+      assert.equal((await revoke(bToken.token_id)).statusCode, 204);
+      assertError(await revoke(bToken.token_id, a.cloudToken), 404, 'TOKEN_NOT_FOUND');
+    });
+
+    it('answers 404 TOKEN_NOT_FOUND for an unknown token id', async () => {
+      assertError(await revoke(UNKNOWN_ID), 404, 'TOKEN_NOT_FOUND');
+      assertError(await revoke(UNKNOWN_ID, a.cloudToken), 404, 'TOKEN_NOT_FOUND');
+    });
+
+    it('answers 401 without a token and revokes nothing', async () => {
+      const minted = await mintOk(a.gameId);
+      const res = await svc.call('DELETE', `/cloud/tokens/${minted.token_id}`, { token: null });
+      assertError(res, 401, 'API_UNAUTHORIZED');
+      assert.equal((await inspect(minted.token)).statusCode, 200);
+    });
+  });
+
+  describe('operator token', () => {
+    it('is written to <data dir>/operator-token with mode 0600', () => {
+      const file = path.join(svc.dataDir, 'operator-token');
+      assert.ok(existsSync(file));
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.equal(readFileSync(file, 'utf8').trim(), svc.operatorToken);
+      assert.ok(svc.operatorToken.length >= 32);
+    });
+
+    it('survives a restart on the same data dir: no new token, the old one (and cloud tokens) still work', async () => {
+      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gcm-tok-restart-'));
+      try {
+        const first = await startTestService({ dataDir });
+        const f = await createGameFixture(first, 'restarted');
+        const file = path.join(dataDir, 'operator-token');
+        const before = readFileSync(file, 'utf8');
+        assert.equal(before.trim(), first.operatorToken);
+        await first.close();
+        assert.ok(existsSync(file), 'closing a service with a given data dir keeps it');
+
+        const config = loadConfig({ GCM_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+        const second = await createService(config, { clock: first.clock, logger: false });
+        try {
+          assert.equal(second.newOperatorToken, undefined);
+          assert.equal(readFileSync(file, 'utf8'), before);
+          const op = await second.app.inject({
+            method: 'GET',
+            url: '/cloud/auth/inspect',
+            headers: { authorization: `Bearer ${first.operatorToken}` },
+          });
+          assert.equal(op.statusCode, 200, op.body);
+          assert.deepEqual(op.json(), { agent: { operator: {} } });
+          const cloud = await second.app.inject({
+            method: 'GET',
+            url: `/cloud/games/${f.gameId}`,
+            headers: { authorization: `Bearer ${f.cloudToken}` },
+          });
+          assert.equal(cloud.statusCode, 200, cloud.body);
+          assert.equal(cloud.json<{ game: { name_id: string } }>().game.name_id, 'restarted');
+        } finally {
+          await second.app.close();
+        }
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    it('GCM_OPERATOR_TOKEN overrides the generated token', async () => {
+      const override = 'x'.repeat(40);
+      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gcm-tok-override-'));
+      try {
+        // A store that already has a generated token...
+        const plain = await startTestService({ dataDir });
+        const generated = plain.operatorToken;
+        await plain.close();
+
+        // ...started with the override accepts the override, and only it.
+        const s = await startTestService({ dataDir, env: { GCM_OPERATOR_TOKEN: override } });
+        try {
+          assert.equal(s.operatorToken, override);
+          const res = await s.call('GET', '/cloud/auth/inspect', { token: override });
+          assert.equal(res.statusCode, 200, res.body);
+          assert.deepEqual(res.json(), { agent: { operator: {} } });
+          const game = await s.call('POST', '/cloud/games', {
+            token: override,
+            body: { name_id: 'by-override', display_name: 'By Override' },
+          });
+          assert.equal(game.statusCode, 200, game.body);
+          assertError(
+            await s.call('GET', '/cloud/auth/inspect', { token: generated }),
+            401,
+            'API_UNAUTHORIZED',
+          );
+          assertError(
+            await s.call('GET', '/cloud/auth/inspect', { token: 'y'.repeat(40) }),
+            401,
+            'API_UNAUTHORIZED',
+          );
+        } finally {
+          await s.close();
+        }
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    it('with GCM_OPERATOR_TOKEN on a fresh store, writes no operator-token file', async () => {
+      const s = await startTestService({ env: { GCM_OPERATOR_TOKEN: 'o'.repeat(32) } });
+      try {
+        assert.equal(existsSync(path.join(s.dataDir, 'operator-token')), false);
+        assert.equal((await s.call('GET', '/cloud/auth/inspect')).statusCode, 200);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('refuses a too-short or white-space override in loadConfig with ConfigError', () => {
+      for (const bad of ['short', 'x'.repeat(31), `${'x'.repeat(20)} ${'x'.repeat(20)}`]) {
+        assert.throws(
+          () => loadConfig({ GCM_DATA_DIR: os.tmpdir(), GCM_OPERATOR_TOKEN: bad }),
+          (err: unknown) => err instanceof ConfigError && err.message.includes('GCM_OPERATOR_TOKEN'),
+          bad,
+        );
+      }
+      assert.equal(
+        loadConfig({ GCM_DATA_DIR: os.tmpdir(), GCM_OPERATOR_TOKEN: 'x'.repeat(32) }).operatorToken,
+        'x'.repeat(32),
+      );
+    });
+  });
+
+  describe('error bodies and secrets', () => {
+    it('every error has {code, message, ray_id} and an x-ray-id header equal to ray_id', async () => {
+      const responses: LightMyRequestResponse[] = [
+        await inspect(null),
+        await inspect('garbage'),
+        await inspect(null, { authorization: 'Basic x' }),
+        await mint(a.gameId, a.cloudToken),
+        await mint(UNKNOWN_ID),
+        await revoke(UNKNOWN_ID),
+        await svc.call('GET', `/cloud/games/${b.gameId}`, { token: a.cloudToken }),
+        await svc.call('POST', '/cloud/games', { body: { name_id: 5, display_name: 'x' } }),
+        await svc.call('POST', '/cloud/games', { body: { name_id: 'BAD', display_name: 'x' } }),
+        await svc.call('GET', '/cloud/no-such-route'),
+      ];
+      const rayIds = new Set<string>();
+      for (const res of responses) {
+        assert.ok(res.statusCode >= 400, res.body);
+        assert.match(String(res.headers['content-type']), /^application\/json/);
+        const body = res.json<ErrorBody>();
+        assert.match(body.code, /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/, res.body);
+        assert.equal(typeof body.message, 'string');
+        assert.ok(body.message.length > 0);
+        assert.equal(typeof body.ray_id, 'string');
+        assert.ok(body.ray_id.length > 0);
+        assert.equal(res.headers['x-ray-id'], body.ray_id);
+        assert.ok(!('stack' in body));
+        rayIds.add(body.ray_id);
+      }
+      assert.equal(rayIds.size, responses.length, 'each request has its own ray_id');
+      assert.equal(responses.at(-1)?.json<ErrorBody>().code, 'API_NOT_FOUND');
+    });
+
+    it('successful responses carry an x-ray-id header too', async () => {
+      const res = await inspect(svc.operatorToken);
+      assert.equal(res.statusCode, 200);
+      assert.equal(typeof res.headers['x-ray-id'], 'string');
+      assert.ok(String(res.headers['x-ray-id']).length > 0);
+    });
+
+    it('no response body contains the operator token or a cloud token, except the mint response', async () => {
+      const minted = await mint(a.gameId);
+      assert.equal(minted.statusCode, 200);
+      const fresh = minted.json<Minted>();
+      assert.ok(minted.body.includes(fresh.token), 'the mint response does carry the token');
+      assert.ok(!minted.body.includes(svc.operatorToken));
+
+      const secrets = [svc.operatorToken, a.cloudToken, b.cloudToken, fresh.token];
+      const responses: LightMyRequestResponse[] = [
+        await inspect(svc.operatorToken),
+        await inspect(a.cloudToken),
+        await inspect(fresh.token),
+        await svc.call('GET', '/cloud/games'),
+        await svc.call('GET', '/cloud/games', { token: a.cloudToken }),
+        await svc.call('GET', `/cloud/games/${a.gameId}`),
+        await svc.call('GET', `/cloud/games/${a.gameId}`, { token: a.cloudToken }),
+        await svc.call('GET', `/cloud/games/${b.gameId}`, { token: a.cloudToken }),
+        await svc.call('GET', `/cloud/games/${a.gameId}/versions/${a.versionId}`, { token: fresh.token }),
+        await svc.call('GET', `/cloud/games/${a.gameId}/namespaces/${a.namespaceId}`),
+        await svc.call('POST', `/cloud/games/${a.gameId}/tokens/cloud`, { token: a.cloudToken }),
+        await inspect(null, { authorization: `Basic ${svc.operatorToken}` }),
+        await inspect(null, { authorization: `Bearer ${a.cloudToken} trailing` }),
+        await inspect(`${a.cloudToken}x`),
+        await inspect(`${svc.operatorToken}x`),
+        await svc.call('GET', `/cloud/no-such-route?token=${encodeURIComponent(svc.operatorToken)}`),
+        await svc.call('POST', '/cloud/games', {
+          body: { name_id: svc.operatorToken, display_name: 'leak check' },
+        }),
+        await revoke(fresh.token_id, fresh.token),
+        await inspect(fresh.token),
+        await revoke(fresh.token_id),
+      ];
+      for (const res of responses) {
+        for (const secret of secrets) {
+          assert.ok(
+            !res.body.includes(secret),
+            `response ${res.statusCode} ${res.body.slice(0, 200)} leaks a token`,
+          );
+          for (const value of Object.values(res.headers)) {
+            assert.ok(!String(value).includes(secret), 'a header leaks a token');
+          }
+        }
+      }
+    });
+  });
+});
