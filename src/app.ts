@@ -43,6 +43,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
 
   // Bodyless POSTs that still say application/json are common from CLIs; let an empty body through and
   // let the route's schema decide whether it needed one.
+  // JSON only: a text/plain body is refused with 415 rather than half-parsed into a string.
+  app.removeContentTypeParser('text/plain');
   const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);

@@ -50,14 +50,14 @@ function fromValidation(err: FastifyError): AppError {
 }
 
 /** Maps what Fastify itself throws (parsing, limits) onto the catalogue; anything else is a 500. */
-function toAppError(err: FastifyError, bodyLimit: number): AppError | undefined {
+function toAppError(err: FastifyError, bodyLimit: number, contentType: string): AppError | undefined {
   if (err instanceof AppError) return err;
   if (err.validation !== undefined) return fromValidation(err);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return errors.bodyTooLarge(bodyLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return errors.unsupportedMediaType(err.message.replace(/^Unsupported Media Type:?\s*/i, ''));
+      return errors.unsupportedMediaType(contentType);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.badBody('request body is empty but content-type is application/json');
     default:
@@ -66,13 +66,13 @@ function toAppError(err: FastifyError, bodyLimit: number): AppError | undefined 
   // Body parser failures (malformed JSON, __proto__ keys, bad content-length) arrive as plain 400s.
   if (err.statusCode === 400) return errors.badBody(`request body could not be parsed: ${err.message}`);
   if (err.statusCode === 413) return errors.bodyTooLarge(bodyLimit);
-  if (err.statusCode === 415) return errors.unsupportedMediaType('');
+  if (err.statusCode === 415) return errors.unsupportedMediaType(contentType);
   return undefined;
 }
 
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const appError = toAppError(err, bodyLimit);
+    const appError = toAppError(err, bodyLimit, request.headers['content-type'] ?? '');
     if (appError === undefined) {
       request.log.error({ err }, 'unhandled error');
     } else if (appError.statusCode >= 500) {
