@@ -6,7 +6,7 @@ import type { Deps } from './deps.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { redactUrl } from './http/redact.js';
-import { newId } from './lib/ids.js';
+import { newRayId } from './lib/ids.js';
 import { gamesRoutes } from './modules/games/games.routes.js';
 import { namespacesRoutes } from './modules/namespaces/namespaces.routes.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
@@ -32,7 +32,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
       },
     },
     bodyLimit: deps.config.bodyLimitBytes,
-    genReqId: () => newId(),
+    genReqId: newRayId,
     logController: new LogController({ requestIdLogLabel: 'ray_id' }),
     requestIdHeader: false,
     // Types are never coerced: "5" for a number is a client bug worth a clear 400, not a silent fix.
@@ -51,8 +51,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
     return defaultJsonParser(request, body as string, done);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-ray-id', request.id);
+    done();
   });
   registerErrorHandling(app, deps.config.bodyLimitBytes);
 

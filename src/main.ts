@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
+import { DataDirInUseError } from './db/open-db.js';
 import { OPERATOR_TOKEN_FILE } from './modules/tokens/operator-token.js';
 import { createService } from './service.js';
 
@@ -49,6 +50,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof DataDirInUseError) {
+    process.stderr.write(`failed to start: ${err.message}\n`);
+    process.exit(3);
+  }
   process.stderr.write(
     `failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
   );

@@ -84,6 +84,13 @@ describe('the service as a process', () => {
       const v = await api(second.baseUrl, token, 'GET', `/cloud/games/${gameId}/versions/${versionId}`);
       const versionBody = v.json as { version: { config: unknown } };
       assert.deepEqual(versionBody.version.config, { kept: [1, 2, 3] });
+
+      // A second service on the same data dir would miss in-process change notifications: it must refuse.
+      const rival = await runServiceToExit({ GCM_DATA_DIR: dataDir });
+      assert.equal(rival.code, 3, rival.stderr);
+      assert.match(rival.stderr, /in use by another process/);
+      const stillServing = await api(second.baseUrl, token, 'GET', `/cloud/games/${gameId}`);
+      assert.equal(stillServing.status, 200, 'the running service is unaffected by the refused rival');
     } finally {
       assert.equal(await second.stop('SIGINT'), 0);
     }

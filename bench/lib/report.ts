@@ -1,0 +1,62 @@
+import os from 'node:os';
+import type { LoadResult } from './load.js';
+import type { ScenarioReport } from './scenario.js';
+
+/** Date, machine and load settings, so the figures can be copied into the README with their context. */
+export function describeEnvironment(settings: {
+  connections: number;
+  pipelining: number;
+  durationSec: number;
+  warmupSec: number;
+}): string {
+  const memGiB = os.totalmem() / 1024 ** 3;
+  return [
+    `date: ${new Date().toISOString()}`,
+    `machine: ${os.cpus().length} cores, ${memGiB.toFixed(1)} GiB memory, ${os.platform()} ${os.arch()}`,
+    `node: ${process.version}`,
+    `load: autocannon, ${settings.connections} connections, pipelining ${settings.pipelining}, ` +
+      `${settings.durationSec} s per target after a ${settings.warmupSec} s warm-up`,
+  ].join('\n');
+}
+
+/** Requests that did not succeed: socket errors (timeouts included) and non-2xx responses. */
+export function failedRequests(row: LoadResult): number {
+  return row.errors + row.non2xx;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (i === 0 ? `-${'-'.repeat(w)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** One scenario as a Markdown table, then its comparisons. */
+export function formatReport(report: ScenarioReport): string {
+  const rows = report.rows.map((r) => [
+    r.target,
+    int.format(r.requestsPerSec),
+    r.p50Ms.toFixed(1),
+    r.p99Ms.toFixed(1),
+    `${r.errors} / ${r.non2xx}`,
+  ]);
+  const lines = [
+    `### ${report.title}`,
+    '',
+    table(['target', 'requests/s (mean)', 'p50 ms', 'p99 ms', 'errors / non-2xx'], rows),
+  ];
+  if (report.comparisons.length > 0) lines.push('');
+  for (const c of report.comparisons) {
+    lines.push(`${c.label}: ${c.value.toFixed(2)} (target ${c.target}: ${c.met ? 'met' : 'NOT met'})`);
+  }
+  const odd = report.rows.filter((r) => failedRequests(r) > 0);
+  for (const r of odd) {
+    lines.push(
+      `FAILED requests on ${r.target}: status codes ${JSON.stringify(r.statusCodes)}, timeouts ${r.timeouts}`,
+    );
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,37 @@
+import type { ChildRegistry } from './children.js';
+import type { LoadResult } from './load.js';
+import type { RunningService } from './service.js';
+
+/** What run.ts hands every scenario: the running service, the load settings, and where to put files. */
+export interface ScenarioContext {
+  readonly registry: ChildRegistry;
+  readonly service: RunningService;
+  /** A temp dir of this run, removed at the end. */
+  readonly workDir: string;
+  readonly connections: number;
+  readonly pipelining: number;
+  readonly durationSec: number;
+  readonly warmupSec: number;
+  log(message: string): void;
+}
+
+/** A figure derived from the rows, printed under the table with its target (never fails the run). */
+export interface Comparison {
+  label: string;
+  value: number;
+  target: string;
+  met: boolean;
+}
+
+export interface ScenarioReport {
+  title: string;
+  rows: LoadResult[];
+  comparisons: Comparison[];
+}
+
+export interface Scenario {
+  /** The name `--only` selects it by. */
+  readonly name: string;
+  readonly description: string;
+  run(context: ScenarioContext): Promise<ScenarioReport>;
+}

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type ChildRegistry, freePort, type ManagedChild, waitUntilAnswering } from './children.js';
+
+/** The repository root, where `src/main.ts` lives. */
+export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+export interface RunningService {
+  readonly baseUrl: string;
+  readonly operatorToken: string;
+  readonly dataDir: string;
+  readonly child: ManagedChild;
+}
+
+/**
+ * Starts the real service the way production does (`node --import tsx src/main.ts`) on a fresh data dir
+ * under `workDir`, with an operator token chosen here so the benchmark can set up data over HTTP.
+ */
+export async function startService(registry: ChildRegistry, workDir: string): Promise<RunningService> {
+  const dataDir = path.join(workDir, 'service-data');
+  mkdirSync(dataDir, { recursive: true });
+  const port = await freePort();
+  const operatorToken = `bench_op_${randomBytes(32).toString('base64url')}`;
+  const child = registry.spawn('service', ['--import', 'tsx', 'src/main.ts'], {
+    cwd: PROJECT_ROOT,
+    env: {
+      GCM_DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      GCM_OPERATOR_TOKEN: operatorToken,
+    },
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitUntilAnswering(child, `${baseUrl}/cloud/games`);
+  return { baseUrl, operatorToken, dataDir, child };
+}
+
+export interface ApiResponse {
+  status: number;
+  text: string;
+}
+
+/** One HTTP call to the service; `body` is sent as JSON. */
+export async function api(
+  service: RunningService,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  urlPath: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<ApiResponse> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${options.token ?? service.operatorToken}`,
+  };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${service.baseUrl}${urlPath}`, {
+    method,
+    headers,
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+/** Like `api`, but throws unless the status is 2xx, and parses the JSON answer. */
+export async function apiOk<T>(
+  service: RunningService,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  urlPath: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<T> {
+  const res = await api(service, method, urlPath, options);
+  if (res.status < 200 || res.status > 299) {
+    throw new Error(`${method} ${urlPath} answered ${res.status}: ${res.text}`);
+  }
+  return (res.text === '' ? undefined : JSON.parse(res.text)) as T;
+}

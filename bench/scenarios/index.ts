@@ -1,0 +1,5 @@
+import type { Scenario } from '../lib/scenario.js';
+import { namespaceRead } from './namespace-read.js';
+
+/** Every scenario, in the order a full run goes through them; add new ones here. */
+export const SCENARIOS: readonly Scenario[] = [namespaceRead];
