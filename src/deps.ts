@@ -1,6 +1,8 @@
 import type { Config } from './config.js';
 import type { Db } from './db/open-db.js';
 import type { Clock } from './lib/clock.js';
+import type { ReadCache } from './lib/read-cache.js';
+import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
 import type { TokenAuthority } from './modules/tokens/token-authority.js';
 
 /** What services need, passed in explicitly so tests can swap the clock and the data directory. */
@@ -9,4 +11,6 @@ export interface Deps {
   readonly db: Db;
   readonly clock: Clock;
   readonly tokens: TokenAuthority;
+  /** Rendered namespaces by game and namespace id; see ReadCache for when it is coherent. */
+  readonly namespaceViews: ReadCache<string, NamespaceView>;
 }

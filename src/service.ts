@@ -3,6 +3,8 @@ import type { Config } from './config.js';
 import { migrateToLatest, openSqlite } from './db/open-db.js';
 import type { Deps } from './deps.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { ReadCache } from './lib/read-cache.js';
+import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { TokenAuthority } from './modules/tokens/token-authority.js';
 
@@ -20,9 +22,13 @@ export async function createService(config: Config, options: StartOptions = {}) 
   try {
     await migrateToLatest(db);
     const newOperatorToken = await ensureOperatorToken(db, config.dataDir, clock, config.operatorToken);
-    const tokens = new TokenAuthority(db, clock);
+    // The embedded store is locked to this process, so every write passes through it and in-process
+    // caches invalidated on write are exact. A store shared by several instances must pass false here.
+    const cacheReads = true;
+    const tokens = new TokenAuthority(db, clock, { cacheRows: cacheReads });
     await tokens.init(config.operatorToken);
-    const deps: Deps = { config, db, clock, tokens };
+    const namespaceViews = new ReadCache<string, NamespaceView>({ enabled: cacheReads, maxEntries: 10_000 });
+    const deps: Deps = { config, db, clock, tokens, namespaceViews };
     const app = await buildApp(deps, options);
     app.addHook('onClose', async () => {
       await db.destroy();

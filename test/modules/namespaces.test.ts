@@ -902,4 +902,52 @@ describe('namespaces', () => {
       assert.equal((await getNamespace(b)).config.cdn.enable_domain_public_auth, false);
     });
   });
+
+  describe('cached reads (the embedded store serves GET namespace from memory)', () => {
+    it('shows every kind of write on the very next read, through both kinds of token', async () => {
+      const f = await fixture();
+      const read = async () => {
+        const viaOperator = await getNamespace(f);
+        assert.deepEqual(await getNamespace(f, f.cloudToken), viaOperator);
+        return viaOperator;
+      };
+      const before = await read();
+      assert.ok(svc.deps.namespaceViews.size > 0, 'the first read filled the cache');
+
+      const v2 = await createVersion(f.gameId, 'cached-v2');
+      assertNoContent(await svc.call('PUT', nsUrl(f, '/version'), { body: { version_id: v2 } }));
+      assert.equal((await read()).version_id, v2);
+
+      const mm = { lobby_count_max: 77, max_players: 5 };
+      assertNoContent(await svc.call('POST', nsUrl(f, '/mm-config'), { body: mm }));
+      const afterMm = (await read()).config.matchmaker;
+      assert.equal(afterMm.lobby_count_max, 77);
+      assert.equal(afterMm.max_players_per_client_vpn, 5);
+
+      assertNoContent(
+        await svc.call('POST', nsUrl(f, '/auth-user'), { body: { user: 'alice', password: REAL_HASH } }),
+      );
+      assert.deepEqual((await read()).config.cdn.auth_user_list, [{ user: 'alice' }]);
+      assertNoContent(await svc.call('DELETE', nsUrl(f, '/auth-user/alice')));
+      assert.deepEqual((await read()).config.cdn.auth_user_list, []);
+
+      assertNoContent(await svc.call('PUT', nsUrl(f, '/cdn-auth'), { body: { auth_type: 'basic' } }));
+      assert.equal((await read()).config.cdn.auth_type, 'basic');
+      assertNoContent(await svc.call('PUT', nsUrl(f, '/domain-public-auth'), { body: { enabled: true } }));
+      assert.equal((await read()).config.cdn.enable_domain_public_auth, true);
+
+      assert.notDeepEqual(await read(), before);
+    });
+
+    it('keeps serving the stored data after a refused write', async () => {
+      const f = await fixture();
+      const before = await getNamespace(f);
+      assertError(
+        await svc.call('POST', nsUrl(f, '/mm-config'), { body: { lobby_count_max: 0, max_players: 1 } }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      assert.deepEqual(await getNamespace(f), before);
+    });
+  });
 });

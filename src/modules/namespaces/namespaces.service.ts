@@ -76,10 +76,28 @@ export async function createNamespace(
   return namespaceId;
 }
 
+/**
+ * The namespace as 4.2 renders it. Served from `deps.namespaceViews` when the store allows caching: every
+ * write below goes through `writeNamespace`, which drops the cached view once the write is done.
+ */
 export async function getNamespace(deps: Deps, gameId: string, namespaceId: string) {
-  const row = await repo.findNamespace(deps.db, gameId, namespaceId);
-  if (row === undefined) return namespaceNotFound(deps.db, gameId);
-  const users = await repo.listCdnAuthUserNames(deps.db, namespaceId);
+  const view = await deps.namespaceViews.get(namespaceViewKey(gameId, namespaceId), () =>
+    loadNamespaceView(deps.db, gameId, namespaceId),
+  );
+  if (view === undefined) return namespaceNotFound(deps.db, gameId);
+  return view;
+}
+
+export type NamespaceView = NonNullable<Awaited<ReturnType<typeof loadNamespaceView>>>;
+
+function namespaceViewKey(gameId: string, namespaceId: string): string {
+  return `${gameId}/${namespaceId}`;
+}
+
+async function loadNamespaceView(db: Db, gameId: string, namespaceId: string) {
+  const row = await repo.findNamespace(db, gameId, namespaceId);
+  if (row === undefined) return undefined;
+  const users = await repo.listCdnAuthUserNames(db, namespaceId);
   return {
     namespace_id: row.namespace_id,
     version_id: row.version_id,
@@ -107,15 +125,32 @@ export async function getNamespace(deps: Deps, gameId: string, namespaceId: stri
   };
 }
 
-async function updateOrThrow(
+/** Every write to a namespace or its CDN users goes through here, so no cached view outlives it. */
+async function writeNamespace<T>(
+  deps: Deps,
+  gameId: string,
+  namespaceId: string,
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } finally {
+    // After the commit (or the failure): a view loaded meanwhile is not kept (ReadCache's generation).
+    deps.namespaceViews.invalidate(namespaceViewKey(gameId, namespaceId));
+  }
+}
+
+function updateOrThrow(
   deps: Deps,
   gameId: string,
   namespaceId: string,
   values: Parameters<typeof repo.updateNamespace>[3],
 ): Promise<void> {
-  if (!(await repo.updateNamespace(deps.db, gameId, namespaceId, values))) {
-    await namespaceNotFound(deps.db, gameId);
-  }
+  return writeNamespace(deps, gameId, namespaceId, async () => {
+    if (!(await repo.updateNamespace(deps.db, gameId, namespaceId, values))) {
+      await namespaceNotFound(deps.db, gameId);
+    }
+  });
 }
 
 export async function setNamespaceVersion(
@@ -179,30 +214,34 @@ export async function upsertCdnAuthUser(
   if (found.length > 0) throw errors.validation(found);
   if (!isBcryptHash(input.password)) throw errors.cdnInvalidPassword();
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
-    // Touching the namespace first locks it, so two adds cannot both see 31 users and make 33.
-    if (!(await repo.updateNamespace(trx, gameId, namespaceId, { update_ts: now }))) {
-      await namespaceNotFound(trx, gameId);
-    }
-    if ((await repo.countCdnAuthUsersExcept(trx, namespaceId, input.user)) >= MAX_CDN_AUTH_USERS) {
-      throw errors.cdnTooManyUsers(MAX_CDN_AUTH_USERS);
-    }
-    await repo.upsertCdnAuthUser(trx, {
-      namespace_id: namespaceId,
-      user_name: input.user,
-      password_hash: input.password,
-      create_ts: now,
+  const write = () =>
+    deps.db.transaction().execute(async (trx) => {
+      // Touching the namespace first locks it, so two adds cannot both see 31 users and make 33.
+      if (!(await repo.updateNamespace(trx, gameId, namespaceId, { update_ts: now }))) {
+        await namespaceNotFound(trx, gameId);
+      }
+      if ((await repo.countCdnAuthUsersExcept(trx, namespaceId, input.user)) >= MAX_CDN_AUTH_USERS) {
+        throw errors.cdnTooManyUsers(MAX_CDN_AUTH_USERS);
+      }
+      await repo.upsertCdnAuthUser(trx, {
+        namespace_id: namespaceId,
+        user_name: input.user,
+        password_hash: input.password,
+        create_ts: now,
+      });
     });
-  });
+  await writeNamespace(deps, gameId, namespaceId, write);
 }
 
 export async function removeCdnAuthUser(deps: Deps, gameId: string, namespaceId: string, user: string) {
-  await deps.db.transaction().execute(async (trx) => {
-    if (!(await repo.updateNamespace(trx, gameId, namespaceId, { update_ts: deps.clock.now() }))) {
-      await namespaceNotFound(trx, gameId);
-    }
-    if (!(await repo.deleteCdnAuthUser(trx, namespaceId, user))) throw errors.cdnAuthUserNotFound(user);
-  });
+  const write = () =>
+    deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.updateNamespace(trx, gameId, namespaceId, { update_ts: deps.clock.now() }))) {
+        await namespaceNotFound(trx, gameId);
+      }
+      if (!(await repo.deleteCdnAuthUser(trx, namespaceId, user))) throw errors.cdnAuthUserNotFound(user);
+    });
+  await writeNamespace(deps, gameId, namespaceId, write);
 }
 
 export function setCdnAuthType(deps: Deps, gameId: string, namespaceId: string, authType: 'none' | 'basic') {

@@ -3,6 +3,7 @@ import { importJWK, type JWK, errors as joseErrors, jwtVerify, SignJWT } from 'j
 import type { Db } from '../../db/open-db.js';
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { ReadCache } from '../../lib/read-cache.js';
 
 /** Who is calling, decided once per request before any data is read. */
 export type Caller =
@@ -12,6 +13,21 @@ export type Caller =
 const ISSUER = 'game-cloud-management';
 const CLOUD_AUDIENCE = 'cloud';
 type VerifyKey = Awaited<ReturnType<typeof importJWK>>;
+const CACHE_SIZE = 10_000;
+interface CloudClaims {
+  tokenId: string;
+  gameId: string;
+  exp: number;
+}
+
+function findTokenRow(db: Db, tokenId: string) {
+  return db
+    .selectFrom('tokens')
+    .select(['game_id', 'kind', 'create_ts', 'expire_ts', 'revoke_ts'])
+    .where('token_id', '=', tokenId)
+    .executeTakeFirst();
+}
+type TokenRow = NonNullable<Awaited<ReturnType<typeof findTokenRow>>>;
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
@@ -30,11 +46,29 @@ export class TokenAuthority {
   private signing: { kid: string; key: VerifyKey } | undefined;
   private operatorHashes = new Set<string>();
   private lastKeyReload = 0;
+  /**
+   * Tokens whose signature already checked out, by token text. A signature never stops being valid, so
+   * only the Ed25519 check is skipped; expiry and the revocation row are still checked on every request.
+   */
+  private readonly signatures = new ReadCache<string, CloudClaims>({
+    enabled: true,
+    maxEntries: CACHE_SIZE,
+  });
+  /** Token rows by id; only revocation changes one, and `forget` drops it then. */
+  private readonly rows: ReadCache<string, TokenRow>;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-  ) {}
+    options: { cacheRows: boolean },
+  ) {
+    this.rows = new ReadCache({ enabled: options.cacheRows, maxEntries: CACHE_SIZE });
+  }
+
+  /** Called after a token row changed (revocation), so the next request reads it anew. */
+  forget(tokenId: string): void {
+    this.rows.invalidate(tokenId);
+  }
 
   /** Loads keys and the operator token hashes; `overrideToken` (GCM_OPERATOR_TOKEN) replaces the stored ones. */
   async init(overrideToken: string | undefined): Promise<void> {
@@ -82,12 +116,29 @@ export class TokenAuthority {
     const match = /^Bearer +(\S+)\s*$/i.exec(header);
     if (match === null) throw errors.unauthorized('the Authorization header must be "Bearer <token>"');
     const token = match[1] as string;
+    // A cloud token seen before skips the hash: the common case pays one map lookup.
+    const known = this.signatures.peek(token);
+    if (known !== undefined) return this.checkCloudToken(known);
     if (this.operatorHashes.has(sha256Hex(token))) return { kind: 'operator' };
     if (token.split('.').length !== 3) throw errors.unauthorized('the bearer token is not valid');
-    return this.verifyCloudToken(token);
+    const claims = await this.signatures.get(token, () => this.verifySignature(token));
+    if (claims === undefined) throw errors.unauthorized('the bearer token is not valid');
+    return this.checkCloudToken(claims);
   }
 
-  private async verifyCloudToken(token: string): Promise<Caller> {
+  private async checkCloudToken(claims: CloudClaims): Promise<Caller> {
+    if (claims.exp * 1000 <= this.clock.now()) throw errors.tokenExpired();
+    const { tokenId, gameId } = claims;
+    const row = await this.rows.get(tokenId, () => findTokenRow(this.db, tokenId));
+    if (row === undefined || row.kind !== 'cloud' || row.game_id !== gameId) {
+      throw errors.unauthorized('the bearer token is not valid');
+    }
+    if (row.revoke_ts !== null) throw errors.tokenRevoked();
+    if (row.expire_ts <= this.clock.now()) throw errors.tokenExpired();
+    return { kind: 'game_cloud', gameId, tokenId, createTs: row.create_ts, expireTs: row.expire_ts };
+  }
+
+  private async verifySignature(token: string): Promise<CloudClaims> {
     let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
     try {
       ({ payload } = await jwtVerify(token, (header) => this.keyFor(header.kid), {
@@ -100,22 +151,11 @@ export class TokenAuthority {
       if (err instanceof joseErrors.JWTExpired) throw errors.tokenExpired();
       throw errors.unauthorized('the bearer token is not valid');
     }
-    const tokenId = payload.jti;
-    const gameId = payload.game_id;
-    if (typeof tokenId !== 'string' || typeof gameId !== 'string') {
+    const { jti, game_id: gameId, exp } = payload;
+    if (typeof jti !== 'string' || typeof gameId !== 'string' || typeof exp !== 'number') {
       throw errors.unauthorized('the bearer token is not valid');
     }
-    const row = await this.db
-      .selectFrom('tokens')
-      .select(['game_id', 'kind', 'create_ts', 'expire_ts', 'revoke_ts'])
-      .where('token_id', '=', tokenId)
-      .executeTakeFirst();
-    if (row === undefined || row.kind !== 'cloud' || row.game_id !== gameId) {
-      throw errors.unauthorized('the bearer token is not valid');
-    }
-    if (row.revoke_ts !== null) throw errors.tokenRevoked();
-    if (row.expire_ts <= this.clock.now()) throw errors.tokenExpired();
-    return { kind: 'game_cloud', gameId, tokenId, createTs: row.create_ts, expireTs: row.expire_ts };
+    return { tokenId: jti, gameId, exp };
   }
 
   private async keyFor(kid: string | undefined): Promise<VerifyKey> {

@@ -36,6 +36,7 @@ export async function revokeToken(deps: Deps, caller: Caller, tokenId: string): 
     .where('revoke_ts', 'is', null);
   if (caller.kind !== 'operator') query = query.where('game_id', '=', caller.gameId);
   const result = await query.executeTakeFirst();
+  deps.tokens.forget(tokenId);
   if (result.numUpdatedRows > 0n) return;
   // Revoking twice is not an error, but only for a token the caller could have revoked.
   let existing = deps.db.selectFrom('tokens').select('token_id').where('token_id', '=', tokenId);
