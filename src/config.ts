@@ -11,6 +11,8 @@ export interface Config {
   readonly cloudTokenTtlDays: number;
   readonly bodyLimitBytes: number;
   readonly shutdownTimeoutMs: number;
+  /** Region name ids the hosting data plane offers; game modes may only name these. */
+  readonly regions: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -19,6 +21,9 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+export const DEFAULT_REGIONS = ['lnd-atl', 'lnd-fra', 'lnd-sfo', 'lnd-sin'] as const;
+const REGION_NAME_ID = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -71,6 +76,16 @@ export function loadConfig(env: Env = process.env): Config {
   const bodyLimitBytes = int('GCM_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024);
   const shutdownTimeoutMs = int('GCM_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 120_000);
 
+  const rawRegions = read('GCM_REGIONS') ?? DEFAULT_REGIONS.join(',');
+  const regions = [...new Set(rawRegions.split(',').map((r) => r.trim()))].filter((r) => r !== '');
+  const badRegions = regions.filter((r) => !REGION_NAME_ID.test(r));
+  if (regions.length === 0 || badRegions.length > 0) {
+    problems.push(
+      `GCM_REGIONS must be a comma-separated list of region name ids (1-32 of a-z, 0-9 and -)` +
+        (badRegions.length > 0 ? `; not valid: ${badRegions.map((r) => `"${r}"`).join(', ')}` : ''),
+    );
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     host,
@@ -82,5 +97,6 @@ export function loadConfig(env: Env = process.env): Config {
     cloudTokenTtlDays,
     bodyLimitBytes,
     shutdownTimeoutMs,
+    regions: Object.freeze(regions),
   });
 }

@@ -43,12 +43,12 @@ export function formatReport(report: ScenarioReport): string {
     r.p99Ms.toFixed(1),
     `${r.errors} / ${r.non2xx}`,
   ]);
-  const lines = [
-    `### ${report.title}`,
-    '',
-    table(['target', 'requests/s (mean)', 'p50 ms', 'p99 ms', 'errors / non-2xx'], rows),
-  ];
-  if (report.comparisons.length > 0) lines.push('');
+  const lines = [`### ${report.title}`, ''];
+  if (rows.length > 0) {
+    lines.push(table(['target', 'requests/s (mean)', 'p50 ms', 'p99 ms', 'errors / non-2xx'], rows), '');
+  }
+  for (const note of report.notes ?? []) lines.push(note);
+  if (report.comparisons.length > 0 && (report.notes ?? []).length > 0) lines.push('');
   for (const c of report.comparisons) {
     lines.push(`${c.label}: ${c.value.toFixed(2)} (target ${c.target}: ${c.met ? 'met' : 'NOT met'})`);
   }

@@ -25,8 +25,11 @@ export interface Comparison {
 
 export interface ScenarioReport {
   title: string;
+  /** HTTP load rows (autocannon); empty for scenarios that time something else. */
   rows: LoadResult[];
   comparisons: Comparison[];
+  /** Other measured figures, one line each, printed under the table. */
+  notes?: string[];
 }
 
 export interface Scenario {

@@ -6,6 +6,9 @@ import { type ChildRegistry, freePort, type ManagedChild, waitUntilAnswering } f
 /** The repository root, where `src/main.ts` lives. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
 
+/** Sixteen regions, so the version benchmark can give each game mode sixteen real ones. */
+export const BENCH_REGIONS = Array.from({ length: 16 }, (_, i) => `bench-r${i + 1}`);
+
 export interface RunningService {
   readonly baseUrl: string;
   readonly operatorToken: string;
@@ -30,6 +33,7 @@ export async function startService(registry: ChildRegistry, workDir: string): Pr
       PORT: String(port),
       LOG_LEVEL: 'warn',
       GCM_OPERATOR_TOKEN: operatorToken,
+      GCM_REGIONS: BENCH_REGIONS.join(','),
     },
   });
   const baseUrl = `http://127.0.0.1:${port}`;

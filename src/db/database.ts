@@ -22,6 +22,7 @@ export interface GamesTable {
   display_name: string;
   create_ts: number;
   avatar_url: string | null;
+  host_networking_enabled: number;
 }
 
 export interface VersionsTable {

@@ -19,6 +19,7 @@ interface GameSummary {
 }
 
 interface GameFull extends GameSummary {
+  host_networking_enabled: boolean;
   namespaces: {
     namespace_id: string;
     version_id: string;
@@ -322,11 +323,17 @@ describe('games', () => {
         'create_ts',
         'display_name',
         'game_id',
+        'host_networking_enabled',
         'name_id',
         'namespaces',
         'versions',
       ]);
       assert.equal(game.game_id, f.gameId);
+      assert.equal(
+        game.host_networking_enabled,
+        false,
+        'host networking is off until the operator allows it',
+      );
       assert.equal(game.name_id, 'full-shape');
       assert.equal(game.display_name, 'Test Game');
       assert.match(game.create_ts, RFC3339_MS_Z);

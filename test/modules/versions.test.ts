@@ -64,7 +64,9 @@ describe('versions', () => {
     return res.json<{ game: { versions: unknown[] } }>().game.versions.length;
   }
 
-  async function roundTrip(config: Record<string, unknown>, displayName = 'round trip') {
+  let roundTrips = 0;
+  /** Display names are unique per game, so each round trip gets its own unless one is given. */
+  async function roundTrip(config: Record<string, unknown>, displayName = `round trip ${++roundTrips}`) {
     const created = await createVersion(a.gameId, { display_name: displayName, config });
     assert.equal(created.statusCode, 200, created.body);
     const { version_id } = created.json<{ version_id: string }>();
@@ -100,12 +102,16 @@ describe('versions', () => {
           routes: [
             {
               glob: '/**',
-              priority: 4_294_967_295,
+              priority: 100,
               middlewares: [{ kind: { custom_headers: { headers: [{ name: 'x-a', value: 'b' }] } } }],
             },
           ],
         },
-        matchmaker: { game_modes: { default: { max_players: 8, tier: null, tags: [] } } },
+        matchmaker: {
+          game_modes: {
+            default: { max_players: 8, tier: null, tags: [], container: { image_id: 'build-1' } },
+          },
+        },
         numbers: [0, -1, 1.5, 1e-7, 12345678901234, -0.25],
         booleans: [true, false],
         nulls: [null, [null, { n: null }]],

@@ -24,3 +24,25 @@ export function listGames(db: Db, onlyGameId?: string) {
   if (onlyGameId !== undefined) query = query.where('game_id', '=', onlyGameId);
   return query.orderBy('create_ts', 'asc').orderBy('game_id', 'asc').execute();
 }
+
+export async function setHostNetworking(db: Db, gameId: string, enabled: boolean): Promise<boolean> {
+  const result = await db
+    .updateTable('games')
+    .set({ host_networking_enabled: enabled ? 1 : 0 })
+    .where('game_id', '=', gameId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Takes the game row's write lock inside a transaction (a no-op update, portable to SQLite and PostgreSQL),
+ * so checks over the game's children and the insert that follows them cannot interleave with another's.
+ */
+export async function lockGame(db: Db, gameId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('games')
+    .set((eb) => ({ game_id: eb.ref('game_id') }))
+    .where('game_id', '=', gameId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

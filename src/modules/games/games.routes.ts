@@ -1,11 +1,18 @@
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { callerOf } from '../../http/auth.js';
-import { ValidationResult } from '../../http/common-schemas.js';
+import { NoContent, ValidationResult } from '../../http/common-schemas.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { CreateGameBody, GameFull, GameIdParams, GameSummary, ValidateGameBody } from './games.schemas.js';
-import { createGame, getGameFull, listGames, validateGame } from './games.service.js';
+import {
+  CreateGameBody,
+  GameFull,
+  GameIdParams,
+  GameSummary,
+  HostNetworkingBody,
+  ValidateGameBody,
+} from './games.schemas.js';
+import { createGame, getGameFull, listGames, setHostNetworking, validateGame } from './games.service.js';
 
 export function gamesRoutes(app: TypedApp, deps: Deps): void {
   app.post(
@@ -57,5 +64,22 @@ export function gamesRoutes(app: TypedApp, deps: Deps): void {
       { params: GameIdParams, response: { 200: Type.Object({ game: GameFull }) } },
     ),
     async (request) => ({ game: await getGameFull(deps, request.params.game_id) }),
+  );
+
+  app.put(
+    '/cloud/games/:game_id/host-networking',
+    routeOptions(
+      {
+        operationId: 'games.setGameHostNetworking',
+        auth: 'operator',
+        summary: 'Allow or refuse network_mode "host" in the versions of this game',
+        tag: 'games',
+      },
+      { params: GameIdParams, body: HostNetworkingBody, response: { 204: NoContent } },
+    ),
+    async (request, reply) => {
+      await setHostNetworking(deps, request.params.game_id, request.body.enabled);
+      return reply.code(204).send(null);
+    },
   );
 }

@@ -35,8 +35,13 @@ export const VersionSummary = Type.Object({
   create_ts: Timestamp,
 });
 
+export const HostNetworkingBody = Type.Object({ enabled: Type.Boolean() });
+
 export const GameFull = Type.Object({
   ...GameSummary.properties,
+  host_networking_enabled: Type.Boolean({
+    description: 'whether versions may use network_mode "host" (set by the operator)',
+  }),
   namespaces: Type.Array(NamespaceSummary),
   versions: Type.Array(VersionSummary),
 });

@@ -48,6 +48,7 @@ export async function createGame(deps: Deps, input: { name_id: string; display_n
       display_name: input.display_name,
       create_ts: deps.clock.now(),
       avatar_url: null,
+      host_networking_enabled: 0,
     });
   } catch (err) {
     // Two creates with one name_id can both pass the check above; the unique index decides.
@@ -80,7 +81,13 @@ export async function getGameFull(deps: Deps, gameId: string) {
   ]);
   return {
     ...toGameSummary(game),
+    host_networking_enabled: game.host_networking_enabled === 1,
     namespaces: namespaces.map((n) => ({ ...n, create_ts: toTimestamp(n.create_ts) })),
     versions: versions.map((v) => ({ ...v, create_ts: toTimestamp(v.create_ts) })),
   };
+}
+
+/** Operator only: lets the game's versions use network_mode `host` (or stops new ones from doing so). */
+export async function setHostNetworking(deps: Deps, gameId: string, enabled: boolean): Promise<void> {
+  if (!(await repo.setHostNetworking(deps.db, gameId, enabled))) throw errors.gameNotFound();
 }

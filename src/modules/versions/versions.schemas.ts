@@ -1,20 +1,31 @@
 import { Type } from 'typebox';
 import { Id, Timestamp } from '../../http/common-schemas.js';
+import { VersionConfigSchema } from './version-config.schema.js';
 
 export const VersionParams = Type.Object({ game_id: Id, version_id: Id });
 
-const Config = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'game version configuration (interface 2.9), stored as given',
+export const VersionBody = Type.Object({
+  display_name: Type.String({ description: '1-128 bytes, unique among the versions of the game' }),
+  config: VersionConfigSchema,
 });
 
-export const CreateVersionBody = Type.Object({
-  display_name: Type.String({ description: '1-128 bytes' }),
-  config: Config,
+export const GetVersionQuery = Type.Object({
+  resolved: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false')], {
+      description: 'true: every game mode with its defaults and fallbacks applied',
+    }),
+  ),
 });
 
 export const VersionFull = Type.Object({
   version_id: Type.String(),
   display_name: Type.String(),
   create_ts: Timestamp,
-  config: Config,
+  config: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'as given when created, or resolved with ?resolved=true',
+  }),
+});
+
+export const RegionsResponse = Type.Object({
+  regions: Type.Array(Type.Object({ region_id: Type.String(), name_id: Type.String() })),
 });
