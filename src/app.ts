@@ -8,6 +8,7 @@ import { registerErrorHandling } from './http/errors.js';
 import { redactUrl } from './http/redact.js';
 import { newRayId } from './lib/ids.js';
 import { gamesRoutes } from './modules/games/games.routes.js';
+import { lobbyLogsRoutes } from './modules/lobby-logs/lobby-logs.routes.js';
 import { namespacesRoutes } from './modules/namespaces/namespaces.routes.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { versionsRoutes } from './modules/versions/versions.routes.js';
@@ -86,6 +87,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
   gamesRoutes(app, deps);
   versionsRoutes(app, deps);
   namespacesRoutes(app, deps);
+  lobbyLogsRoutes(app, deps);
   tokensRoutes(app, deps);
 
   return app;

@@ -37,6 +37,10 @@ export const ERROR_CATALOGUE = {
   VALIDATION_ERROR: { status: 400, summary: 'The input broke a rule; metadata.errors lists every path.' },
   CDN_INVALID_AUTH_USER_PASSWORD: { status: 400, summary: 'The password is not a bcrypt hash.' },
   CDN_TOO_MANY_AUTH_USERS: { status: 400, summary: 'A namespace holds at most 32 CDN users.' },
+  LOBBY_NOT_FOUND: { status: 404, summary: 'No such lobby in this namespace.' },
+  LOBBY_ALREADY_EXISTS: { status: 409, summary: 'A lobby with this id was already reported differently.' },
+  LOBBY_INVALID_TRANSITION: { status: 409, summary: 'The event does not follow from the lobby state.' },
+  LOBBY_INVALID_TIMESTAMP: { status: 400, summary: 'The event is dated before an earlier event.' },
   ERROR: { status: 500, summary: 'An unexpected error; the ray_id identifies it in the logs.' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
@@ -81,5 +85,10 @@ export const errors = {
     ),
   cdnTooManyUsers: (max: number) =>
     make('CDN_TOO_MANY_AUTH_USERS', `a namespace may have at most ${max} CDN users`),
+  lobbyNotFound: () => make('LOBBY_NOT_FOUND', 'lobby not found'),
+  lobbyAlreadyExists: () =>
+    make('LOBBY_ALREADY_EXISTS', 'a lobby with this lobby_id was already reported with other values'),
+  lobbyInvalidTransition: (message: string) => make('LOBBY_INVALID_TRANSITION', message),
+  lobbyInvalidTimestamp: (message: string) => make('LOBBY_INVALID_TIMESTAMP', message),
   internal: () => make('ERROR', 'internal error'),
 };

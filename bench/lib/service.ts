@@ -20,12 +20,16 @@ export interface RunningService {
  * Starts the real service the way production does (`node --import tsx src/main.ts`) on a fresh data dir
  * under `workDir`, with an operator token chosen here so the benchmark can set up data over HTTP.
  */
-export async function startService(registry: ChildRegistry, workDir: string): Promise<RunningService> {
-  const dataDir = path.join(workDir, 'service-data');
+export async function startService(
+  registry: ChildRegistry,
+  workDir: string,
+  options: { dataDir?: string; name?: string; operatorToken?: string } = {},
+): Promise<RunningService> {
+  const dataDir = options.dataDir ?? path.join(workDir, 'service-data');
   mkdirSync(dataDir, { recursive: true });
   const port = await freePort();
-  const operatorToken = `bench_op_${randomBytes(32).toString('base64url')}`;
-  const child = registry.spawn('service', ['--import', 'tsx', 'src/main.ts'], {
+  const operatorToken = options.operatorToken ?? `bench_op_${randomBytes(32).toString('base64url')}`;
+  const child = registry.spawn(options.name ?? 'service', ['--import', 'tsx', 'src/main.ts'], {
     cwd: PROJECT_ROOT,
     env: {
       GCM_DATA_DIR: dataDir,

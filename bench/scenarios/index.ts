@@ -1,6 +1,7 @@
 import type { Scenario } from '../lib/scenario.js';
+import { lobbyPage } from './lobby-page.js';
 import { namespaceRead } from './namespace-read.js';
 import { versionValidate } from './version-validate.js';
 
 /** Every scenario, in the order a full run goes through them; add new ones here. */
-export const SCENARIOS: readonly Scenario[] = [namespaceRead, versionValidate];
+export const SCENARIOS: readonly Scenario[] = [namespaceRead, versionValidate, lobbyPage];

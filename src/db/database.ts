@@ -68,6 +68,19 @@ export interface TokensTable {
   revoke_ts: number | null;
 }
 
+export interface LobbiesTable {
+  lobby_id: string;
+  namespace_id: string;
+  lobby_group_name_id: string;
+  region_id: string;
+  create_ts: number;
+  start_ts: number | null;
+  ready_ts: number | null;
+  stop_ts: number | null;
+  exit_code: number | null;
+  failed: number | null;
+}
+
 export interface Database {
   signing_keys: SigningKeysTable;
   operator_tokens: OperatorTokensTable;
@@ -76,4 +89,5 @@ export interface Database {
   namespaces: NamespacesTable;
   namespace_cdn_auth_users: NamespaceCdnAuthUsersTable;
   tokens: TokensTable;
+  lobbies: LobbiesTable;
 }

@@ -5,12 +5,14 @@ import type { Caller, TokenAuthority } from '../modules/tokens/token-authority.j
 /**
  * Who may call a route, declared in its `config.auth`:
  * - `public`: nobody needs a token;
- * - `any`: any valid token (the service then limits what it sees);
+ * - `self`: any valid token of any kind (only to ask who the caller is);
+ * - `any`: the operator or any game cloud token (the service then limits what it sees);
  * - `game`: the operator, or a cloud token of the game named by the `game_id` path parameter;
+ * - `reporter`: the operator, or a lobby reporter token of the `game_id` and `namespace_id` in the path;
  * - `operator`: the operator only.
  * A route that declares nothing is treated as `operator`, so a forgotten declaration fails closed.
  */
-export type AuthRule = 'public' | 'any' | 'game' | 'operator';
+export type AuthRule = 'public' | 'self' | 'any' | 'game' | 'reporter' | 'operator';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -23,8 +25,10 @@ declare module 'fastify' {
 
 export const AUTH_DESCRIPTIONS: Record<AuthRule, string> = {
   public: 'Who may call: anyone; no token.',
-  any: 'Who may call: any valid token (operator or game cloud token).',
+  self: 'Who may call: any valid token (operator, game cloud or lobby reporter token).',
+  any: 'Who may call: the operator or any game cloud token.',
   game: 'Who may call: the operator, or a game cloud token of this game.',
+  reporter: 'Who may call: the operator, or a lobby reporter token of this namespace.',
   operator: 'Who may call: the operator only.',
 };
 
@@ -37,14 +41,23 @@ export function registerAuth(app: FastifyInstance, authority: TokenAuthority): v
     if (rule === 'public') return;
     const caller = await authority.authenticate(request.headers.authorization);
     request.caller = caller;
-    if (rule === 'operator' && caller.kind !== 'operator') {
-      throw errors.forbidden('this operation needs the operator token');
-    }
-    if (rule === 'game' && caller.kind !== 'operator') {
-      const gameId = (request.params as Record<string, string | undefined>).game_id;
-      if (gameId === undefined || caller.gameId !== gameId) {
-        throw errors.forbidden('this token belongs to another game');
+    if (caller.kind === 'operator' || rule === 'self') return;
+    const params = request.params as Record<string, string | undefined>;
+    if (rule === 'operator') throw errors.forbidden('this operation needs the operator token');
+    if (rule === 'reporter') {
+      if (caller.kind !== 'namespace_reporter') {
+        throw errors.forbidden('this operation needs the operator or a lobby reporter token');
       }
+      if (caller.gameId !== params.game_id || caller.namespaceId !== params.namespace_id) {
+        throw errors.forbidden('this token belongs to another namespace');
+      }
+      return;
+    }
+    // `any` and `game` are for game cloud tokens: a reporter token may only report lobbies.
+    if (caller.kind !== 'game_cloud')
+      throw errors.forbidden('a lobby reporter token may only report lobbies');
+    if (rule === 'game' && caller.gameId !== params.game_id) {
+      throw errors.forbidden('this token belongs to another game');
     }
   });
 }

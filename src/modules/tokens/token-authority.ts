@@ -8,22 +8,35 @@ import { ReadCache } from '../../lib/read-cache.js';
 /** Who is calling, decided once per request before any data is read. */
 export type Caller =
   | { kind: 'operator' }
-  | { kind: 'game_cloud'; gameId: string; tokenId: string; createTs: number; expireTs: number };
+  | { kind: 'game_cloud'; gameId: string; tokenId: string; createTs: number; expireTs: number }
+  | {
+      kind: 'namespace_reporter';
+      gameId: string;
+      namespaceId: string;
+      tokenId: string;
+      createTs: number;
+      expireTs: number;
+    };
+
+/** The signed kinds of token: the JWT audience, and the `kind` column of their row. */
+export type SignedTokenKind = 'cloud' | 'reporter';
 
 const ISSUER = 'game-cloud-management';
-const CLOUD_AUDIENCE = 'cloud';
+const AUDIENCES: SignedTokenKind[] = ['cloud', 'reporter'];
 type VerifyKey = Awaited<ReturnType<typeof importJWK>>;
 const CACHE_SIZE = 10_000;
 interface CloudClaims {
+  kind: SignedTokenKind;
   tokenId: string;
   gameId: string;
+  namespaceId: string | null;
   exp: number;
 }
 
 function findTokenRow(db: Db, tokenId: string) {
   return db
     .selectFrom('tokens')
-    .select(['game_id', 'kind', 'create_ts', 'expire_ts', 'revoke_ts'])
+    .select(['game_id', 'namespace_id', 'kind', 'create_ts', 'expire_ts', 'revoke_ts'])
     .where('token_id', '=', tokenId)
     .executeTakeFirst();
 }
@@ -98,12 +111,20 @@ export class TokenAuthority {
     }
   }
 
-  async signCloudToken(claims: { tokenId: string; gameId: string; createTs: number; expireTs: number }) {
+  async signToken(claims: {
+    kind: SignedTokenKind;
+    tokenId: string;
+    gameId: string;
+    namespaceId: string | null;
+    createTs: number;
+    expireTs: number;
+  }) {
     if (this.signing === undefined) throw new Error('no signing key loaded');
-    return new SignJWT({ game_id: claims.gameId })
+    const body = claims.namespaceId === null ? {} : { namespace_id: claims.namespaceId };
+    return new SignJWT({ game_id: claims.gameId, ...body })
       .setProtectedHeader({ alg: 'EdDSA', kid: this.signing.kid, typ: 'JWT' })
       .setIssuer(ISSUER)
-      .setAudience(CLOUD_AUDIENCE)
+      .setAudience(claims.kind)
       .setJti(claims.tokenId)
       .setIssuedAt(Math.floor(claims.createTs / 1000))
       .setExpirationTime(Math.floor(claims.expireTs / 1000))
@@ -128,14 +149,23 @@ export class TokenAuthority {
 
   private async checkCloudToken(claims: CloudClaims): Promise<Caller> {
     if (claims.exp * 1000 <= this.clock.now()) throw errors.tokenExpired();
-    const { tokenId, gameId } = claims;
+    const { tokenId, gameId, namespaceId } = claims;
     const row = await this.rows.get(tokenId, () => findTokenRow(this.db, tokenId));
-    if (row === undefined || row.kind !== 'cloud' || row.game_id !== gameId) {
+    if (
+      row === undefined ||
+      row.kind !== claims.kind ||
+      row.game_id !== gameId ||
+      row.namespace_id !== namespaceId
+    ) {
       throw errors.unauthorized('the bearer token is not valid');
     }
     if (row.revoke_ts !== null) throw errors.tokenRevoked();
     if (row.expire_ts <= this.clock.now()) throw errors.tokenExpired();
-    return { kind: 'game_cloud', gameId, tokenId, createTs: row.create_ts, expireTs: row.expire_ts };
+    const times = { tokenId, createTs: row.create_ts, expireTs: row.expire_ts };
+    if (claims.kind === 'reporter' && namespaceId !== null) {
+      return { kind: 'namespace_reporter', gameId, namespaceId, ...times };
+    }
+    return { kind: 'game_cloud', gameId, ...times };
   }
 
   private async verifySignature(token: string): Promise<CloudClaims> {
@@ -144,18 +174,31 @@ export class TokenAuthority {
       ({ payload } = await jwtVerify(token, (header) => this.keyFor(header.kid), {
         algorithms: ['EdDSA'],
         issuer: ISSUER,
-        audience: CLOUD_AUDIENCE,
+        audience: AUDIENCES,
         currentDate: new Date(this.clock.now()),
       }));
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw errors.tokenExpired();
       throw errors.unauthorized('the bearer token is not valid');
     }
-    const { jti, game_id: gameId, exp } = payload;
-    if (typeof jti !== 'string' || typeof gameId !== 'string' || typeof exp !== 'number') {
+    const { jti, game_id: gameId, namespace_id: namespaceId, exp, aud } = payload;
+    const kind = AUDIENCES.find((a) => a === aud || (Array.isArray(aud) && aud.length === 1 && aud[0] === a));
+    if (
+      kind === undefined ||
+      typeof jti !== 'string' ||
+      typeof gameId !== 'string' ||
+      typeof exp !== 'number' ||
+      (kind === 'reporter') !== (typeof namespaceId === 'string')
+    ) {
       throw errors.unauthorized('the bearer token is not valid');
     }
-    return { tokenId: jti, gameId, exp };
+    return {
+      kind,
+      tokenId: jti,
+      gameId,
+      namespaceId: typeof namespaceId === 'string' ? namespaceId : null,
+      exp,
+    };
   }
 
   private async keyFor(kid: string | undefined): Promise<VerifyKey> {

@@ -5,9 +5,16 @@ import { Id, NoContent, Timestamp } from '../../http/common-schemas.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { GameIdParams } from '../games/games.schemas.js';
-import { createCloudToken, inspect, revokeToken } from './tokens.service.js';
+import { NamespaceParams } from '../namespaces/namespaces.schemas.js';
+import { createCloudToken, createReporterToken, inspect, revokeToken } from './tokens.service.js';
 
 const TAG = 'tokens';
+
+const TokenResponse = Type.Object({
+  token: Type.String({ description: 'shown once; the service keeps only its id' }),
+  token_id: Type.String(),
+  expire_ts: Timestamp,
+});
 
 const InspectResponse = Type.Object({
   agent: Type.Object({
@@ -15,6 +22,15 @@ const InspectResponse = Type.Object({
     game_cloud: Type.Optional(
       Type.Object({
         game_id: Type.String(),
+        token_id: Type.String(),
+        create_ts: Timestamp,
+        expire_ts: Timestamp,
+      }),
+    ),
+    namespace_reporter: Type.Optional(
+      Type.Object({
+        game_id: Type.String(),
+        namespace_id: Type.String(),
         token_id: Type.String(),
         create_ts: Timestamp,
         expire_ts: Timestamp,
@@ -35,16 +51,24 @@ export function tokensRoutes(app: TypedApp, deps: Deps): void {
       },
       {
         params: GameIdParams,
-        response: {
-          200: Type.Object({
-            token: Type.String({ description: 'shown once; the service keeps only its id' }),
-            token_id: Type.String(),
-            expire_ts: Timestamp,
-          }),
-        },
+        response: { 200: TokenResponse },
       },
     ),
     async (request) => createCloudToken(deps, request.params.game_id),
+  );
+
+  app.post(
+    '/cloud/games/:game_id/namespaces/:namespace_id/tokens/reporter',
+    routeOptions(
+      {
+        operationId: 'games.namespaces.tokens.createReporterToken',
+        auth: 'operator',
+        summary: "Mint a lobby reporter token: may write this namespace's lobby log and nothing else",
+        tag: TAG,
+      },
+      { params: NamespaceParams, response: { 200: TokenResponse } },
+    ),
+    async (request) => createReporterToken(deps, request.params.game_id, request.params.namespace_id),
   );
 
   app.delete(
@@ -67,7 +91,7 @@ export function tokensRoutes(app: TypedApp, deps: Deps): void {
   app.get(
     '/cloud/auth/inspect',
     routeOptions(
-      { operationId: 'auth.inspect', auth: 'any', summary: 'Who the bearer token belongs to', tag: TAG },
+      { operationId: 'auth.inspect', auth: 'self', summary: 'Who the bearer token belongs to', tag: TAG },
       { response: { 200: InspectResponse } },
     ),
     async (request) => inspect(callerOf(request)),

@@ -3,11 +3,22 @@ import { errors } from '../../errors.js';
 import { DAY_MS, toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { assertGameExists } from '../games/games.service.js';
-import type { Caller } from './token-authority.js';
+import { assertNamespaceExists } from '../namespaces/namespaces.service.js';
+import type { Caller, SignedTokenKind } from './token-authority.js';
 
 /** Mints a signed cloud token for one game; the row makes it revocable and is written before it is handed out. */
 export async function createCloudToken(deps: Deps, gameId: string) {
   await assertGameExists(deps, gameId);
+  return mintToken(deps, 'cloud', gameId, null);
+}
+
+/** A token the hosting data plane uses to write one namespace's lobby log, and nothing else. */
+export async function createReporterToken(deps: Deps, gameId: string, namespaceId: string) {
+  await assertNamespaceExists(deps, gameId, namespaceId);
+  return mintToken(deps, 'reporter', gameId, namespaceId);
+}
+
+async function mintToken(deps: Deps, kind: SignedTokenKind, gameId: string, namespaceId: string | null) {
   const tokenId = newId();
   const createTs = deps.clock.now();
   const expireTs = createTs + deps.config.cloudTokenTtlDays * DAY_MS;
@@ -15,15 +26,15 @@ export async function createCloudToken(deps: Deps, gameId: string) {
     .insertInto('tokens')
     .values({
       token_id: tokenId,
-      kind: 'cloud',
+      kind,
       game_id: gameId,
-      namespace_id: null,
+      namespace_id: namespaceId,
       create_ts: createTs,
       expire_ts: expireTs,
       revoke_ts: null,
     })
     .execute();
-  const token = await deps.tokens.signCloudToken({ tokenId, gameId, createTs, expireTs });
+  const token = await deps.tokens.signToken({ kind, tokenId, gameId, namespaceId, createTs, expireTs });
   return { token, token_id: tokenId, expire_ts: toTimestamp(expireTs) };
 }
 
@@ -46,6 +57,19 @@ export async function revokeToken(deps: Deps, caller: Caller, tokenId: string): 
 
 export function inspect(caller: Caller) {
   if (caller.kind === 'operator') return { agent: { operator: {} } };
+  if (caller.kind === 'namespace_reporter') {
+    return {
+      agent: {
+        namespace_reporter: {
+          game_id: caller.gameId,
+          namespace_id: caller.namespaceId,
+          token_id: caller.tokenId,
+          create_ts: toTimestamp(caller.createTs),
+          expire_ts: toTimestamp(caller.expireTs),
+        },
+      },
+    };
+  }
   return {
     agent: {
       game_cloud: {

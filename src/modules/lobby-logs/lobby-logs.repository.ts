@@ -1,0 +1,49 @@
+import type { LobbiesTable } from '../../db/database.js';
+import type { Db } from '../../db/open-db.js';
+
+export function insertLobby(db: Db, row: LobbiesTable) {
+  return db.insertInto('lobbies').values(row).execute();
+}
+
+export function findLobbyById(db: Db, lobbyId: string) {
+  return db.selectFrom('lobbies').selectAll().where('lobby_id', '=', lobbyId).executeTakeFirst();
+}
+
+export async function updateLobby(
+  db: Db,
+  lobbyId: string,
+  values: Partial<Pick<LobbiesTable, 'start_ts' | 'ready_ts' | 'stop_ts' | 'exit_code' | 'failed'>>,
+): Promise<void> {
+  await db.updateTable('lobbies').set(values).where('lobby_id', '=', lobbyId).execute();
+}
+
+/**
+ * Lobbies created strictly before the cursor, newest first: a range scan of
+ * lobbies_namespace_create (namespace_id, create_ts, lobby_id) that stops after `limit` rows, so its cost
+ * does not grow with the namespace. With `beforeLobbyId` the cursor is the exact (create_ts, lobby_id) pair.
+ */
+export function listLobbiesBefore(
+  db: Db,
+  namespaceId: string,
+  beforeTs: number,
+  beforeLobbyId: string | undefined,
+  limit: number,
+) {
+  return lobbiesBeforeQuery(db, namespaceId, beforeTs, beforeLobbyId, limit).execute();
+}
+
+/** The listing query itself, also for the test that checks its plan. */
+export function lobbiesBeforeQuery(
+  db: Db,
+  namespaceId: string,
+  beforeTs: number,
+  beforeLobbyId: string | undefined,
+  limit: number,
+) {
+  let query = db.selectFrom('lobbies').selectAll().where('namespace_id', '=', namespaceId);
+  query =
+    beforeLobbyId === undefined
+      ? query.where('create_ts', '<', beforeTs)
+      : query.where((eb) => eb(eb.refTuple('create_ts', 'lobby_id'), '<', eb.tuple(beforeTs, beforeLobbyId)));
+  return query.orderBy('create_ts', 'desc').orderBy('lobby_id', 'desc').limit(limit);
+}

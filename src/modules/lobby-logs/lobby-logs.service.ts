@@ -1,0 +1,229 @@
+import type { LobbiesTable } from '../../db/database.js';
+import type { Deps } from '../../deps.js';
+import { errors } from '../../errors.js';
+import { parseTimestamp, toTimestamp } from '../../lib/clock.js';
+import { isUniqueViolation } from '../../lib/db-errors.js';
+import { isUuid, newId } from '../../lib/ids.js';
+import { getNamespace } from '../namespaces/namespaces.service.js';
+import * as repo from './lobby-logs.repository.js';
+
+/** Interface 4.1 leaves the page size open; 64 keeps a page small enough to render and cheap to read. */
+export const LOBBY_PAGE_SIZE = 64;
+const GROUP_NAME_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+type LobbyRow = LobbiesTable;
+
+export function toLobbySummary(row: LobbyRow) {
+  return {
+    create_ts: toTimestamp(row.create_ts),
+    lobby_group_name_id: row.lobby_group_name_id,
+    lobby_id: row.lobby_id,
+    namespace_id: row.namespace_id,
+    ...(row.ready_ts === null ? {} : { ready_ts: toTimestamp(row.ready_ts) }),
+    region_id: row.region_id,
+    ...(row.start_ts === null ? {} : { start_ts: toTimestamp(row.start_ts) }),
+    status: {
+      running: {},
+      ...(row.stop_ts === null
+        ? {}
+        : {
+            stopped: {
+              exit_code: row.exit_code ?? 0,
+              failed: row.failed === 1,
+              stop_ts: toTimestamp(row.stop_ts),
+            },
+          }),
+    },
+  };
+}
+
+function bodyTimestamp(value: string | null | undefined, field: string, now: number): number {
+  if (value === null || value === undefined) return now;
+  const ms = parseTimestamp(value);
+  if (ms === undefined) {
+    throw errors.badBody(`body field "${field}" must be an RFC 3339 timestamp`, { field });
+  }
+  return ms;
+}
+
+export async function listLobbies(
+  deps: Deps,
+  gameId: string,
+  namespaceId: string,
+  query: { before_create_ts?: string; before_lobby_id?: string },
+) {
+  let before = deps.clock.now() + 1;
+  if (query.before_create_ts !== undefined) {
+    const ms = parseTimestamp(query.before_create_ts, true);
+    if (ms === undefined) {
+      throw errors.badQuery('query parameter "before_create_ts" must be an RFC 3339 timestamp', {
+        field: 'before_create_ts',
+      });
+    }
+    before = ms;
+  }
+  if (query.before_lobby_id !== undefined && query.before_create_ts === undefined) {
+    throw errors.badQuery('query parameter "before_lobby_id" needs before_create_ts', {
+      field: 'before_lobby_id',
+    });
+  }
+  await getNamespace(deps, gameId, namespaceId);
+  const rows = await repo.listLobbiesBefore(
+    deps.db,
+    namespaceId,
+    before,
+    query.before_lobby_id,
+    LOBBY_PAGE_SIZE + 1,
+  );
+  return { lobbies: pageOf(rows, query.before_lobby_id !== undefined).map(toLobbySummary) };
+}
+
+/**
+ * Clients page by passing the last create_ts they saw as before_create_ts. A page that ended inside a
+ * group of lobbies sharing one create_ts would make the next page skip the rest of that group, so such a
+ * trailing group is left for the next page. Only when a whole page shares one millisecond is it cut at 64;
+ * before_lobby_id then continues inside that millisecond.
+ */
+function pageOf(rows: LobbyRow[], exactCursor: boolean): LobbyRow[] {
+  if (rows.length <= LOBBY_PAGE_SIZE) return rows;
+  const page = rows.slice(0, LOBBY_PAGE_SIZE);
+  const boundary = page[LOBBY_PAGE_SIZE - 1]?.create_ts;
+  if (exactCursor || rows[LOBBY_PAGE_SIZE]?.create_ts !== boundary) return page;
+  const whole = page.filter((r) => r.create_ts !== boundary);
+  return whole.length > 0 ? whole : page;
+}
+
+export async function getLobby(deps: Deps, gameId: string, namespaceId: string, lobbyId: string) {
+  await getNamespace(deps, gameId, namespaceId);
+  const row = await repo.findLobbyById(deps.db, lobbyId);
+  if (row === undefined || row.namespace_id !== namespaceId) throw errors.lobbyNotFound();
+  return toLobbySummary(row);
+}
+
+export async function createLobby(
+  deps: Deps,
+  gameId: string,
+  namespaceId: string,
+  input: {
+    lobby_id?: string | null;
+    lobby_group_name_id: string;
+    region_id: string;
+    create_ts?: string | null;
+  },
+) {
+  const found: { path: string[] }[] = [];
+  if (input.lobby_id !== null && input.lobby_id !== undefined && !isUuid(input.lobby_id)) {
+    found.push({ path: ['lobby-id', 'invalid'] });
+  }
+  if (!GROUP_NAME_ID.test(input.lobby_group_name_id))
+    found.push({ path: ['lobby-group-name-id', 'invalid'] });
+  if (!deps.config.regions.includes(input.region_id)) found.push({ path: ['region-id', 'invalid'] });
+  if (found.length > 0) throw errors.validation(found);
+  const createTs = bodyTimestamp(input.create_ts, 'create_ts', deps.clock.now());
+  await getNamespace(deps, gameId, namespaceId);
+
+  const row: LobbyRow = {
+    lobby_id: input.lobby_id ?? newId(),
+    namespace_id: namespaceId,
+    lobby_group_name_id: input.lobby_group_name_id,
+    region_id: input.region_id,
+    create_ts: createTs,
+    start_ts: null,
+    ready_ts: null,
+    stop_ts: null,
+    exit_code: null,
+    failed: null,
+  };
+  try {
+    await repo.insertLobby(deps.db, row);
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    // A retried report of the same lobby is answered like the first; anything else is a conflict.
+    const existing = await repo.findLobbyById(deps.db, row.lobby_id);
+    const same =
+      existing !== undefined &&
+      existing.namespace_id === namespaceId &&
+      existing.lobby_group_name_id === row.lobby_group_name_id &&
+      existing.region_id === row.region_id &&
+      (input.create_ts === null || input.create_ts === undefined || existing.create_ts === createTs);
+    if (!same) throw errors.lobbyAlreadyExists();
+  }
+  return row.lobby_id;
+}
+
+export interface LobbyEvent {
+  kind: 'start' | 'ready' | 'stop';
+  ts?: string | null;
+  exit_code?: number | null;
+  failed?: boolean | null;
+}
+
+/**
+ * created → start → ready → stop, stop being terminal and possible from any earlier state (a lobby can
+ * crash before it is ready). A repeat of a recorded event (same values; an omitted ts matches any) is a
+ * no-op, so the data plane can retry freely.
+ */
+export async function recordLobbyEvent(
+  deps: Deps,
+  gameId: string,
+  namespaceId: string,
+  lobbyId: string,
+  event: LobbyEvent,
+): Promise<void> {
+  const ts = bodyTimestamp(event.ts, 'ts', deps.clock.now());
+  const givenTs = event.ts !== null && event.ts !== undefined;
+  await getNamespace(deps, gameId, namespaceId);
+  await deps.db.transaction().execute(async (trx) => {
+    const lobby = await repo.findLobbyById(trx, lobbyId);
+    if (lobby === undefined || lobby.namespace_id !== namespaceId) throw errors.lobbyNotFound();
+    const sameTs = (recorded: number) => !givenTs || recorded === ts;
+    const notBefore = (earlier: number, what: string) => {
+      if (ts < earlier) {
+        throw errors.lobbyInvalidTimestamp(
+          `${event.kind} at ${toTimestamp(ts)} is before the lobby's ${what} at ${toTimestamp(earlier)}`,
+        );
+      }
+    };
+    const afterStop = () =>
+      errors.lobbyInvalidTransition(
+        `the lobby stopped at ${toTimestamp(lobby.stop_ts ?? 0)}; no event follows stop`,
+      );
+
+    if (event.kind === 'start') {
+      if (lobby.start_ts !== null) {
+        if (sameTs(lobby.start_ts)) return;
+        throw errors.lobbyInvalidTransition(`the lobby already started at ${toTimestamp(lobby.start_ts)}`);
+      }
+      if (lobby.stop_ts !== null) throw afterStop();
+      notBefore(lobby.create_ts, 'creation');
+      await repo.updateLobby(trx, lobbyId, { start_ts: ts });
+      return;
+    }
+    if (event.kind === 'ready') {
+      if (lobby.ready_ts !== null) {
+        if (sameTs(lobby.ready_ts)) return;
+        throw errors.lobbyInvalidTransition(`the lobby was already ready at ${toTimestamp(lobby.ready_ts)}`);
+      }
+      if (lobby.stop_ts !== null) throw afterStop();
+      if (lobby.start_ts === null)
+        throw errors.lobbyInvalidTransition('a lobby is ready only after it started');
+      notBefore(lobby.start_ts, 'start');
+      await repo.updateLobby(trx, lobbyId, { ready_ts: ts });
+      return;
+    }
+    if (event.exit_code === null || event.exit_code === undefined) {
+      throw errors.lobbyInvalidTransition('a stop event needs exit_code');
+    }
+    const failed = event.failed ?? event.exit_code !== 0;
+    if (lobby.stop_ts !== null) {
+      if (sameTs(lobby.stop_ts) && lobby.exit_code === event.exit_code && (lobby.failed === 1) === failed)
+        return;
+      throw afterStop();
+    }
+    notBefore(
+      lobby.ready_ts ?? lobby.start_ts ?? lobby.create_ts,
+      lobby.ready_ts !== null ? 'ready' : lobby.start_ts !== null ? 'start' : 'creation',
+    );
+    await repo.updateLobby(trx, lobbyId, { stop_ts: ts, exit_code: event.exit_code, failed: failed ? 1 : 0 });
+  });
+}

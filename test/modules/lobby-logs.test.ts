@@ -1,0 +1,319 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { CompiledQuery } from 'kysely';
+import { lobbiesBeforeQuery } from '../../src/modules/lobby-logs/lobby-logs.repository.js';
+import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+
+interface LobbySummary {
+  create_ts: string;
+  lobby_group_name_id: string;
+  lobby_id: string;
+  namespace_id: string;
+  ready_ts?: string;
+  region_id: string;
+  start_ts?: string;
+  status: {
+    running: Record<string, never>;
+    stopped?: { exit_code: number; failed: boolean; stop_ts: string };
+  };
+}
+
+type Fixture = Awaited<ReturnType<typeof createGameFixture>> & { reporter: string };
+
+function assertError(res: LightMyRequestResponse, status: number, code: string): void {
+  assert.equal(res.statusCode, status, res.body);
+  assert.equal(res.json<{ code: string }>().code, code, res.body);
+}
+
+// Before the test clock's "now" (2026-01-01), which is the default cursor.
+const T0 = Date.parse('2025-12-01T10:00:00.000Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe('lobby logs', () => {
+  let svc: TestService;
+  let f: Fixture;
+  let other: Fixture;
+  let games = 0;
+
+  async function fixture(): Promise<Fixture> {
+    games += 1;
+    const base = await createGameFixture(svc, `lobby-game-${games}`);
+    const res = await svc.call(
+      'POST',
+      `/cloud/games/${base.gameId}/namespaces/${base.namespaceId}/tokens/reporter`,
+    );
+    assert.equal(res.statusCode, 200, res.body);
+    return { ...base, reporter: res.json<{ token: string }>().token };
+  }
+
+  before(async () => {
+    svc = await startTestService();
+    f = await fixture();
+    other = await fixture();
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  const url = (x: { gameId: string; namespaceId: string }, suffix = '') =>
+    `/cloud/games/${x.gameId}/namespaces/${x.namespaceId}/logs/lobbies${suffix}`;
+
+  function tryReport(x: Fixture, token: string, body: Record<string, unknown> = {}) {
+    return svc.call('POST', url(x), {
+      token,
+      body: { lobby_group_name_id: 'default', region_id: 'lnd-atl', ...body },
+    });
+  }
+
+  async function report(x: Fixture, body: Record<string, unknown>): Promise<string> {
+    const res = await tryReport(x, x.reporter, body);
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<{ lobby_id: string }>().lobby_id;
+  }
+
+  function event(x: Fixture, lobbyId: string, body: Record<string, unknown>, token = x.reporter) {
+    return svc.call('POST', url(x, `/${lobbyId}/events`), { token, body });
+  }
+
+  async function getOne(x: Fixture, lobbyId: string): Promise<LobbySummary> {
+    const res = await svc.call('GET', url(x, `/${lobbyId}`), { token: x.cloudToken });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<{ lobby: LobbySummary }>().lobby;
+  }
+
+  async function page(x: Fixture, query = ''): Promise<LobbySummary[]> {
+    const res = await svc.call('GET', url(x, query), { token: x.cloudToken });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<{ lobbies: LobbySummary[] }>().lobbies;
+  }
+
+  it('records the lifecycle created → start → ready → stop and shows it in the 2.1 shape', async () => {
+    const id = await report(f, { create_ts: iso(T0) });
+    let lobby = await getOne(f, id);
+    assert.deepEqual(lobby, {
+      create_ts: iso(T0),
+      lobby_group_name_id: 'default',
+      lobby_id: id,
+      namespace_id: f.namespaceId,
+      region_id: 'lnd-atl',
+      status: { running: {} },
+    });
+    assert.equal((await event(f, id, { kind: 'start', ts: iso(T0 + 1000) })).statusCode, 204);
+    assert.equal((await event(f, id, { kind: 'ready', ts: iso(T0 + 2000) })).statusCode, 204);
+    lobby = await getOne(f, id);
+    assert.equal(lobby.start_ts, iso(T0 + 1000));
+    assert.equal(lobby.ready_ts, iso(T0 + 2000));
+    assert.deepEqual(lobby.status, { running: {} });
+    const stop = await event(f, id, { kind: 'stop', ts: iso(T0 + 3000), exit_code: 137 });
+    assert.equal(stop.statusCode, 204, stop.body);
+    assert.equal(stop.body, '');
+    lobby = await getOne(f, id);
+    assert.deepEqual(lobby.status, {
+      running: {},
+      stopped: { exit_code: 137, failed: true, stop_ts: iso(T0 + 3000) },
+    });
+  });
+
+  it('treats a repeated event as a no-op and refuses a different one (409)', async () => {
+    const id = await report(f, { create_ts: iso(T0) });
+    assert.equal((await event(f, id, { kind: 'start', ts: iso(T0 + 5) })).statusCode, 204);
+    assert.equal((await event(f, id, { kind: 'start', ts: iso(T0 + 5) })).statusCode, 204);
+    assert.equal(
+      (await event(f, id, { kind: 'start' })).statusCode,
+      204,
+      'an omitted ts matches the recorded one',
+    );
+    assertError(await event(f, id, { kind: 'start', ts: iso(T0 + 6) }), 409, 'LOBBY_INVALID_TRANSITION');
+    assert.equal((await event(f, id, { kind: 'stop', ts: iso(T0 + 9), exit_code: 0 })).statusCode, 204);
+    assert.equal(
+      (await event(f, id, { kind: 'stop', ts: iso(T0 + 9), exit_code: 0, failed: false })).statusCode,
+      204,
+    );
+    assertError(
+      await event(f, id, { kind: 'stop', ts: iso(T0 + 9), exit_code: 1 }),
+      409,
+      'LOBBY_INVALID_TRANSITION',
+    );
+    assertError(await event(f, id, { kind: 'ready', ts: iso(T0 + 10) }), 409, 'LOBBY_INVALID_TRANSITION');
+    assert.deepEqual((await getOne(f, id)).status.stopped, {
+      exit_code: 0,
+      failed: false,
+      stop_ts: iso(T0 + 9),
+    });
+  });
+
+  it('refuses ready before start, stop without exit_code (409) and a timestamp earlier than the previous one (400)', async () => {
+    const id = await report(f, { create_ts: iso(T0) });
+    assertError(await event(f, id, { kind: 'ready', ts: iso(T0 + 1) }), 409, 'LOBBY_INVALID_TRANSITION');
+    assertError(await event(f, id, { kind: 'start', ts: iso(T0 - 1) }), 400, 'LOBBY_INVALID_TIMESTAMP');
+    assert.equal((await event(f, id, { kind: 'start', ts: iso(T0 + 10) })).statusCode, 204);
+    assertError(await event(f, id, { kind: 'ready', ts: iso(T0 + 9) }), 400, 'LOBBY_INVALID_TIMESTAMP');
+    assertError(await event(f, id, { kind: 'stop', ts: iso(T0 + 11) }), 409, 'LOBBY_INVALID_TRANSITION');
+    assertError(
+      await event(f, id, { kind: 'stop', ts: iso(T0 + 9), exit_code: 0 }),
+      400,
+      'LOBBY_INVALID_TIMESTAMP',
+    );
+    const lobby = await getOne(f, id);
+    assert.equal(lobby.ready_ts, undefined, 'nothing refused was written');
+    assert.equal(lobby.status.stopped, undefined);
+    // A lobby may crash before it is ready.
+    assert.equal((await event(f, id, { kind: 'stop', ts: iso(T0 + 12), exit_code: 2 })).statusCode, 204);
+  });
+
+  it('answers a retried create with the same lobby_id and refuses a conflicting one', async () => {
+    const lobbyId = '0190a0a0-1111-7000-8000-000000000001';
+    assert.equal(await report(f, { lobby_id: lobbyId, create_ts: iso(T0) }), lobbyId);
+    assert.equal(await report(f, { lobby_id: lobbyId, create_ts: iso(T0) }), lobbyId);
+    const res = await svc.call('POST', url(f), {
+      token: f.reporter,
+      body: { lobby_id: lobbyId, lobby_group_name_id: 'other', region_id: 'lnd-atl' },
+    });
+    assertError(res, 409, 'LOBBY_ALREADY_EXISTS');
+  });
+
+  it('validates the report: lobby_id, group name, region and timestamps', async () => {
+    const bad = await svc.call('POST', url(f), {
+      token: f.reporter,
+      body: { lobby_id: 'nope', lobby_group_name_id: 'bad name', region_id: 'mars-1' },
+    });
+    assertError(bad, 400, 'VALIDATION_ERROR');
+    assert.deepEqual(
+      bad.json<{ metadata: { errors: { path: string[] }[] } }>().metadata.errors.map((e) => e.path.join('.')),
+      ['lobby-id.invalid', 'lobby-group-name-id.invalid', 'region-id.invalid'],
+    );
+    const ts = await svc.call('POST', url(f), {
+      token: f.reporter,
+      body: { lobby_group_name_id: 'default', region_id: 'lnd-atl', create_ts: 'yesterday' },
+    });
+    assertError(ts, 400, 'API_BAD_BODY');
+    assert.match(ts.json<{ message: string }>().message, /create_ts/);
+    const kind = await event(f, '0190a0a0-1111-7000-8000-000000000001', { kind: 'explode' });
+    assertError(kind, 400, 'API_BAD_BODY');
+    assertError(
+      await event(f, '0190a0a0-1111-7000-8000-00000000ffff', { kind: 'start' }),
+      404,
+      'LOBBY_NOT_FOUND',
+    );
+  });
+
+  it('lists at most 64 newest first, strictly before the cursor, and pages losslessly through shared timestamps', async () => {
+    const x = await fixture();
+    // 150 lobbies, many sharing a millisecond, with groups straddling the 64-row page boundaries.
+    const expected: string[] = [];
+    for (let i = 0; i < 150; i++) {
+      const ts = T0 + Math.floor(i / 7) * 1000;
+      expected.push(await report(x, { create_ts: iso(ts) }));
+    }
+    const seen: LobbySummary[] = [];
+    let query = '';
+    for (let pages = 0; pages < 10; pages++) {
+      const lobbies = await page(x, query);
+      assert.ok(lobbies.length <= 64);
+      if (lobbies.length === 0) break;
+      for (let i = 1; i < lobbies.length; i++) {
+        assert.ok((lobbies[i - 1]?.create_ts ?? '') >= (lobbies[i]?.create_ts ?? ''), 'newest first');
+      }
+      seen.push(...lobbies);
+      query = `?before_create_ts=${encodeURIComponent(lobbies.at(-1)?.create_ts ?? '')}`;
+    }
+    const ids = seen.map((l) => l.lobby_id);
+    assert.equal(new Set(ids).size, ids.length, 'no lobby repeated');
+    assert.deepEqual([...ids].sort(), [...expected].sort(), 'no lobby skipped');
+
+    const strictly = await page(x, `?before_create_ts=${encodeURIComponent(iso(T0 + 1000))}`);
+    assert.equal(
+      strictly.length,
+      7,
+      'only the lobbies of the first millisecond are strictly before the second',
+    );
+    assert.ok(strictly.every((l) => l.create_ts === iso(T0)));
+  });
+
+  it('continues inside one crowded millisecond with before_lobby_id', async () => {
+    const x = await fixture();
+    for (let i = 0; i < 70; i++) await report(x, { create_ts: iso(T0) });
+    const first = await page(x);
+    assert.equal(first.length, 64, 'a page that is one millisecond is cut at 64');
+    const last = first.at(-1) as LobbySummary;
+    const rest = await page(
+      x,
+      `?before_create_ts=${encodeURIComponent(last.create_ts)}&before_lobby_id=${last.lobby_id}`,
+    );
+    assert.equal(rest.length, 6);
+    assert.equal(new Set([...first, ...rest].map((l) => l.lobby_id)).size, 70);
+  });
+
+  it('answers 400 API_BAD_QUERY for a malformed cursor', async () => {
+    for (const q of [
+      '?before_create_ts=not-a-time',
+      '?before_create_ts=2026-13-45T99:00:00Z',
+      '?before_lobby_id=x',
+    ]) {
+      assertError(await svc.call('GET', url(f, q), { token: f.cloudToken }), 400, 'API_BAD_QUERY');
+    }
+  });
+
+  it('keeps namespaces and games apart, and lets each token do only its part', async () => {
+    const id = await report(f, { create_ts: iso(T0) });
+    // The reporter of another namespace may not write here, nor read anything.
+    assertError(await event(f, id, { kind: 'start' }, other.reporter), 403, 'API_FORBIDDEN');
+    assertError(await svc.call('GET', url(f), { token: f.reporter }), 403, 'API_FORBIDDEN');
+    assertError(
+      await svc.call('GET', `/cloud/games/${f.gameId}`, { token: f.reporter }),
+      403,
+      'API_FORBIDDEN',
+    );
+    // A cloud token reads but does not report.
+    assertError(await tryReport(f, f.cloudToken), 403, 'API_FORBIDDEN');
+    const res = await svc.call('GET', url(f), { token: other.cloudToken });
+    assertError(res, 403, 'API_FORBIDDEN');
+    assert.ok(!res.body.includes(id), 'no data of the other game');
+    // The operator, naming a namespace of another game, finds nothing.
+    assertError(
+      await svc.call('GET', `/cloud/games/${f.gameId}/namespaces/${other.namespaceId}/logs/lobbies`),
+      404,
+      'NAMESPACE_NOT_FOUND',
+    );
+    assertError(await svc.call('GET', url(other, `/${id}`)), 404, 'LOBBY_NOT_FOUND');
+    assertError(await svc.call('GET', url(f), { token: null }), 401, 'API_UNAUTHORIZED');
+  });
+
+  it('inspects and revokes a reporter token', async () => {
+    const x = await fixture();
+    const who = await svc.call('GET', '/cloud/auth/inspect', { token: x.reporter });
+    assert.equal(who.statusCode, 200, who.body);
+    const agent = who.json<{ agent: { namespace_reporter: { namespace_id: string; token_id: string } } }>()
+      .agent;
+    assert.equal(agent.namespace_reporter.namespace_id, x.namespaceId);
+    assert.equal(
+      (await svc.call('DELETE', `/cloud/tokens/${agent.namespace_reporter.token_id}`)).statusCode,
+      204,
+    );
+    assertError(await tryReport(x, x.reporter), 401, 'TOKEN_REVOKED');
+    assertError(
+      await svc.call('POST', `/cloud/games/${x.gameId}/namespaces/${x.namespaceId}/tokens/reporter`, {
+        token: x.cloudToken,
+      }),
+      403,
+      'API_FORBIDDEN',
+    );
+  });
+
+  it('lists with an index range scan in index order: no table scan, no sort', async () => {
+    for (const beforeLobbyId of [undefined, '0190a0a0-1111-7000-8000-000000000001']) {
+      const compiled = lobbiesBeforeQuery(svc.deps.db, f.namespaceId, T0, beforeLobbyId, 65).compile();
+      const plan = await svc.deps.db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+      );
+      const details = plan.rows.map((r) => r.detail).join(' | ');
+      assert.match(
+        details,
+        /SEARCH lobbies USING (COVERING )?INDEX lobbies_namespace_create \(namespace_id=\? AND/,
+        details,
+      );
+      assert.doesNotMatch(details, /SCAN|TEMP B-TREE/, details);
+    }
+  });
+});
