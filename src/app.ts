@@ -11,6 +11,7 @@ import { gamesRoutes } from './modules/games/games.routes.js';
 import { lobbyLogsRoutes } from './modules/lobby-logs/lobby-logs.routes.js';
 import { namespacesRoutes } from './modules/namespaces/namespaces.routes.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
+import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { versionsRoutes } from './modules/versions/versions.routes.js';
 
 export interface BuildAppOptions {
@@ -89,6 +90,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
   namespacesRoutes(app, deps);
   lobbyLogsRoutes(app, deps);
   tokensRoutes(app, deps);
+  uploadsRoutes(app, deps);
 
   return app;
 }

@@ -13,6 +13,20 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Region name ids the hosting data plane offers; game modes may only name these. */
   readonly regions: readonly string[];
+  /** How long a presigned upload URL stays valid. */
+  readonly uploadUrlTtlSeconds: number;
+  /** An S3-compatible bucket for uploads; undefined keeps them as files under the data dir. */
+  readonly s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  readonly endpoint: string;
+  readonly bucket: string;
+  readonly region: string;
+  /** Both or neither; neither lets the AWS SDK find credentials itself (AWS_* variables, roles). */
+  readonly accessKeyId: string | undefined;
+  readonly secretAccessKey: string | undefined;
+  readonly forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {
@@ -86,6 +100,10 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  // S3 caps presigned URLs at 7 days; a minute is the least a client needs to start an upload.
+  const uploadUrlTtlSeconds = int('GCM_UPLOAD_URL_TTL_SECONDS', 3600, 60, 604_800);
+  const s3 = readS3Config(read, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     host,
@@ -98,5 +116,49 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes,
     shutdownTimeoutMs,
     regions: Object.freeze(regions),
+    uploadUrlTtlSeconds,
+    s3,
+  });
+}
+
+/** S3 is chosen by S3_ENDPOINT and S3_BUCKET together; half a configuration is a mistake, not a fallback. */
+function readS3Config(read: (name: string) => string | undefined, problems: string[]): S3Config | undefined {
+  const endpoint = read('S3_ENDPOINT');
+  const bucket = read('S3_BUCKET');
+  const accessKeyId = read('S3_ACCESS_KEY_ID');
+  const secretAccessKey = read('S3_SECRET_ACCESS_KEY');
+  if (endpoint === undefined && bucket === undefined) {
+    if (accessKeyId !== undefined || secretAccessKey !== undefined) {
+      problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY need S3_ENDPOINT and S3_BUCKET');
+    }
+    return undefined;
+  }
+  if (endpoint === undefined || bucket === undefined) {
+    problems.push('S3_ENDPOINT and S3_BUCKET must be set together (or neither, for the embedded store)');
+    return undefined;
+  }
+  try {
+    const url = new URL(endpoint);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    problems.push(`S3_ENDPOINT must be an absolute http(s) URL (got "${endpoint}")`);
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    problems.push(`S3_BUCKET must be an S3 bucket name: 3-63 of a-z, 0-9, . and - (got "${bucket}")`);
+  }
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+  }
+  const rawPathStyle = read('S3_FORCE_PATH_STYLE') ?? 'true';
+  if (rawPathStyle !== 'true' && rawPathStyle !== 'false') {
+    problems.push(`S3_FORCE_PATH_STYLE must be true or false (got "${rawPathStyle}")`);
+  }
+  return Object.freeze({
+    endpoint,
+    bucket,
+    region: read('S3_REGION') ?? 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: rawPathStyle !== 'false',
   });
 }

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Db } from './db/open-db.js';
+import type { BlobStorage } from './lib/blob/blob-storage.js';
 import type { Clock } from './lib/clock.js';
 import type { ReadCache } from './lib/read-cache.js';
 import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
@@ -13,4 +14,6 @@ export interface Deps {
   readonly tokens: TokenAuthority;
   /** Rendered namespaces by game and namespace id; see ReadCache for when it is coherent. */
   readonly namespaceViews: ReadCache<string, NamespaceView>;
+  /** Uploaded files (avatars, build images): the embedded or the S3 driver. */
+  readonly blobs: BlobStorage;
 }

@@ -41,6 +41,22 @@ export const ERROR_CATALOGUE = {
   LOBBY_ALREADY_EXISTS: { status: 409, summary: 'A lobby with this id was already reported differently.' },
   LOBBY_INVALID_TRANSITION: { status: 409, summary: 'The event does not follow from the lobby state.' },
   LOBBY_INVALID_TIMESTAMP: { status: 400, summary: 'The event is dated before an earlier event.' },
+  UPLOAD_INVALID_FILE_TYPE: {
+    status: 400,
+    summary: 'The file name has an extension of a type not accepted.',
+  },
+  UPLOAD_INVALID_MIME: { status: 400, summary: 'The mime type is not accepted or disagrees with the path.' },
+  UPLOAD_TOO_LARGE: { status: 400, summary: 'content_length is over the limit for this kind of upload.' },
+  UPLOAD_NOT_FOUND: { status: 404, summary: 'No such upload (or one of another game).' },
+  UPLOAD_URL_INVALID_SIGNATURE: { status: 403, summary: 'The upload URL was not signed by this service.' },
+  UPLOAD_URL_EXPIRED: { status: 403, summary: 'The upload URL has expired; prepare the upload again.' },
+  UPLOAD_LENGTH_MISMATCH: {
+    status: 400,
+    summary: 'The PUT body is not of the length the URL was signed for.',
+  },
+  UPLOAD_ALREADY_COMPLETE: { status: 409, summary: 'The upload is complete; its file can no longer change.' },
+  UPLOAD_INCOMPLETE: { status: 400, summary: 'Not every part of the upload has arrived with its length.' },
+  UPLOAD_INVALID_CONTENT: { status: 400, summary: 'The uploaded bytes are not of the declared type.' },
   ERROR: { status: 500, summary: 'An unexpected error; the ray_id identifies it in the logs.' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
@@ -90,5 +106,42 @@ export const errors = {
     make('LOBBY_ALREADY_EXISTS', 'a lobby with this lobby_id was already reported with other values'),
   lobbyInvalidTransition: (message: string) => make('LOBBY_INVALID_TRANSITION', message),
   lobbyInvalidTimestamp: (message: string) => make('LOBBY_INVALID_TIMESTAMP', message),
+  uploadInvalidFileType: (message: string) => make('UPLOAD_INVALID_FILE_TYPE', message, { field: 'path' }),
+  uploadInvalidMime: (message: string) => make('UPLOAD_INVALID_MIME', message, { field: 'mime' }),
+  uploadTooLarge: (maxBytes: number) =>
+    make('UPLOAD_TOO_LARGE', `content_length must be at most ${maxBytes} bytes`, {
+      field: 'content_length',
+      max: maxBytes,
+    }),
+  uploadNotFound: () => make('UPLOAD_NOT_FOUND', 'upload not found'),
+  uploadUrlInvalidSignature: () =>
+    make(
+      'UPLOAD_URL_INVALID_SIGNATURE',
+      'the upload URL is not valid: use it exactly as prepare returned it',
+    ),
+  uploadUrlExpired: () => make('UPLOAD_URL_EXPIRED', 'the upload URL has expired; prepare the upload again'),
+  uploadLengthMismatch: (expected: number, received: string) =>
+    make(
+      'UPLOAD_LENGTH_MISMATCH',
+      `the URL is signed for a body of ${expected} bytes; this one has ${received}`,
+      { expected },
+    ),
+  uploadAlreadyComplete: () =>
+    make('UPLOAD_ALREADY_COMPLETE', 'the upload is complete; prepare a new upload to change the file'),
+  uploadIncomplete: (badParts: number[], multipart: boolean) =>
+    make(
+      'UPLOAD_INCOMPLETE',
+      multipart
+        ? `parts ${badParts.join(', ')} have not been uploaded in full yet`
+        : 'the file has not been uploaded in full yet: PUT it to the presigned URL first',
+      { parts: badParts },
+    ),
+  uploadInvalidContent: (expected: string, detected: string | undefined) =>
+    make(
+      'UPLOAD_INVALID_CONTENT',
+      `the uploaded bytes are not ${expected} by their magic bytes` +
+        (detected === undefined ? '' : ` but ${detected}`),
+      { expected, detected: detected ?? null },
+    ),
   internal: () => make('ERROR', 'internal error'),
 };

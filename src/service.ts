@@ -2,14 +2,19 @@ import { type BuildAppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openSqlite } from './db/open-db.js';
 import type { Deps } from './deps.js';
+import type { BlobStorage } from './lib/blob/blob-storage.js';
+import { createBlobStorage } from './lib/blob/create-blob-storage.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { ReadCache } from './lib/read-cache.js';
 import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { TokenAuthority } from './modules/tokens/token-authority.js';
+import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
 
 export interface StartOptions extends BuildAppOptions {
   clock?: Clock;
+  /** Replaces the configured blob driver (tests: the S3 driver over a fake transport). */
+  blobs?: BlobStorage;
 }
 
 /**
@@ -28,7 +33,9 @@ export async function createService(config: Config, options: StartOptions = {}) 
     const tokens = new TokenAuthority(db, clock, { cacheRows: cacheReads });
     await tokens.init(config.operatorToken);
     const namespaceViews = new ReadCache<string, NamespaceView>({ enabled: cacheReads, maxEntries: 10_000 });
-    const deps: Deps = { config, db, clock, tokens, namespaceViews };
+    const blobs =
+      options.blobs ?? (await createBlobStorage(config, clock, () => loadUploadSigningSecret(db)));
+    const deps: Deps = { config, db, clock, tokens, namespaceViews, blobs };
     const app = await buildApp(deps, options);
     app.addHook('onClose', async () => {
       await db.destroy();

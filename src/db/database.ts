@@ -81,6 +81,35 @@ export interface LobbiesTable {
   failed: number | null;
 }
 
+export interface UploadSigningSecretsTable {
+  secret_id: string;
+  /** base64url of 32 random bytes: the HMAC key of the embedded store's PUT URLs. */
+  secret: string;
+  create_ts: number;
+}
+
+export interface UploadsTable {
+  upload_id: string;
+  game_id: string;
+  /** 'avatar' (or 'build'): what completing the upload does. */
+  kind: string;
+  object_key: string;
+  /** The file name the client gave, returned in every presigned request. */
+  path: string;
+  mime: string;
+  content_length: number;
+  part_count: number;
+  part_size: number;
+  /** The store's multipart upload id; null for a single PUT. */
+  multipart_id: string | null;
+  create_ts: number;
+  /** When the presigned URLs expire. */
+  expire_ts: number;
+  complete_ts: number | null;
+  /** 'pending' until complete succeeds, then 'complete'. */
+  state: string;
+}
+
 export interface Database {
   signing_keys: SigningKeysTable;
   operator_tokens: OperatorTokensTable;
@@ -90,4 +119,6 @@ export interface Database {
   namespace_cdn_auth_users: NamespaceCdnAuthUsersTable;
   tokens: TokensTable;
   lobbies: LobbiesTable;
+  upload_signing_secrets: UploadSigningSecretsTable;
+  uploads: UploadsTable;
 }

@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001_init.js';
 import * as m0002 from './0002_game_host_networking.js';
 import * as m0003 from './0003_lobbies.js';
+import * as m0004 from './0004_uploads.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
   '0001_init': m0001,
   '0002_game_host_networking': m0002,
   '0003_lobbies': m0003,
+  '0004_uploads': m0004,
 };
 
 export const migrationProvider: MigrationProvider = {

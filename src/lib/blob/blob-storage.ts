@@ -1,0 +1,97 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Where uploaded files live. Clients never send file bytes through the JSON API: the service hands out
+ * presigned PUT URLs, the client uploads straight to them, and a complete call then checks what arrived.
+ * Two drivers implement this: files under the data directory served by this service (embedded), and an
+ * S3-compatible bucket. Avatars use a single PUT; builds (multi-GB images) use multipart uploads, so the
+ * interface carries both from the start.
+ *
+ * Parts are numbered from 1, as S3 numbers them. A single-PUT upload has exactly one part, number 1, and
+ * no `multipartId`.
+ */
+export interface BlobStorage {
+  readonly driver: 'embedded' | 's3';
+
+  /** Starts a multipart upload of `key` and returns the store's id for it (S3's UploadId). */
+  createMultipart(input: { key: string; uploadId: string }): Promise<{ multipartId: string }>;
+
+  /**
+   * A URL that accepts one PUT of exactly `contentLength` bytes for one part, until `expireTs` (epoch ms).
+   * The length is part of the signature, so neither driver accepts a body of another length.
+   */
+  presignPut(input: PresignPutInput): Promise<{ url: string; expireTs: number }>;
+
+  /**
+   * Joins the parts of a multipart upload into the object `key`. Every part must have arrived with its
+   * exact length; otherwise nothing changes and the missing or mismatched part numbers are returned, so the
+   * client can upload them and complete again. Idempotent: completing a completed upload succeeds.
+   */
+  completeMultipart(input: CompleteMultipartInput): Promise<CompleteMultipartResult>;
+
+  /** The stored object's size, or undefined when nothing (complete) is stored under `key`. */
+  statObject(key: string): Promise<{ size: number } | undefined>;
+
+  /** Up to the first `n` bytes of the object (fewer when it is shorter), for magic-byte checks. */
+  readHead(key: string, n: number): Promise<Buffer>;
+
+  /** The whole object as a stream, or undefined when it does not exist. */
+  openRead(key: string): Promise<Readable | undefined>;
+
+  /** Removes the object; removing a missing object is not an error. */
+  delete(key: string): Promise<void>;
+}
+
+export interface PresignPutInput {
+  /** Object key, made by the service (never from user input): `[A-Za-z0-9._-]` segments joined by `/`. */
+  key: string;
+  uploadId: string;
+  /** 1 for a single PUT; 1..10,000 for a part of the multipart upload `multipartId`. */
+  part: number;
+  multipartId?: string | undefined;
+  contentLength: number;
+}
+
+export interface CompleteMultipartInput {
+  key: string;
+  uploadId: string;
+  multipartId: string;
+  /** Every part of the upload with the length it was presigned for, in part order. */
+  parts: readonly { part: number; contentLength: number }[];
+}
+
+export type CompleteMultipartResult = { ok: true } | { ok: false; badParts: number[] };
+
+/** One PUT of a (possibly multipart) upload: which bytes of the file it carries. */
+export interface UploadPart {
+  part: number;
+  byteOffset: number;
+  contentLength: number;
+}
+
+/**
+ * Splits `contentLength` bytes into parts of `partSize` (the last one takes the remainder). One part when
+ * the file fits in one; a zero-byte file is one empty part.
+ */
+export function splitIntoParts(contentLength: number, partSize: number): UploadPart[] {
+  if (!Number.isSafeInteger(partSize) || partSize < 1) throw new RangeError('partSize must be ≥ 1');
+  const parts: UploadPart[] = [];
+  let byteOffset = 0;
+  do {
+    const length = Math.min(partSize, contentLength - byteOffset);
+    parts.push({ part: parts.length + 1, byteOffset, contentLength: length });
+    byteOffset += length;
+  } while (byteOffset < contentLength);
+  return parts;
+}
+
+// Keys become file paths in the embedded driver: a strict alphabet and no `.`/`..` segments keep every key
+// inside the blob directory whatever a future caller passes.
+const KEY_SEGMENT = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
+
+export function assertValidKey(key: string): void {
+  const segments = key.split('/');
+  if (key.length > 1024 || !segments.every((s) => KEY_SEGMENT.test(s))) {
+    throw new Error(`invalid blob key "${key}"`);
+  }
+}

@@ -1,0 +1,283 @@
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Clock } from '../clock.js';
+import {
+  assertValidKey,
+  type BlobStorage,
+  type CompleteMultipartInput,
+  type CompleteMultipartResult,
+  type PresignPutInput,
+} from './blob-storage.js';
+
+export interface EmbeddedBlobStorageOptions {
+  /** `<data dir>/blobs`: objects, parts and temp files live below it, on one file system. */
+  root: string;
+  /** The service's public URL; PUT URLs point at its `/uploads/...` route. */
+  publicUrl: string;
+  /** HMAC-SHA256 key of the PUT URLs, kept in the database so every instance signs alike. */
+  secret: Buffer;
+  clock: Clock;
+  urlTtlSeconds: number;
+}
+
+/** The query of a signed PUT URL, as the route receives it. */
+export interface SignedPutRequest {
+  uploadId: string;
+  part: number;
+  length: number;
+  /** Epoch seconds. */
+  expires: number;
+  sig: string;
+}
+
+export type PutUrlCheck = 'ok' | 'bad_signature' | 'expired';
+
+/** `received` counts the bytes read before the body ended or went past the signed length. */
+export type WritePartResult = { ok: true } | { ok: false; received: number };
+
+export interface PartTarget {
+  key: string;
+  uploadId: string;
+  part: number;
+  /** Multipart parts are kept apart until completeMultipart joins them; a single PUT is the object. */
+  multipart: boolean;
+}
+
+const UPLOAD_ID = /^[A-Za-z0-9-]{1,64}$/;
+// A crash mid-upload leaves a temp file behind; anything this old can belong to no PUT still running.
+const STALE_TEMP_MS = 24 * 60 * 60 * 1000;
+
+class BodyTooLong extends Error {}
+
+/**
+ * Blobs as files under the data directory. Every write goes to a temp file first and is renamed into place
+ * only once it has exactly the signed length and is on disk, so a torn or oversized upload never becomes
+ * (or replaces) an object.
+ */
+export class EmbeddedBlobStorage implements BlobStorage {
+  readonly driver = 'embedded' as const;
+  private readonly objectsDir: string;
+  private readonly partsDir: string;
+  private readonly tmpDir: string;
+  // Two completes of one multipart upload at once would both read parts the first one then deletes.
+  private readonly joining = new Map<string, Promise<CompleteMultipartResult>>();
+
+  private constructor(private readonly options: EmbeddedBlobStorageOptions) {
+    this.objectsDir = path.join(options.root, 'objects');
+    this.partsDir = path.join(options.root, 'parts');
+    this.tmpDir = path.join(options.root, 'tmp');
+  }
+
+  static async open(options: EmbeddedBlobStorageOptions): Promise<EmbeddedBlobStorage> {
+    const storage = new EmbeddedBlobStorage(options);
+    for (const dir of [storage.objectsDir, storage.partsDir, storage.tmpDir]) {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+    }
+    await storage.sweepStaleTemps();
+    return storage;
+  }
+
+  async createMultipart(input: { key: string; uploadId: string }): Promise<{ multipartId: string }> {
+    assertValidKey(input.key);
+    // Parts are filed under the upload id; there is nothing else to set up.
+    return { multipartId: input.uploadId };
+  }
+
+  async presignPut(input: PresignPutInput): Promise<{ url: string; expireTs: number }> {
+    assertValidKey(input.key);
+    const expires = Math.floor(this.options.clock.now() / 1000) + this.options.urlTtlSeconds;
+    const sig = this.sign(input.uploadId, input.part, input.contentLength, expires);
+    const url = new URL(`${this.options.publicUrl}${uploadPartPath(input.uploadId, input.part)}`);
+    url.searchParams.set('expires', String(expires));
+    url.searchParams.set('length', String(input.contentLength));
+    url.searchParams.set('sig', sig);
+    return { url: url.toString(), expireTs: expires * 1000 };
+  }
+
+  /** Signature first: an expiry that was tampered with is a bad signature, not an expired URL. */
+  checkPutUrl(request: SignedPutRequest): PutUrlCheck {
+    const expected = Buffer.from(this.sign(request.uploadId, request.part, request.length, request.expires));
+    const given = Buffer.from(request.sig);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad_signature';
+    if (this.options.clock.now() >= request.expires * 1000) return 'expired';
+    return 'ok';
+  }
+
+  /**
+   * Streams `body` to a temp file, counting bytes: past `contentLength` it stops reading at once; short of
+   * it (the client hung up) nothing is kept. The request stream is not destroyed on excess, so the route
+   * can still answer 400 before the connection closes.
+   */
+  async writePart(target: PartTarget, contentLength: number, body: Readable): Promise<WritePartResult> {
+    const dest = target.multipart ? this.partPath(target.uploadId, target.part) : this.objectPath(target.key);
+    const tmp = path.join(this.tmpDir, randomUUID());
+    let received = 0;
+    let bodyFailed = false;
+    async function* limited(source: AsyncIterable<Buffer>) {
+      try {
+        for await (const chunk of source) {
+          received += chunk.length;
+          if (received > contentLength) throw new BodyTooLong();
+          yield chunk;
+        }
+      } catch (err) {
+        if (!(err instanceof BodyTooLong)) bodyFailed = true;
+        throw err;
+      }
+    }
+    try {
+      await pipeline(
+        body.iterator({ destroyOnReturn: false }),
+        limited,
+        // flush: fsync before close, so a 200 means the bytes are on disk.
+        createWriteStream(tmp, { flags: 'wx', mode: 0o600, flush: true }),
+      );
+    } catch (err) {
+      await rm(tmp, { force: true });
+      if (err instanceof BodyTooLong || bodyFailed) return { ok: false, received };
+      throw err;
+    }
+    if (received !== contentLength) {
+      await rm(tmp, { force: true });
+      return { ok: false, received };
+    }
+    await mkdir(path.dirname(dest), { recursive: true, mode: 0o700 });
+    await rename(tmp, dest);
+    await syncDir(path.dirname(dest));
+    return { ok: true };
+  }
+
+  completeMultipart(input: CompleteMultipartInput): Promise<CompleteMultipartResult> {
+    const running = this.joining.get(input.uploadId);
+    if (running !== undefined) return running;
+    const job = this.joinParts(input).finally(() => this.joining.delete(input.uploadId));
+    this.joining.set(input.uploadId, job);
+    return job;
+  }
+
+  async statObject(key: string): Promise<{ size: number } | undefined> {
+    const found = await statFile(this.objectPath(key));
+    return found === undefined ? undefined : { size: found };
+  }
+
+  async readHead(key: string, n: number): Promise<Buffer> {
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(this.objectPath(key), 'r');
+    } catch (err) {
+      if (isNotFound(err)) return Buffer.alloc(0);
+      throw err;
+    }
+    try {
+      const buffer = Buffer.alloc(n);
+      const { bytesRead } = await handle.read(buffer, 0, n, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async openRead(key: string): Promise<Readable | undefined> {
+    const file = this.objectPath(key);
+    if ((await statFile(file)) === undefined) return undefined;
+    return createReadStream(file);
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.objectPath(key), { force: true });
+  }
+
+  private async joinParts(input: CompleteMultipartInput): Promise<CompleteMultipartResult> {
+    const badParts: number[] = [];
+    for (const { part, contentLength } of input.parts) {
+      if ((await statFile(this.partPath(input.uploadId, part))) !== contentLength) badParts.push(part);
+    }
+    const total = input.parts.reduce((sum, p) => sum + p.contentLength, 0);
+    if (badParts.length > 0) {
+      // Parts are removed once joined: an object of the full size means an earlier complete got here.
+      const done = await this.statObject(input.key);
+      return done?.size === total && badParts.length === input.parts.length
+        ? { ok: true }
+        : { ok: false, badParts };
+    }
+    const partFiles = input.parts.map((p) => this.partPath(input.uploadId, p.part));
+    const tmp = path.join(this.tmpDir, randomUUID());
+    try {
+      await pipeline(
+        async function* () {
+          for (const file of partFiles) yield* createReadStream(file);
+        },
+        createWriteStream(tmp, { flags: 'wx', mode: 0o600, flush: true }),
+      );
+      const dest = this.objectPath(input.key);
+      await mkdir(path.dirname(dest), { recursive: true, mode: 0o700 });
+      await rename(tmp, dest);
+      await syncDir(path.dirname(dest));
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    await rm(path.join(this.partsDir, input.uploadId), { recursive: true, force: true });
+    return { ok: true };
+  }
+
+  private sign(uploadId: string, part: number, length: number, expires: number): string {
+    return createHmac('sha256', this.options.secret)
+      .update(`gcm-upload-v1\n${uploadId}\n${part}\n${length}\n${expires}`)
+      .digest('base64url');
+  }
+
+  private objectPath(key: string): string {
+    assertValidKey(key);
+    return path.join(this.objectsDir, ...key.split('/'));
+  }
+
+  private partPath(uploadId: string, part: number): string {
+    if (!UPLOAD_ID.test(uploadId) || !Number.isSafeInteger(part) || part < 1) {
+      throw new Error(`invalid upload part ${uploadId}/${part}`);
+    }
+    return path.join(this.partsDir, uploadId, String(part));
+  }
+
+  private async sweepStaleTemps(): Promise<void> {
+    const cutoff = Date.now() - STALE_TEMP_MS;
+    for (const name of await readdir(this.tmpDir)) {
+      const file = path.join(this.tmpDir, name);
+      const info = await stat(file).catch(() => undefined);
+      if (info !== undefined && info.mtimeMs < cutoff) await rm(file, { force: true });
+    }
+  }
+}
+
+/** The route of the PUT URLs; the uploads module serves it when this driver is in use. */
+export function uploadPartPath(uploadId: string, part: number): string {
+  return `/uploads/${encodeURIComponent(uploadId)}/parts/${part}`;
+}
+
+async function statFile(file: string): Promise<number | undefined> {
+  try {
+    const info = await stat(file);
+    return info.isFile() ? info.size : undefined;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** The rename is durable only once the directory entry is on disk too. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ENOENT';
+}

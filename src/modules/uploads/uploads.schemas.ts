@@ -1,0 +1,54 @@
+import { Type } from 'typebox';
+import { Id, OptionalNullable } from '../../http/common-schemas.js';
+
+export const PresignedRequestSchema = Type.Object(
+  {
+    byte_offset: Type.Integer({ minimum: 0, description: 'offset of this part in the file; 0 for one PUT' }),
+    content_length: Type.Integer({ minimum: 0, description: 'exact length the PUT body must have' }),
+    path: Type.String({ description: 'the file name given to prepare' }),
+    url: Type.String({
+      description: 'absolute URL to PUT the bytes to; valid for GCM_UPLOAD_URL_TTL_SECONDS',
+    }),
+  },
+  { description: 'Interface 2.7' },
+);
+
+export const PrepareAvatarBody = Type.Object({
+  path: Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    description: 'file name ending in .png, .jpg or .jpeg',
+  }),
+  mime: OptionalNullable(
+    Type.String({ maxLength: 255, description: 'image/png or image/jpeg, agreeing with the extension' }),
+  ),
+  content_length: Type.Integer({
+    minimum: 1,
+    // u64 on the wire; JSON numbers are exact only this far, and every accepted size is far below it.
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'size in bytes; an avatar must be under 2,000,000',
+  }),
+});
+
+export const PrepareAvatarResponse = Type.Object({
+  upload_id: Type.String(),
+  presigned_request: PresignedRequestSchema,
+});
+
+export const GameUploadParams = Type.Object({ game_id: Id, upload_id: Id });
+export const UploadIdParams = Type.Object({ upload_id: Id });
+
+// Path and query values are strings (types are never coerced): digits only, so Number() is exact.
+export const UploadPartParams = Type.Object({
+  upload_id: Id,
+  part: Type.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'part number, from 1' }),
+});
+
+export const SignedPutQuery = Type.Object({
+  expires: Type.String({
+    pattern: '^[0-9]{1,12}$',
+    description: 'epoch seconds after which the URL is refused',
+  }),
+  length: Type.String({ pattern: '^[0-9]{1,16}$', description: 'exact body length in bytes' }),
+  sig: Type.String({ pattern: '^[A-Za-z0-9_-]{1,128}$', description: 'HMAC-SHA256 of the values above' }),
+});

@@ -1,0 +1,220 @@
+import type { Readable } from 'node:stream';
+import type { Deps } from '../../deps.js';
+import { errors } from '../../errors.js';
+import { splitIntoParts } from '../../lib/blob/blob-storage.js';
+import type { EmbeddedBlobStorage, SignedPutRequest } from '../../lib/blob/embedded-blob-storage.js';
+import { newId } from '../../lib/ids.js';
+import { assertGameExists } from '../games/games.service.js';
+import type { Caller } from '../tokens/token-authority.js';
+import { AVATAR_MAX_BYTES, avatarMimeOf, detectImageMime, IMAGE_SIGNATURE_BYTES } from './avatar-rules.js';
+import type { UploadRow } from './uploads.repository.js';
+import * as repo from './uploads.repository.js';
+
+/** What completing an upload does: 'avatar' sets the game's avatar; 'build' is for build images. */
+export type UploadKind = 'avatar' | 'build';
+
+/** Interface 2.7: one PUT the client makes. */
+export interface PresignedRequest {
+  byte_offset: number;
+  content_length: number;
+  path: string;
+  url: string;
+}
+
+export interface PrepareUploadInput {
+  gameId: string;
+  kind: UploadKind;
+  /** The client's file name, echoed in every presigned request. */
+  path: string;
+  mime: string;
+  contentLength: number;
+  /** Multipart: one PUT per `partSize` bytes (the store's minimum part size is the caller's to respect). */
+  multipart?: { partSize: number } | undefined;
+}
+
+/**
+ * Records an upload and presigns one PUT per part. Generic over kinds: avatars use one PUT, builds will
+ * call this with `multipart`. The game must exist (callers check it with their own error).
+ */
+export async function prepareUpload(
+  deps: Deps,
+  input: PrepareUploadInput,
+): Promise<{ uploadId: string; presignedRequests: PresignedRequest[] }> {
+  const uploadId = newId();
+  // Keys are the service's own, never the client's file name, so no user input reaches a file path.
+  const key = `${input.kind}/${input.gameId}/${uploadId}`;
+  const partSize = input.multipart?.partSize ?? Math.max(input.contentLength, 1);
+  const parts = splitIntoParts(input.contentLength, partSize);
+  const multipartId =
+    input.multipart === undefined
+      ? undefined
+      : (await deps.blobs.createMultipart({ key, uploadId })).multipartId;
+  const presigned = await Promise.all(
+    parts.map(async (p) => {
+      const { url, expireTs } = await deps.blobs.presignPut({
+        key,
+        uploadId,
+        part: p.part,
+        multipartId,
+        contentLength: p.contentLength,
+      });
+      const request: PresignedRequest = {
+        byte_offset: p.byteOffset,
+        content_length: p.contentLength,
+        path: input.path,
+        url,
+      };
+      return { request, expireTs };
+    }),
+  );
+  await repo.insertUpload(deps.db, {
+    upload_id: uploadId,
+    game_id: input.gameId,
+    kind: input.kind,
+    object_key: key,
+    path: input.path,
+    mime: input.mime,
+    content_length: input.contentLength,
+    part_count: parts.length,
+    part_size: partSize,
+    multipart_id: multipartId ?? null,
+    create_ts: deps.clock.now(),
+    expire_ts: presigned.reduce((min, p) => Math.min(min, p.expireTs), Number.POSITIVE_INFINITY),
+    complete_ts: null,
+    state: 'pending',
+  });
+  return { uploadId, presignedRequests: presigned.map((p) => p.request) };
+}
+
+/** games.avatars.prepareCustomAvatarUpload (4.12). */
+export async function prepareAvatarUpload(
+  deps: Deps,
+  gameId: string,
+  body: { path: string; mime?: string | null | undefined; content_length: number },
+): Promise<{ upload_id: string; presigned_request: PresignedRequest }> {
+  await assertGameExists(deps, gameId);
+  const mime = avatarMimeOf(body.path, body.mime);
+  if (body.content_length > AVATAR_MAX_BYTES) throw errors.uploadTooLarge(AVATAR_MAX_BYTES);
+  const { uploadId, presignedRequests } = await prepareUpload(deps, {
+    gameId,
+    kind: 'avatar',
+    path: body.path,
+    mime,
+    contentLength: body.content_length,
+  });
+  const [presigned] = presignedRequests;
+  if (presigned === undefined) throw new Error('a single-PUT upload has one presigned request');
+  return { upload_id: uploadId, presigned_request: presigned };
+}
+
+/**
+ * Checks that every byte arrived, then does what the upload is for. `scope` narrows what the caller may
+ * complete; an upload outside it is "not found", never "forbidden", so its existence is not revealed.
+ * Completing a completed upload is a no-op, so a client may retry a complete whose answer it lost.
+ */
+export async function completeUpload(
+  deps: Deps,
+  uploadId: string,
+  scope: { gameId?: string | undefined; kind?: UploadKind | undefined },
+): Promise<void> {
+  const upload = await repo.findUpload(deps.db, uploadId);
+  if (
+    upload === undefined ||
+    (scope.gameId !== undefined && upload.game_id !== scope.gameId) ||
+    (scope.kind !== undefined && upload.kind !== scope.kind)
+  ) {
+    throw errors.uploadNotFound();
+  }
+  if (upload.state === 'complete') return;
+  await assertAllBytesArrived(deps, upload);
+  const now = deps.clock.now();
+  if (upload.kind === 'avatar') {
+    const detected = detectImageMime(await deps.blobs.readHead(upload.object_key, IMAGE_SIGNATURE_BYTES));
+    if (detected !== upload.mime) throw errors.uploadInvalidContent(upload.mime, detected);
+    await repo.completeAvatar(deps.db, upload, avatarUrl(deps, upload.upload_id), now);
+    return;
+  }
+  await repo.markComplete(deps.db, upload.upload_id, now);
+}
+
+/** The generic complete: a cloud token may complete its own game's uploads, the operator any. */
+export function completeUploadAs(deps: Deps, caller: Caller, uploadId: string): Promise<void> {
+  return completeUpload(deps, uploadId, { gameId: caller.kind === 'operator' ? undefined : caller.gameId });
+}
+
+async function assertAllBytesArrived(deps: Deps, upload: UploadRow): Promise<void> {
+  if (upload.multipart_id === null) {
+    const stored = await deps.blobs.statObject(upload.object_key);
+    if (stored?.size !== upload.content_length) throw errors.uploadIncomplete([1], false);
+    return;
+  }
+  const result = await deps.blobs.completeMultipart({
+    key: upload.object_key,
+    uploadId: upload.upload_id,
+    multipartId: upload.multipart_id,
+    parts: splitIntoParts(upload.content_length, upload.part_size).map((p) => ({
+      part: p.part,
+      contentLength: p.contentLength,
+    })),
+  });
+  if (!result.ok) throw errors.uploadIncomplete(result.badParts, true);
+}
+
+/** Avatars are served by this service (GET /avatars/{upload_id}) whatever the driver, so buckets stay private. */
+export function avatarUrl(deps: Deps, uploadId: string): string {
+  return `${deps.config.publicUrl}/avatars/${uploadId}`;
+}
+
+/** A completed avatar's bytes and type, for the public avatar route. */
+export async function openAvatar(
+  deps: Deps,
+  uploadId: string,
+): Promise<{ mime: string; size: number; body: Readable }> {
+  const upload = await repo.findUpload(deps.db, uploadId);
+  if (upload === undefined || upload.kind !== 'avatar' || upload.state !== 'complete') {
+    throw errors.uploadNotFound();
+  }
+  const body = await deps.blobs.openRead(upload.object_key);
+  if (body === undefined) throw errors.uploadNotFound();
+  return { mime: upload.mime, size: upload.content_length, body };
+}
+
+/**
+ * One PUT to the embedded store's signed URL. The signature is checked before anything is read, so an
+ * unsigned request learns nothing about which uploads exist.
+ */
+export async function receiveUploadPart(
+  deps: Deps,
+  storage: EmbeddedBlobStorage,
+  signed: SignedPutRequest,
+  declaredLength: number | undefined,
+  body: Readable,
+): Promise<void> {
+  const check = storage.checkPutUrl(signed);
+  if (check === 'bad_signature') throw errors.uploadUrlInvalidSignature();
+  if (check === 'expired') throw errors.uploadUrlExpired();
+  const upload = await repo.findUpload(deps.db, signed.uploadId);
+  if (upload === undefined || signed.part > upload.part_count) throw errors.uploadNotFound();
+  // Once complete, the checked file is what the game shows: it may not be swapped for other bytes. (A PUT
+  // already streaming when the complete lands can still finish; it carries the same signed length.)
+  if (upload.state === 'complete') throw errors.uploadAlreadyComplete();
+  if (declaredLength !== undefined && declaredLength !== signed.length) {
+    throw errors.uploadLengthMismatch(signed.length, `content-length ${declaredLength}`);
+  }
+  const result = await storage.writePart(
+    {
+      key: upload.object_key,
+      uploadId: upload.upload_id,
+      part: signed.part,
+      multipart: upload.multipart_id !== null,
+    },
+    signed.length,
+    body,
+  );
+  if (!result.ok) {
+    throw errors.uploadLengthMismatch(
+      signed.length,
+      result.received > signed.length ? 'more' : `${result.received} bytes`,
+    );
+  }
+}

@@ -1,0 +1,307 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { type BlobStorage, splitIntoParts } from '../../src/lib/blob/blob-storage.js';
+import { EmbeddedBlobStorage } from '../../src/lib/blob/embedded-blob-storage.js';
+import { S3BlobStorage } from '../../src/lib/blob/s3-blob-storage.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { FakeS3 } from '../helpers/fake-s3.js';
+
+const TTL_SECONDS = 3600;
+
+interface PutTarget {
+  key: string;
+  uploadId: string;
+  part: number;
+  multipart: boolean;
+}
+
+/** One driver with what a client does with its presigned URLs; the contract below runs on each. */
+interface Harness {
+  storage: BlobStorage;
+  clock: ManualClock;
+  /** PUTs `body` to the URL as a client would; 200 when stored, 4xx when refused. */
+  put(url: string, body: Buffer, target: PutTarget): Promise<number>;
+  close(): void;
+}
+
+async function embeddedHarness(): Promise<Harness & { root: string; storage: EmbeddedBlobStorage }> {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'gcm-blobs-'));
+  const clock = new ManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
+  const storage = await EmbeddedBlobStorage.open({
+    root,
+    publicUrl: 'http://gcm.test',
+    secret: randomBytes(32),
+    clock,
+    urlTtlSeconds: TTL_SECONDS,
+  });
+  return {
+    root,
+    storage,
+    clock,
+    // What the service's PUT route does with the URL (the route itself is tested over HTTP elsewhere).
+    async put(url, body, target) {
+      const u = new URL(url);
+      const check = storage.checkPutUrl({
+        uploadId: decodeURIComponent(u.pathname.split('/')[2] ?? ''),
+        part: Number(u.pathname.split('/')[4]),
+        length: Number(u.searchParams.get('length')),
+        expires: Number(u.searchParams.get('expires')),
+        sig: u.searchParams.get('sig') ?? '',
+      });
+      if (check !== 'ok') return 403;
+      const length = Number(u.searchParams.get('length'));
+      const result = await storage.writePart(target, length, Readable.from([body]));
+      return result.ok ? 200 : 400;
+    },
+    close: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+function s3Harness(): Harness & { fake: FakeS3 } {
+  const clock = new ManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
+  const credentials = { accessKeyId: 'AKTEST', secretAccessKey: 'secret-test-key', region: 'us-east-1' };
+  const fake = new FakeS3({ bucket: 'gcm-test', ...credentials, clock });
+  const storage = new S3BlobStorage({
+    endpoint: 'http://s3.test:9000',
+    bucket: 'gcm-test',
+    ...credentials,
+    forcePathStyle: true,
+    clock,
+    urlTtlSeconds: TTL_SECONDS,
+    requestHandler: fake.requestHandler,
+  });
+  return {
+    fake,
+    storage,
+    clock,
+    async put(url, body) {
+      return fake.clientPut(url, body).status;
+    },
+    close: () => {},
+  };
+}
+
+function blobContract(name: string, makeHarness: () => Promise<Harness> | Harness): void {
+  describe(`BlobStorage contract: ${name}`, () => {
+    let h: Harness;
+    let n = 0;
+    // Each case gets its own upload id and key, so cases never see each other's objects.
+    const fresh = () => {
+      n += 1;
+      const uploadId = `0190f000-0000-7000-8000-${String(n).padStart(12, '0')}`;
+      return { uploadId, key: `test/${uploadId}` };
+    };
+    before(async () => {
+      h = await makeHarness();
+    });
+    after(() => h.close());
+
+    it('stores a single PUT of the signed length and serves it back', async () => {
+      const { uploadId, key } = fresh();
+      const bytes = randomBytes(1000);
+      const { url, expireTs } = await h.storage.presignPut({ key, uploadId, part: 1, contentLength: 1000 });
+      assert.match(url, /^https?:\/\//);
+      assert.ok(Math.abs(expireTs - (h.clock.now() + TTL_SECONDS * 1000)) < 1000, 'expires after the TTL');
+      assert.equal(await h.storage.statObject(key), undefined);
+      assert.equal(await h.put(url, bytes, { key, uploadId, part: 1, multipart: false }), 200);
+      assert.deepEqual(await h.storage.statObject(key), { size: 1000 });
+      assert.deepEqual(await h.storage.readHead(key, 8), bytes.subarray(0, 8));
+      assert.deepEqual(
+        await h.storage.readHead(key, 5000),
+        bytes,
+        'a head longer than the object is all of it',
+      );
+      const stream = await h.storage.openRead(key);
+      assert.ok(stream);
+      assert.deepEqual(await collect(stream), bytes);
+      await h.storage.delete(key);
+      assert.equal(await h.storage.statObject(key), undefined);
+      await h.storage.delete(key);
+    });
+
+    it('knows nothing of keys never written', async () => {
+      const { key } = fresh();
+      assert.equal(await h.storage.statObject(key), undefined);
+      assert.equal((await h.storage.readHead(key, 8)).length, 0);
+      assert.equal(await h.storage.openRead(key), undefined);
+    });
+
+    it('refuses a body shorter or longer than signed, and stores nothing', async () => {
+      const { uploadId, key } = fresh();
+      const { url } = await h.storage.presignPut({ key, uploadId, part: 1, contentLength: 100 });
+      const target = { key, uploadId, part: 1, multipart: false };
+      assert.ok((await h.put(url, randomBytes(99), target)) >= 400);
+      assert.ok((await h.put(url, randomBytes(101), target)) >= 400);
+      assert.equal(await h.storage.statObject(key), undefined);
+    });
+
+    it('refuses a URL whose query was edited', async () => {
+      const { uploadId, key } = fresh();
+      const { url } = await h.storage.presignPut({ key, uploadId, part: 1, contentLength: 100 });
+      const target = { key, uploadId, part: 1, multipart: false };
+      for (const [param, value] of [
+        ['length', '101'],
+        ['expires', '99999999999'],
+        ['X-Amz-Expires', '604800'],
+      ] as const) {
+        const edited = new URL(url);
+        if (!edited.searchParams.has(param)) continue;
+        edited.searchParams.set(param, value);
+        assert.equal(await h.put(edited.toString(), randomBytes(100), target), 403, param);
+      }
+      assert.equal(await h.storage.statObject(key), undefined);
+    });
+
+    it('refuses a URL after it expires', async () => {
+      const { uploadId, key } = fresh();
+      const { url } = await h.storage.presignPut({ key, uploadId, part: 1, contentLength: 10 });
+      h.clock.advance((TTL_SECONDS + 1) * 1000);
+      assert.equal(await h.put(url, randomBytes(10), { key, uploadId, part: 1, multipart: false }), 403);
+      assert.equal(await h.storage.statObject(key), undefined);
+    });
+
+    it('joins multipart parts PUT in any order, once every part has its length', async () => {
+      const { uploadId, key } = fresh();
+      const file = randomBytes(2500);
+      const parts = splitIntoParts(file.length, 1000);
+      assert.deepEqual(
+        parts.map((p) => [p.part, p.byteOffset, p.contentLength]),
+        [
+          [1, 0, 1000],
+          [2, 1000, 1000],
+          [3, 2000, 500],
+        ],
+      );
+      const { multipartId } = await h.storage.createMultipart({ key, uploadId });
+      const urls = await Promise.all(
+        parts.map((p) =>
+          h.storage.presignPut({ key, uploadId, part: p.part, multipartId, contentLength: p.contentLength }),
+        ),
+      );
+      const expected = parts.map((p) => ({ part: p.part, contentLength: p.contentLength }));
+      const putPart = (i: number) => {
+        const p = parts[i];
+        const u = urls[i];
+        assert.ok(p && u);
+        const body = file.subarray(p.byteOffset, p.byteOffset + p.contentLength);
+        return h.put(u.url, body, { key, uploadId, part: p.part, multipart: true });
+      };
+      assert.equal(await putPart(2), 200);
+      assert.equal(await putPart(0), 200);
+      const early = await h.storage.completeMultipart({ key, uploadId, multipartId, parts: expected });
+      assert.deepEqual(early, { ok: false, badParts: [2] });
+      assert.equal(await h.storage.statObject(key), undefined, 'nothing is visible before every part is in');
+      assert.equal(await putPart(1), 200);
+      assert.deepEqual(await h.storage.completeMultipart({ key, uploadId, multipartId, parts: expected }), {
+        ok: true,
+      });
+      assert.deepEqual(await h.storage.statObject(key), { size: file.length });
+      const stream = await h.storage.openRead(key);
+      assert.ok(stream);
+      assert.deepEqual(await collect(stream), file);
+      // A retried complete (its answer was lost) succeeds again.
+      assert.deepEqual(await h.storage.completeMultipart({ key, uploadId, multipartId, parts: expected }), {
+        ok: true,
+      });
+    });
+  });
+}
+
+blobContract('embedded (files under the data dir)', embeddedHarness);
+blobContract('S3 (SDK over a mocked transport)', s3Harness);
+
+describe('S3 driver presigned URLs', () => {
+  it('sign the content length and expire after the TTL, with no checksum of an empty body', async () => {
+    const h = s3Harness();
+    const { url } = await h.storage.presignPut({
+      key: 'avatar/g/u',
+      uploadId: 'u',
+      part: 1,
+      contentLength: 1234,
+    });
+    const q = new URL(url).searchParams;
+    assert.equal(new URL(url).pathname, '/gcm-test/avatar/g/u');
+    assert.match(q.get('X-Amz-Signature') ?? '', /^[0-9a-f]{64}$/);
+    assert.deepEqual((q.get('X-Amz-SignedHeaders') ?? '').split(';').sort(), ['content-length', 'host']);
+    assert.equal(q.get('X-Amz-Expires'), String(TTL_SECONDS));
+    assert.equal(q.get('X-Amz-Date'), '20260101T000000Z', 'signed at the service clock');
+    assert.equal(q.get('x-amz-checksum-crc32'), null);
+    const part = await h.storage.presignPut({
+      key: 'build/g/u',
+      uploadId: 'u',
+      part: 7,
+      multipartId: 'mp-1',
+      contentLength: 5,
+    });
+    const pq = new URL(part.url).searchParams;
+    assert.equal(pq.get('partNumber'), '7');
+    assert.equal(pq.get('uploadId'), 'mp-1');
+    assert.ok((pq.get('X-Amz-SignedHeaders') ?? '').split(';').includes('content-length'));
+  });
+
+  it('checks the parts with ListParts and completes with their ETags', async () => {
+    const h = s3Harness();
+    const { multipartId } = await h.storage.createMultipart({ key: 'build/g/m', uploadId: 'm' });
+    const { url } = await h.storage.presignPut({
+      key: 'build/g/m',
+      uploadId: 'm',
+      part: 1,
+      multipartId,
+      contentLength: 3,
+    });
+    assert.equal(h.fake.clientPut(url, Buffer.from('abc')).status, 200);
+    const parts = [{ part: 1, contentLength: 3 }];
+    assert.deepEqual(
+      await h.storage.completeMultipart({ key: 'build/g/m', uploadId: 'm', multipartId, parts }),
+      {
+        ok: true,
+      },
+    );
+    assert.ok(h.fake.calls.some((c) => c.startsWith('GET /gcm-test/build/g/m?') && c.includes('uploadId')));
+    assert.ok(h.fake.calls.some((c) => c.startsWith('POST /gcm-test/build/g/m?') && c.includes('uploadId')));
+    assert.equal(h.fake.objects.get('build/g/m')?.toString(), 'abc');
+  });
+});
+
+describe('embedded driver', () => {
+  it('keeps no temp file and no object when the client hangs up mid-body', async () => {
+    const h = await embeddedHarness();
+    try {
+      const body = new Readable({ read() {} });
+      body.push(randomBytes(10));
+      const writing = h.storage.writePart(
+        { key: 'k/torn', uploadId: 'torn', part: 1, multipart: false },
+        100,
+        body,
+      );
+      setImmediate(() => body.destroy(new Error('aborted')));
+      assert.deepEqual(await writing, { ok: false, received: 10 });
+      assert.equal(await h.storage.statObject('k/torn'), undefined);
+      assert.deepEqual(readdirSync(path.join(h.root, 'tmp')), []);
+    } finally {
+      h.close();
+    }
+  });
+
+  it('refuses keys that could leave its directory', async () => {
+    const h = await embeddedHarness();
+    try {
+      for (const key of ['../x', 'a/../../x', '/abs', 'a//b', 'a/./b', '']) {
+        await assert.rejects(h.storage.statObject(key), /invalid blob key/, key);
+      }
+    } finally {
+      h.close();
+    }
+  });
+});
+
+async function collect(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}

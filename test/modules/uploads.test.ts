@@ -1,0 +1,725 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { S3BlobStorage } from '../../src/lib/blob/s3-blob-storage.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { prepareUpload } from '../../src/modules/uploads/uploads.service.js';
+import { createService } from '../../src/service.js';
+import { FakeS3 } from '../helpers/fake-s3.js';
+import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+
+interface ErrorBody {
+  code: string;
+  message: string;
+  metadata?: { field?: string; parts?: number[]; detected?: string | null };
+}
+
+interface Prepared {
+  upload_id: string;
+  presigned_request: { byte_offset: number; content_length: number; path: string; url: string };
+}
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const JPEG_MAGIC = Buffer.from([0xff, 0xd8, 0xff, 0xe0]);
+
+/** An image as far as magic bytes go: the signature, then random bytes up to `size`. */
+function image(magic: Buffer, size: number): Buffer {
+  return Buffer.concat([magic, randomBytes(size - magic.length)]);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(),
+      );
+    });
+  });
+}
+
+/**
+ * A service that really listens, with GCM_PUBLIC_URL naming the port it listens on, so the presigned URLs
+ * it hands out are the ones a client would use. `port` reuses a port (a restart).
+ */
+async function startListening(options: { dataDir?: string; port?: number } = {}) {
+  const port = options.port ?? (await freePort());
+  const publicUrl = `http://127.0.0.1:${port}`;
+  const svc = await startTestService({
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    env: { GCM_PUBLIC_URL: publicUrl },
+  });
+  await svc.app.listen({ port, host: '127.0.0.1' });
+  return { svc, port, publicUrl };
+}
+
+async function put(url: string, body: Buffer, contentType = 'image/png') {
+  const res = await fetch(url, { method: 'PUT', body, headers: { 'content-type': contentType } });
+  const text = await res.text();
+  return { status: res.status, text, error: text === '' ? undefined : (JSON.parse(text) as ErrorBody) };
+}
+
+/** A PUT over a raw socket connection, for bodies fetch will not send: a lying or missing content-length. */
+function rawPut(
+  url: string,
+  chunks: Buffer[],
+  headers: Record<string, string> = {},
+): Promise<{ status: number; error: ErrorBody | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'PUT', headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        text += c;
+      });
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          error: text === '' ? undefined : (JSON.parse(text) as ErrorBody),
+        }),
+      );
+    });
+    req.on('error', reject);
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
+
+function assertError(res: LightMyRequestResponse, status: number, code: string): ErrorBody {
+  assert.equal(res.statusCode, status, res.body);
+  const body = res.json<ErrorBody>();
+  assert.equal(body.code, code, res.body);
+  return body;
+}
+
+describe('avatar uploads through the embedded store', () => {
+  let svc: TestService;
+  let publicUrl: string;
+  let game: Awaited<ReturnType<typeof createGameFixture>>;
+  let other: Awaited<ReturnType<typeof createGameFixture>>;
+
+  before(async () => {
+    ({ svc, publicUrl } = await startListening());
+    game = await createGameFixture(svc, 'avatar-game');
+    other = await createGameFixture(svc, 'other-game');
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  async function prepare(body: Record<string, unknown>, token: string | null = game.cloudToken) {
+    return svc.call('POST', `/cloud/games/${game.gameId}/prepare`, { token, body });
+  }
+
+  async function prepareOk(filePath: string, size: number, mime?: string): Promise<Prepared> {
+    const res = await prepare({
+      path: filePath,
+      content_length: size,
+      ...(mime === undefined ? {} : { mime }),
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<Prepared>();
+  }
+
+  const complete = (uploadId: string, token: string = game.cloudToken, gameId = game.gameId) =>
+    svc.call('POST', `/cloud/games/${gameId}/avatar-upload/${uploadId}/complete`, { token });
+
+  const avatarOf = async (gameId = game.gameId) =>
+    (await svc.call('GET', `/cloud/games/${gameId}`)).json<{ game: { avatar_url?: string } }>().game
+      .avatar_url;
+
+  for (const { name, file, mime, magic, size } of [
+    { name: 'PNG', file: 'icon.png', mime: 'image/png', magic: PNG_MAGIC, size: 4096 },
+    { name: 'JPEG', file: 'art/Photo.JPEG', mime: 'image/jpeg', magic: JPEG_MAGIC, size: 3000 },
+    // Over the 1 MiB JSON body limit: the PUT route streams with the signed length as its only limit.
+    { name: '1.5 MB PNG', file: 'big.png', mime: undefined, magic: PNG_MAGIC, size: 1_500_000 },
+  ]) {
+    it(`${name}: prepare, PUT, complete; the game shows the avatar and it serves the bytes`, async () => {
+      const bytes = image(magic, size);
+      const prepared = await prepareOk(file, size, mime);
+      assert.match(prepared.upload_id, /^[0-9a-f-]{36}$/);
+      const { presigned_request: pr } = prepared;
+      assert.equal(pr.byte_offset, 0);
+      assert.equal(pr.content_length, size);
+      assert.equal(pr.path, file);
+      assert.ok(pr.url.startsWith(`${publicUrl}/uploads/${prepared.upload_id}/parts/1?`), pr.url);
+
+      const stored = await put(pr.url, bytes, 'application/octet-stream');
+      assert.equal(stored.status, 200, stored.text);
+      assert.equal(stored.text, '');
+      assert.equal((await complete(prepared.upload_id)).statusCode, 204);
+
+      const avatarUrl = await avatarOf();
+      assert.equal(avatarUrl, `${publicUrl}/avatars/${prepared.upload_id}`);
+      const res = await fetch(avatarUrl as string);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), mime ?? 'image/png');
+      assert.equal(res.headers.get('content-length'), String(size));
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+      assert.deepEqual(Buffer.from(await res.arrayBuffer()), bytes);
+      const head = await fetch(avatarUrl as string, { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.get('content-length'), String(size));
+    });
+  }
+
+  it('accepts a PUT of any content type or none, while JSON routes still refuse text/plain', async () => {
+    for (const contentType of ['image/png', 'text/plain', 'multipart/form-data; boundary=x', undefined]) {
+      const bytes = image(PNG_MAGIC, 64);
+      const { presigned_request: pr } = await prepareOk('a.png', 64);
+      const headers: Record<string, string> =
+        contentType === undefined ? {} : { 'content-type': contentType };
+      const res = await fetch(pr.url, { method: 'PUT', body: bytes, headers });
+      assert.equal(res.status, 200, `${contentType}: ${await res.text()}`);
+    }
+    const json = await svc.call('POST', `/cloud/games/${game.gameId}/prepare`, {
+      headers: { 'content-type': 'text/plain' },
+      body: 'path=a.png',
+    });
+    assertError(json, 415, 'API_UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  describe('prepare refuses', () => {
+    const cases: {
+      name: string;
+      body: Record<string, unknown>;
+      status: number;
+      code: string;
+      field?: string;
+    }[] = [
+      {
+        name: 'a .gif',
+        body: { path: 'a.gif' },
+        status: 400,
+        code: 'UPLOAD_INVALID_FILE_TYPE',
+        field: 'path',
+      },
+      {
+        name: 'no extension',
+        body: { path: 'png' },
+        status: 400,
+        code: 'UPLOAD_INVALID_FILE_TYPE',
+        field: 'path',
+      },
+      {
+        name: 'a dot file',
+        body: { path: '.png' },
+        status: 400,
+        code: 'UPLOAD_INVALID_FILE_TYPE',
+        field: 'path',
+      },
+      { name: 'png.exe', body: { path: 'a.png.exe' }, status: 400, code: 'UPLOAD_INVALID_FILE_TYPE' },
+      {
+        name: 'a GIF mime',
+        body: { path: 'a.png', mime: 'image/gif' },
+        status: 400,
+        code: 'UPLOAD_INVALID_MIME',
+        field: 'mime',
+      },
+      {
+        name: 'a mime against the extension',
+        body: { path: 'a.png', mime: 'image/jpeg' },
+        status: 400,
+        code: 'UPLOAD_INVALID_MIME',
+      },
+      {
+        name: 'image/jpg (not a registered type)',
+        body: { path: 'a.jpg', mime: 'image/jpg' },
+        status: 400,
+        code: 'UPLOAD_INVALID_MIME',
+      },
+      {
+        name: '2,000,000 bytes',
+        body: { path: 'a.png', content_length: 2_000_000 },
+        status: 400,
+        code: 'UPLOAD_TOO_LARGE',
+        field: 'content_length',
+      },
+      {
+        name: 'the largest safe integer',
+        body: { path: 'a.png', content_length: Number.MAX_SAFE_INTEGER },
+        status: 400,
+        code: 'UPLOAD_TOO_LARGE',
+      },
+      {
+        name: 'an empty file',
+        body: { path: 'a.png', content_length: 0 },
+        status: 400,
+        code: 'API_BAD_BODY',
+      },
+      {
+        name: 'a negative length',
+        body: { path: 'a.png', content_length: -1 },
+        status: 400,
+        code: 'API_BAD_BODY',
+      },
+      {
+        name: 'a fractional length',
+        body: { path: 'a.png', content_length: 1.5 },
+        status: 400,
+        code: 'API_BAD_BODY',
+      },
+      {
+        name: 'a length as a string',
+        body: { path: 'a.png', content_length: '10' },
+        status: 400,
+        code: 'API_BAD_BODY',
+      },
+      {
+        name: 'a length past 2^53',
+        body: { path: 'a.png', content_length: 2 ** 60 },
+        status: 400,
+        code: 'API_BAD_BODY',
+      },
+      { name: 'no path', body: { path: undefined }, status: 400, code: 'API_BAD_BODY' },
+    ];
+    for (const c of cases) {
+      it(c.name, async () => {
+        const res = await prepare({ content_length: 100, ...c.body });
+        const body = assertError(res, c.status, c.code);
+        if (c.field !== undefined) assert.equal(body.metadata?.field, c.field);
+      });
+    }
+
+    it('nothing else: 1,999,999 bytes, a null mime and a mime with parameters are fine', async () => {
+      assert.equal((await prepare({ path: 'a.png', content_length: 1_999_999 })).statusCode, 200);
+      assert.equal((await prepare({ path: 'a.PNG', mime: null, content_length: 5 })).statusCode, 200);
+      assert.equal(
+        (await prepare({ path: 'a.jpg', mime: 'Image/JPEG; q=1', content_length: 5 })).statusCode,
+        200,
+      );
+    });
+
+    it('a game that does not exist (operator) and a token of another game', async () => {
+      const missing = await svc.call('POST', '/cloud/games/0190f000-0000-7000-8000-000000000000/prepare', {
+        body: { path: 'a.png', content_length: 5 },
+      });
+      assertError(missing, 404, 'GAME_NOT_FOUND');
+      assertError(
+        await prepare({ path: 'a.png', content_length: 5 }, other.cloudToken),
+        403,
+        'API_FORBIDDEN',
+      );
+      assertError(await prepare({ path: 'a.png', content_length: 5 }, null), 401, 'API_UNAUTHORIZED');
+    });
+  });
+
+  describe('the signed PUT URL', () => {
+    it('refuses a tampered signature, length, expiry, part or upload id (403) and stores nothing', async () => {
+      const { upload_id, presigned_request: pr } = await prepareOk('a.png', 100);
+      const another = await prepareOk('b.png', 100);
+      const bytes = image(PNG_MAGIC, 100);
+      const url = new URL(pr.url);
+      const sig = url.searchParams.get('sig') ?? '';
+      const edits: [string, (u: URL) => void][] = [
+        ['sig', (u) => u.searchParams.set('sig', `${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`)],
+        ['length', (u) => u.searchParams.set('length', '101')],
+        [
+          'expires',
+          (u) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 3600)),
+        ],
+        ['part', (u) => (u.pathname = u.pathname.replace(/\/parts\/1$/, '/parts/2'))],
+        ['upload id', (u) => (u.pathname = u.pathname.replace(upload_id, another.upload_id))],
+      ];
+      for (const [what, edit] of edits) {
+        const tampered = new URL(url);
+        edit(tampered);
+        const res = await put(tampered.toString(), what === 'length' ? image(PNG_MAGIC, 101) : bytes);
+        assert.equal(res.status, 403, `${what}: ${res.text}`);
+        assert.equal(res.error?.code, 'UPLOAD_URL_INVALID_SIGNATURE', what);
+      }
+      const unsigned = new URL(url);
+      unsigned.searchParams.delete('sig');
+      assert.equal((await put(unsigned.toString(), bytes)).error?.code, 'API_BAD_QUERY');
+      assertError(await complete(upload_id), 400, 'UPLOAD_INCOMPLETE');
+      assertError(await complete(another.upload_id), 400, 'UPLOAD_INCOMPLETE');
+    });
+
+    it('refuses an expired URL with its own code (the TTL is GCM_UPLOAD_URL_TTL_SECONDS, 1 h)', async () => {
+      const { upload_id, presigned_request: pr } = await prepareOk('a.png', 100);
+      const expires = Number(new URL(pr.url).searchParams.get('expires')) * 1000;
+      assert.ok(expires - svc.clock.now() <= 3600_000 && expires - svc.clock.now() > 3590_000);
+      svc.clock.advance(3600_000);
+      const res = await put(pr.url, image(PNG_MAGIC, 100));
+      assert.equal(res.status, 403, res.text);
+      assert.equal(res.error?.code, 'UPLOAD_URL_EXPIRED');
+      assertError(await complete(upload_id), 400, 'UPLOAD_INCOMPLETE');
+    });
+
+    it('refuses a body shorter or longer than signed, declared or streamed, then takes the right one', async () => {
+      const { upload_id, presigned_request: pr } = await prepareOk('a.png', 1000);
+      const bytes = image(PNG_MAGIC, 1000);
+      for (const wrong of [bytes.subarray(0, 999), Buffer.concat([bytes, Buffer.from([0])])]) {
+        const declared = await put(pr.url, wrong);
+        assert.equal(declared.status, 400, declared.text);
+        assert.equal(declared.error?.code, 'UPLOAD_LENGTH_MISMATCH');
+        // Chunked: no content-length to compare up front, so the stream itself is counted.
+        const streamed = await rawPut(pr.url, [wrong.subarray(0, 500), wrong.subarray(500)], {
+          'transfer-encoding': 'chunked',
+        });
+        assert.equal(streamed.status, 400);
+        assert.equal(streamed.error?.code, 'UPLOAD_LENGTH_MISMATCH');
+      }
+      // A long stream is cut off at the first byte past the length, not read to its end.
+      const endless = await rawPut(pr.url, [bytes, randomBytes(4 * 1024 * 1024)], {
+        'transfer-encoding': 'chunked',
+      });
+      assert.equal(endless.status, 400);
+      assert.equal(endless.error?.code, 'UPLOAD_LENGTH_MISMATCH');
+      assertError(await complete(upload_id), 400, 'UPLOAD_INCOMPLETE');
+      assert.deepEqual(readdirSync(path.join(svc.dataDir, 'blobs', 'tmp')), [], 'no temp file is left');
+      const streamedRight = await rawPut(pr.url, [bytes.subarray(0, 10), bytes.subarray(10)], {
+        'transfer-encoding': 'chunked',
+      });
+      assert.equal(streamedRight.status, 200);
+      assert.equal((await complete(upload_id)).statusCode, 204);
+    });
+
+    it('keeps nothing of a client that hangs up mid-body', async () => {
+      const { upload_id, presigned_request: pr } = await prepareOk('a.png', 100_000);
+      await new Promise<void>((resolve) => {
+        const req = http.request(pr.url, { method: 'PUT', headers: { 'content-length': '100000' } });
+        req.on('error', () => resolve());
+        req.write(image(PNG_MAGIC, 50_000), () => {
+          setTimeout(() => {
+            req.destroy();
+            resolve();
+          }, 50);
+        });
+      });
+      // The server notices the hang-up asynchronously: wait until its temp file is gone.
+      const tmp = path.join(svc.dataDir, 'blobs', 'tmp');
+      for (let i = 0; i < 100 && readdirSync(tmp).length > 0; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(readdirSync(tmp), []);
+      assertError(await complete(upload_id), 400, 'UPLOAD_INCOMPLETE');
+    });
+
+    it('refuses a second PUT once the upload is complete (409), keeping the checked file', async () => {
+      const bytes = image(PNG_MAGIC, 200);
+      const { upload_id, presigned_request: pr } = await prepareOk('a.png', 200);
+      assert.equal((await put(pr.url, bytes)).status, 200);
+      assert.equal(
+        (await put(pr.url, image(PNG_MAGIC, 200))).status,
+        200,
+        'before complete, a retry replaces',
+      );
+      assert.equal((await put(pr.url, bytes)).status, 200);
+      assert.equal((await complete(upload_id)).statusCode, 204);
+      const again = await put(pr.url, Buffer.alloc(200));
+      assert.equal(again.status, 409, again.text);
+      assert.equal(again.error?.code, 'UPLOAD_ALREADY_COMPLETE');
+      const served = await fetch(`${publicUrl}/avatars/${upload_id}`);
+      assert.deepEqual(Buffer.from(await served.arrayBuffer()), bytes);
+    });
+  });
+
+  describe('complete', () => {
+    it('before the upload: 400 UPLOAD_INCOMPLETE, and the avatar is unchanged', async () => {
+      const before = await avatarOf();
+      const { upload_id } = await prepareOk('a.png', 100);
+      const res = assertError(await complete(upload_id), 400, 'UPLOAD_INCOMPLETE');
+      assert.deepEqual(res.metadata?.parts, [1]);
+      assert.equal(await avatarOf(), before);
+      assertError(await svc.call('GET', `/avatars/${upload_id}`, { token: null }), 404, 'UPLOAD_NOT_FOUND');
+    });
+
+    it('checks magic bytes: not an image, or a JPEG sent as .png, is 400 UPLOAD_INVALID_CONTENT', async () => {
+      const before = await avatarOf();
+      const { upload_id, presigned_request: pr } = await prepareOk('a.png', 100);
+      assert.equal((await put(pr.url, Buffer.from('x'.repeat(100)))).status, 200);
+      const text = assertError(await complete(upload_id), 400, 'UPLOAD_INVALID_CONTENT');
+      assert.equal(text.metadata?.detected, null);
+      assert.equal((await put(pr.url, image(JPEG_MAGIC, 100))).status, 200);
+      const jpeg = assertError(await complete(upload_id), 400, 'UPLOAD_INVALID_CONTENT');
+      assert.equal(jpeg.metadata?.detected, 'image/jpeg');
+      assert.equal(await avatarOf(), before);
+      // Still pending: the right bytes to the same URL complete it.
+      assert.equal((await put(pr.url, image(PNG_MAGIC, 100))).status, 200);
+      assert.equal((await complete(upload_id)).statusCode, 204);
+    });
+
+    it('is idempotent, by either route, and an older upload completed again does not come back', async () => {
+      const first = await prepareOk('a.png', 100);
+      assert.equal((await put(first.presigned_request.url, image(PNG_MAGIC, 100))).status, 200);
+      assert.equal((await complete(first.upload_id)).statusCode, 204);
+      const second = await prepareOk('b.jpg', 100);
+      assert.equal((await put(second.presigned_request.url, image(JPEG_MAGIC, 100))).status, 200);
+      const generic = await svc.call('POST', `/cloud/uploads/${second.upload_id}/complete`, {
+        token: game.cloudToken,
+      });
+      assert.equal(generic.statusCode, 204, generic.body);
+      assert.equal(await avatarOf(), `${publicUrl}/avatars/${second.upload_id}`);
+      assert.equal((await complete(first.upload_id)).statusCode, 204);
+      assert.equal((await complete(second.upload_id)).statusCode, 204);
+      assert.equal((await svc.call('POST', `/cloud/uploads/${second.upload_id}/complete`)).statusCode, 204);
+      assert.equal(await avatarOf(), `${publicUrl}/avatars/${second.upload_id}`);
+    });
+
+    it('hides other games’ uploads: 403 for a foreign game path, 404 for a foreign upload id', async () => {
+      const { upload_id, presigned_request: pr } = await prepareOk('a.png', 100);
+      assert.equal((await put(pr.url, image(PNG_MAGIC, 100))).status, 200);
+      // Another game's token on this game's path: refused before anything is read.
+      assertError(await complete(upload_id, other.cloudToken), 403, 'API_FORBIDDEN');
+      // Its own game's path with this game's upload id, or the generic route: as if it did not exist.
+      assertError(await complete(upload_id, other.cloudToken, other.gameId), 404, 'UPLOAD_NOT_FOUND');
+      assertError(await complete(upload_id, svc.operatorToken, other.gameId), 404, 'UPLOAD_NOT_FOUND');
+      const generic = await svc.call('POST', `/cloud/uploads/${upload_id}/complete`, {
+        token: other.cloudToken,
+      });
+      assertError(generic, 404, 'UPLOAD_NOT_FOUND');
+      assertError(
+        await svc.call('POST', `/cloud/uploads/${upload_id}/complete`, { token: null }),
+        401,
+        'API_UNAUTHORIZED',
+      );
+      // The operator may complete any game's upload through the generic route.
+      assert.equal((await svc.call('POST', `/cloud/uploads/${upload_id}/complete`)).statusCode, 204);
+      assert.equal(await avatarOf(other.gameId), undefined);
+    });
+
+    it('of an unknown upload: 404 UPLOAD_NOT_FOUND', async () => {
+      const unknown = '0190f000-0000-7000-8000-00000000abcd';
+      assertError(await complete(unknown), 404, 'UPLOAD_NOT_FOUND');
+      assertError(await svc.call('POST', `/cloud/uploads/${unknown}/complete`), 404, 'UPLOAD_NOT_FOUND');
+      assertError(await svc.call('GET', `/avatars/${unknown}`, { token: null }), 404, 'UPLOAD_NOT_FOUND');
+    });
+  });
+
+  it('multipart (the path builds take): parts PUT in random order over HTTP, joined at complete', async () => {
+    const file = randomBytes(5 * 1024 * 1024 + 12_345);
+    const partSize = 1024 * 1024;
+    const { uploadId, presignedRequests } = await prepareUpload(svc.deps, {
+      gameId: game.gameId,
+      kind: 'build',
+      path: 'image.tar',
+      mime: 'application/x-tar',
+      contentLength: file.length,
+      multipart: { partSize },
+    });
+    assert.equal(presignedRequests.length, 6);
+    assert.deepEqual(
+      presignedRequests.map((p) => p.byte_offset),
+      [0, 1, 2, 3, 4, 5].map((i) => i * partSize),
+    );
+    const order = presignedRequests.map((_, i) => i).sort(() => Math.random() - 0.5);
+    const last = order.pop() as number;
+    const putPart = async (i: number) => {
+      const p = presignedRequests[i];
+      assert.ok(p);
+      const res = await put(p.url, file.subarray(p.byte_offset, p.byte_offset + p.content_length));
+      assert.equal(res.status, 200, res.text);
+    };
+    await Promise.all(order.map(putPart));
+    const missing = assertError(
+      await svc.call('POST', `/cloud/uploads/${uploadId}/complete`),
+      400,
+      'UPLOAD_INCOMPLETE',
+    );
+    assert.deepEqual(missing.metadata?.parts, [last + 1]);
+    await putPart(last);
+    assert.equal((await svc.call('POST', `/cloud/uploads/${uploadId}/complete`)).statusCode, 204);
+    assert.equal((await svc.call('POST', `/cloud/uploads/${uploadId}/complete`)).statusCode, 204);
+    const key = `build/${game.gameId}/${uploadId}`;
+    const stream = await svc.deps.blobs.openRead(key);
+    assert.ok(stream);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(Buffer.from(chunk));
+    assert.ok(Buffer.concat(chunks).equals(file));
+    // A build upload is not an avatar: the avatar routes do not know it.
+    assertError(await complete(uploadId), 404, 'UPLOAD_NOT_FOUND');
+    assertError(await svc.call('GET', `/avatars/${uploadId}`, { token: null }), 404, 'UPLOAD_NOT_FOUND');
+  });
+});
+
+describe('a restart between prepare and complete', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gcm-upload-restart-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('keeps the upload and its URL valid: the signing secret is in the database', async () => {
+    const first = await startListening({ dataDir });
+    const game = await createGameFixture(first.svc, 'restart-game');
+    const res = await first.svc.call('POST', `/cloud/games/${game.gameId}/prepare`, {
+      token: game.cloudToken,
+      body: { path: 'a.png', content_length: 500 },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const prepared = res.json<Prepared>();
+    await first.svc.close();
+
+    const second = await startListening({ dataDir, port: first.port });
+    try {
+      const bytes = image(PNG_MAGIC, 500);
+      assert.equal((await put(prepared.presigned_request.url, bytes)).status, 200);
+      const done = await second.svc.call(
+        'POST',
+        `/cloud/games/${game.gameId}/avatar-upload/${prepared.upload_id}/complete`,
+        { token: game.cloudToken },
+      );
+      assert.equal(done.statusCode, 204, done.body);
+      const served = await fetch(`${second.publicUrl}/avatars/${prepared.upload_id}`);
+      assert.deepEqual(Buffer.from(await served.arrayBuffer()), bytes);
+    } finally {
+      await second.svc.close();
+    }
+  });
+});
+
+describe('avatar uploads through the S3 driver (mocked transport)', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gcm-upload-s3-'));
+  const clock = new ManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
+  const s3Env = {
+    S3_ENDPOINT: 'http://s3.test:9000',
+    S3_BUCKET: 'gcm-avatars',
+    S3_ACCESS_KEY_ID: 'AKTEST',
+    S3_SECRET_ACCESS_KEY: 'secret-test-key',
+  };
+  const fake = new FakeS3({
+    bucket: 'gcm-avatars',
+    accessKeyId: 'AKTEST',
+    secretAccessKey: 'secret-test-key',
+    region: 'us-east-1',
+    clock,
+  });
+  let app: Awaited<ReturnType<typeof createService>>['app'];
+  let operatorToken: string;
+
+  before(async () => {
+    const config = loadConfig({
+      GCM_DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      GCM_PUBLIC_URL: 'http://gcm.test',
+      ...s3Env,
+    });
+    assert.ok(config.s3);
+    const blobs = new S3BlobStorage({
+      ...config.s3,
+      clock,
+      urlTtlSeconds: config.uploadUrlTtlSeconds,
+      requestHandler: fake.requestHandler,
+    });
+    const started = await createService(config, { clock, logger: false, blobs });
+    app = started.app;
+    operatorToken = started.newOperatorToken ?? '';
+  });
+  after(async () => {
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, body?: Record<string, unknown>) =>
+    app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${operatorToken}` },
+      ...(body ? { payload: body } : {}),
+    });
+
+  it('prepare → PUT to the bucket → complete → the avatar is served from the bucket', async () => {
+    const game = await call('POST', '/cloud/games', { name_id: 's3-game', display_name: 'S3 Game' });
+    const gameId = game.json<{ game_id: string }>().game_id;
+    const bytes = image(JPEG_MAGIC, 2048);
+    const res = await call('POST', `/cloud/games/${gameId}/prepare`, { path: 'a.jpg', content_length: 2048 });
+    assert.equal(res.statusCode, 200, res.body);
+    const { upload_id, presigned_request: pr } = res.json<Prepared>();
+    assert.ok(pr.url.startsWith(`http://s3.test:9000/gcm-avatars/avatar/${gameId}/${upload_id}?`), pr.url);
+
+    assertError(
+      await call('POST', `/cloud/games/${gameId}/avatar-upload/${upload_id}/complete`),
+      400,
+      'UPLOAD_INCOMPLETE',
+    );
+    assert.equal(
+      fake.clientPut(pr.url, Buffer.concat([bytes, Buffer.from([0])])).status,
+      403,
+      'length is signed',
+    );
+    assert.equal(fake.clientPut(pr.url, Buffer.from('not an image'.padEnd(2048))).status, 200);
+    assertError(
+      await call('POST', `/cloud/games/${gameId}/avatar-upload/${upload_id}/complete`),
+      400,
+      'UPLOAD_INVALID_CONTENT',
+    );
+    assert.equal(fake.clientPut(pr.url, bytes).status, 200);
+    assert.equal(
+      (await call('POST', `/cloud/games/${gameId}/avatar-upload/${upload_id}/complete`)).statusCode,
+      204,
+    );
+
+    const full = await call('GET', `/cloud/games/${gameId}`);
+    assert.equal(
+      full.json<{ game: { avatar_url?: string } }>().game.avatar_url,
+      `http://gcm.test/avatars/${upload_id}`,
+    );
+    const served = await app.inject({ method: 'GET', url: `/avatars/${upload_id}` });
+    assert.equal(served.statusCode, 200);
+    assert.equal(served.headers['content-type'], 'image/jpeg');
+    assert.deepEqual(served.rawPayload, bytes);
+  });
+
+  it('has no embedded PUT route: uploads go to the bucket', async () => {
+    const res = await app.inject({
+      method: 'PUT',
+      url: '/uploads/x/parts/1?expires=1&length=1&sig=x',
+      payload: 'x',
+    });
+    assertError(res, 404, 'API_NOT_FOUND');
+  });
+
+  it('expired bucket URLs are refused by the store', async () => {
+    const game = await call('POST', '/cloud/games', { name_id: 's3-expiry', display_name: 'S3 Expiry' });
+    const gameId = game.json<{ game_id: string }>().game_id;
+    const res = await call('POST', `/cloud/games/${gameId}/prepare`, { path: 'a.png', content_length: 10 });
+    const { presigned_request: pr } = res.json<Prepared>();
+    clock.advance(3601_000);
+    assert.equal(fake.clientPut(pr.url, image(PNG_MAGIC, 10)).status, 403);
+  });
+});
+
+describe('upload configuration', () => {
+  it('defaults to the embedded store with 1 h URLs', () => {
+    const config = loadConfig({});
+    assert.equal(config.s3, undefined);
+    assert.equal(config.uploadUrlTtlSeconds, 3600);
+  });
+
+  it('reads S3 settings, region us-east-1 and path style by default', () => {
+    const config = loadConfig({ S3_ENDPOINT: 'https://minio.example:9000', S3_BUCKET: 'avatars' });
+    assert.deepEqual(config.s3, {
+      endpoint: 'https://minio.example:9000',
+      bucket: 'avatars',
+      region: 'us-east-1',
+      accessKeyId: undefined,
+      secretAccessKey: undefined,
+      forcePathStyle: true,
+    });
+  });
+
+  it('reports half an S3 configuration and a bad TTL together', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          S3_ENDPOINT: 'https://minio.example',
+          S3_ACCESS_KEY_ID: 'only-the-id',
+          GCM_UPLOAD_URL_TTL_SECONDS: '10',
+        }),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        err.problems.some((p) => p.includes('S3_BUCKET')) &&
+        err.problems.some((p) => p.includes('GCM_UPLOAD_URL_TTL_SECONDS')),
+    );
+    assert.throws(
+      () => loadConfig({ S3_ENDPOINT: 'ftp://x', S3_BUCKET: 'B', S3_SECRET_ACCESS_KEY: 's' }),
+      (err: unknown) => err instanceof ConfigError && err.problems.length === 3,
+    );
+  });
+});
