@@ -7,6 +7,7 @@ import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { redactUrl } from './http/redact.js';
 import { newRayId } from './lib/ids.js';
+import { buildsRoutes } from './modules/builds/builds.routes.js';
 import { gamesRoutes } from './modules/games/games.routes.js';
 import { lobbyLogsRoutes } from './modules/lobby-logs/lobby-logs.routes.js';
 import { namespacesRoutes } from './modules/namespaces/namespaces.routes.js';
@@ -89,6 +90,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
   versionsRoutes(app, deps);
   namespacesRoutes(app, deps);
   lobbyLogsRoutes(app, deps);
+  buildsRoutes(app, deps);
   tokensRoutes(app, deps);
   uploadsRoutes(app, deps);
 

@@ -11,6 +11,8 @@ export interface Config {
   readonly cloudTokenTtlDays: number;
   readonly bodyLimitBytes: number;
   readonly shutdownTimeoutMs: number;
+  /** Part size of multipart build uploads (the last part takes the remainder). */
+  readonly buildPartSizeBytes: number;
   /** Region name ids the hosting data plane offers; game modes may only name these. */
   readonly regions: readonly string[];
   /** How long a presigned upload URL stays valid. */
@@ -104,6 +106,8 @@ export function loadConfig(env: Env = process.env): Config {
   const uploadUrlTtlSeconds = int('GCM_UPLOAD_URL_TTL_SECONDS', 3600, 60, 604_800);
   const s3 = readS3Config(read, problems);
 
+  const buildPartSizeBytes = int('GCM_BUILD_PART_SIZE_BYTES', 100 * 1024 * 1024, 1024 * 1024, 5 * 1024 ** 3);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     host,
@@ -116,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes,
     shutdownTimeoutMs,
     regions: Object.freeze(regions),
+    buildPartSizeBytes,
     uploadUrlTtlSeconds,
     s3,
   });

@@ -57,6 +57,12 @@ export const ERROR_CATALOGUE = {
   UPLOAD_ALREADY_COMPLETE: { status: 409, summary: 'The upload is complete; its file can no longer change.' },
   UPLOAD_INCOMPLETE: { status: 400, summary: 'Not every part of the upload has arrived with its length.' },
   UPLOAD_INVALID_CONTENT: { status: 400, summary: 'The uploaded bytes are not of the declared type.' },
+  ENVIRONMENT_NOT_FOUND: { status: 404, summary: 'No such environment (namespace) in this game.' },
+  BUILD_NOT_FOUND: { status: 404, summary: 'No such completed build in this environment.' },
+  BUILDS_TAGS_MISSING_EXCLUSIVE_KEY: {
+    status: 400,
+    summary: 'An exclusive tag key is not among the tags set.',
+  },
   ERROR: { status: 500, summary: 'An unexpected error; the ray_id identifies it in the logs.' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
@@ -142,6 +148,14 @@ export const errors = {
       `the uploaded bytes are not ${expected} by their magic bytes` +
         (detected === undefined ? '' : ` but ${detected}`),
       { expected, detected: detected ?? null },
+    ),
+  environmentNotFound: () => make('ENVIRONMENT_NOT_FOUND', 'environment not found'),
+  buildNotFound: () => make('BUILD_NOT_FOUND', 'build not found'),
+  buildsTagsMissingExclusiveKey: (keys: string[]) =>
+    make(
+      'BUILDS_TAGS_MISSING_EXCLUSIVE_KEY',
+      `exclusive_tags names keys that are not in tags: ${keys.map((k) => `"${k}"`).join(', ')}`,
+      { field: 'exclusive_tags', keys },
     ),
   internal: () => make('ERROR', 'internal error'),
 };

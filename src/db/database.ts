@@ -110,6 +110,23 @@ export interface UploadsTable {
   state: string;
 }
 
+export interface BuildsTable {
+  build_id: string;
+  game_id: string;
+  namespace_id: string;
+  name: string;
+  upload_id: string;
+  content_length: number;
+  create_ts: number;
+  complete_ts: number | null;
+}
+
+export interface BuildTagsTable {
+  build_id: string;
+  tag_key: string;
+  tag_value: string;
+}
+
 export interface Database {
   signing_keys: SigningKeysTable;
   operator_tokens: OperatorTokensTable;
@@ -119,6 +136,8 @@ export interface Database {
   namespace_cdn_auth_users: NamespaceCdnAuthUsersTable;
   tokens: TokensTable;
   lobbies: LobbiesTable;
+  builds: BuildsTable;
+  build_tags: BuildTagsTable;
   upload_signing_secrets: UploadSigningSecretsTable;
   uploads: UploadsTable;
 }

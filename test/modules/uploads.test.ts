@@ -13,6 +13,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { prepareUpload } from '../../src/modules/uploads/uploads.service.js';
 import { createService } from '../../src/service.js';
 import { FakeS3 } from '../helpers/fake-s3.js';
+import { freePort, startListening } from '../helpers/listening.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
 
 interface ErrorBody {
@@ -32,34 +33,6 @@ const JPEG_MAGIC = Buffer.from([0xff, 0xd8, 0xff, 0xe0]);
 /** An image as far as magic bytes go: the signature, then random bytes up to `size`. */
 function image(magic: Buffer, size: number): Buffer {
   return Buffer.concat([magic, randomBytes(size - magic.length)]);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null ? resolve(address.port) : reject(),
-      );
-    });
-  });
-}
-
-/**
- * A service that really listens, with GCM_PUBLIC_URL naming the port it listens on, so the presigned URLs
- * it hands out are the ones a client would use. `port` reuses a port (a restart).
- */
-async function startListening(options: { dataDir?: string; port?: number } = {}) {
-  const port = options.port ?? (await freePort());
-  const publicUrl = `http://127.0.0.1:${port}`;
-  const svc = await startTestService({
-    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-    env: { GCM_PUBLIC_URL: publicUrl },
-  });
-  await svc.app.listen({ port, host: '127.0.0.1' });
-  return { svc, port, publicUrl };
 }
 
 async function put(url: string, body: Buffer, contentType = 'image/png') {

@@ -3,6 +3,7 @@ import * as m0001 from './0001_init.js';
 import * as m0002 from './0002_game_host_networking.js';
 import * as m0003 from './0003_lobbies.js';
 import * as m0004 from './0004_uploads.js';
+import * as m0005 from './0005_builds.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   '0002_game_host_networking': m0002,
   '0003_lobbies': m0003,
   '0004_uploads': m0004,
+  '0005_builds': m0005,
 };
 
 export const migrationProvider: MigrationProvider = {

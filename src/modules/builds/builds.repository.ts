@@ -1,0 +1,100 @@
+import type { BuildsTable } from '../../db/database.js';
+import type { Db } from '../../db/open-db.js';
+
+export const LIST_LIMIT = 1000;
+
+export function insertBuild(db: Db, row: BuildsTable) {
+  return db.insertInto('builds').values(row).execute();
+}
+
+export function findBuild(db: Db, namespaceId: string, buildId: string) {
+  return db
+    .selectFrom('builds')
+    .selectAll()
+    .where('build_id', '=', buildId)
+    .where('namespace_id', '=', namespaceId)
+    .executeTakeFirst();
+}
+
+export type BuildRow = NonNullable<Awaited<ReturnType<typeof findBuild>>>;
+
+export async function markBuildComplete(db: Db, buildId: string, now: number): Promise<void> {
+  await db
+    .updateTable('builds')
+    .set({ complete_ts: now })
+    .where('build_id', '=', buildId)
+    .where('complete_ts', 'is', null)
+    .execute();
+}
+
+/** Completed builds of the environment carrying every pair of `tags`, newest first. */
+export function listCompleteBuilds(
+  db: Db,
+  namespaceId: string,
+  tags: Record<string, string>,
+  buildId?: string,
+) {
+  let query = db
+    .selectFrom('builds')
+    .selectAll()
+    .where('namespace_id', '=', namespaceId)
+    .where('complete_ts', 'is not', null);
+  if (buildId !== undefined) query = query.where('build_id', '=', buildId);
+  for (const [key, value] of Object.entries(tags)) {
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('build_tags')
+          .select('build_tags.build_id')
+          .whereRef('build_tags.build_id', '=', 'builds.build_id')
+          .where('build_tags.tag_key', '=', key)
+          .where('build_tags.tag_value', '=', value),
+      ),
+    );
+  }
+  return query.orderBy('create_ts', 'desc').orderBy('build_id', 'desc').limit(LIST_LIMIT).execute();
+}
+
+export async function tagsOf(db: Db, buildIds: string[]): Promise<Map<string, Record<string, string>>> {
+  const out = new Map<string, Record<string, string>>(buildIds.map((id) => [id, {}]));
+  if (buildIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('build_tags')
+    .select(['build_id', 'tag_key', 'tag_value'])
+    .where('build_id', 'in', buildIds)
+    .orderBy('tag_key')
+    .execute();
+  for (const row of rows) {
+    const tags = out.get(row.build_id);
+    if (tags !== undefined) tags[row.tag_key] = row.tag_value;
+  }
+  return out;
+}
+
+export async function setTags(db: Db, buildId: string, tags: Record<string, string>): Promise<void> {
+  for (const [key, value] of Object.entries(tags)) {
+    await db
+      .insertInto('build_tags')
+      .values({ build_id: buildId, tag_key: key, tag_value: value })
+      .onConflict((oc) => oc.columns(['build_id', 'tag_key']).doUpdateSet({ tag_value: value }))
+      .execute();
+  }
+}
+
+/** Removes `keys` from every other build of the environment, so the key names this build alone. */
+export async function removeKeysFromOthers(
+  db: Db,
+  namespaceId: string,
+  buildId: string,
+  keys: string[],
+): Promise<void> {
+  if (keys.length === 0) return;
+  await db
+    .deleteFrom('build_tags')
+    .where('tag_key', 'in', keys)
+    .where('build_id', '!=', buildId)
+    .where('build_id', 'in', (eb) =>
+      eb.selectFrom('builds').select('builds.build_id').where('builds.namespace_id', '=', namespaceId),
+    )
+    .execute();
+}

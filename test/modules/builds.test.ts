@@ -1,0 +1,251 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { startListening } from '../helpers/listening.js';
+import { createGameFixture, type TestService } from '../helpers/service.js';
+
+interface Presigned {
+  byte_offset: number;
+  content_length: number;
+  path: string;
+  url: string;
+}
+interface Build {
+  id: string;
+  name: string;
+  content_length: number;
+  created_at: string;
+  tags: Record<string, string>;
+}
+
+const MiB = 1024 * 1024;
+
+function assertError(res: LightMyRequestResponse, status: number, code: string) {
+  assert.equal(res.statusCode, status, res.body);
+  const body = res.json<{ code: string; message: string }>();
+  assert.equal(body.code, code, res.body);
+  return body;
+}
+
+async function put(url: string, body: Buffer): Promise<number> {
+  const res = await fetch(url, {
+    method: 'PUT',
+    body,
+    headers: { 'content-type': 'application/octet-stream' },
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+function shuffled<T>(items: T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+describe('builds (4.3)', () => {
+  let svc: TestService;
+  let f: Awaited<ReturnType<typeof createGameFixture>>;
+  let other: Awaited<ReturnType<typeof createGameFixture>>;
+
+  before(async () => {
+    // 1 MiB parts so that a 5 MiB+ file is several parts.
+    ({ svc } = await startListening({ env: { GCM_BUILD_PART_SIZE_BYTES: String(MiB) } }));
+    f = await createGameFixture(svc, 'builds-a');
+    other = await createGameFixture(svc, 'builds-b');
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  const base = (x = f, env = x.namespaceId) => `/games/${x.gameId}/environments/${env}/builds`;
+
+  function prepare(body: Record<string, unknown>, x = f, token = x.cloudToken) {
+    return svc.call('POST', `${base(x)}/prepare`, { token, body });
+  }
+
+  async function uploadBuild(name: string, tags: Record<string, string> = {}, size = 1000): Promise<string> {
+    const file = randomBytes(size);
+    const res = await prepare({ name, image_file: { path: 'image.tar', content_length: size }, tags });
+    assert.equal(res.statusCode, 200, res.body);
+    const { build_id, presigned_requests } = res.json<{
+      build_id: string;
+      presigned_requests: Presigned[];
+    }>();
+    assert.equal(presigned_requests.length, 1);
+    assert.equal(await put((presigned_requests[0] as Presigned).url, file), 200);
+    const done = await svc.call('POST', `${base()}/${build_id}/complete`, { token: f.cloudToken });
+    assert.equal(done.statusCode, 204, done.body);
+    return build_id;
+  }
+
+  async function list(query = ''): Promise<Build[]> {
+    const res = await svc.call('GET', `${base()}${query}`, { token: f.cloudToken });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<{ builds: Build[] }>().builds;
+  }
+
+  it('uploads a 5 MiB+ file in parts PUT in random order, completes it, and serves the build (2.3)', async () => {
+    const size = 5 * MiB + 12_345;
+    const file = randomBytes(size);
+    const res = await prepare({
+      name: 'server v1',
+      image_file: { path: 'server.tar', content_type: 'application/x-tar', content_length: size },
+      multipart_upload: true,
+      tags: { channel: 'beta' },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const { build_id, presigned_requests } = res.json<{
+      build_id: string;
+      presigned_requests: Presigned[];
+    }>();
+    assert.equal(presigned_requests.length, 6);
+    presigned_requests.forEach((p, i) => {
+      assert.equal(p.byte_offset, i * MiB);
+      assert.equal(p.path, 'server.tar');
+      assert.equal(p.content_length, i < 5 ? MiB : 12_345, 'the last part takes the remainder');
+    });
+
+    // Not listed, not gettable, and not completable before every part is there.
+    const [first, ...rest] = shuffled(presigned_requests);
+    const slice = (p: Presigned) => file.subarray(p.byte_offset, p.byte_offset + p.content_length);
+    assert.equal(await put((first as Presigned).url, slice(first as Presigned)), 200);
+    assertError(
+      await svc.call('POST', `${base()}/${build_id}/complete`, { token: f.cloudToken }),
+      400,
+      'UPLOAD_INCOMPLETE',
+    );
+    assertError(
+      await svc.call('GET', `${base()}/${build_id}`, { token: f.cloudToken }),
+      404,
+      'BUILD_NOT_FOUND',
+    );
+    assert.ok(!(await list()).some((b) => b.id === build_id));
+
+    for (const p of rest) assert.equal(await put(p.url, slice(p)), 200);
+    assert.equal(
+      (await svc.call('POST', `${base()}/${build_id}/complete`, { token: f.cloudToken })).statusCode,
+      204,
+    );
+    assert.equal(
+      (await svc.call('POST', `${base()}/${build_id}/complete`, { token: f.cloudToken })).statusCode,
+      204,
+      'idempotent',
+    );
+
+    const got = await svc.call('GET', `${base()}/${build_id}`, { token: f.cloudToken });
+    assert.equal(got.statusCode, 200, got.body);
+    const build = got.json<{ build: Build }>().build;
+    assert.equal(build.id, build_id);
+    assert.equal(build.name, 'server v1');
+    assert.equal(build.content_length, size);
+    assert.match(build.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.deepEqual(build.tags, { channel: 'beta' });
+  });
+
+  it('enforces the size rules: multipart needs 5 MiB, a single PUT at most 8 GiB, at most 10,000 parts', async () => {
+    const small = await prepare({
+      name: 'x',
+      image_file: { path: 'a', content_length: 5 * MiB - 1 },
+      multipart_upload: true,
+    });
+    assertError(small, 400, 'VALIDATION_ERROR');
+    assertError(
+      await prepare({ name: 'x', image_file: { path: 'a', content_length: 8 * 1024 ** 3 + 1 } }),
+      400,
+      'UPLOAD_TOO_LARGE',
+    );
+    assertError(
+      await prepare({
+        name: 'x',
+        image_file: { path: 'a', content_length: 10_001 * MiB },
+        multipart_upload: true,
+      }),
+      400,
+      'UPLOAD_TOO_LARGE',
+    );
+    const negative = await prepare({ name: 'x', image_file: { path: 'a', content_length: -1 } });
+    assertError(negative, 400, 'API_BAD_BODY');
+    assertError(
+      await prepare({ name: '', image_file: { path: 'a', content_length: 1 } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+  });
+
+  it('filters by tags_json (every pair must match) and lists newest first', async () => {
+    const a = await uploadBuild('filter a', { os: 'linux', arch: 'x64' });
+    svc.clock.advance(10);
+    const b = await uploadBuild('filter b', { os: 'linux', arch: 'arm64' });
+    const linux = (await list(`?tags_json=${encodeURIComponent('{"os":"linux"}')}`)).map((x) => x.id);
+    assert.deepEqual(
+      linux.filter((id) => id === a || id === b),
+      [b, a],
+      'newest first',
+    );
+    const arm = await list(`?tags_json=${encodeURIComponent('{"os":"linux","arch":"arm64"}')}`);
+    assert.deepEqual(
+      arm.map((x) => x.id),
+      [b],
+    );
+    assertError(
+      await svc.call('GET', `${base()}/${a}?tags_json=${encodeURIComponent('{"arch":"arm64"}')}`, {
+        token: f.cloudToken,
+      }),
+      404,
+      'BUILD_NOT_FOUND',
+    );
+    for (const bad of ['{', '[1]', '{"a":1}', 'null']) {
+      const res = await svc.call('GET', `${base()}?tags_json=${encodeURIComponent(bad)}`, {
+        token: f.cloudToken,
+      });
+      const body = assertError(res, 400, 'API_BAD_QUERY');
+      assert.match(body.message, /tags_json/);
+    }
+  });
+
+  it('merges tags and moves exclusive keys to one build, in one step', async () => {
+    const one = await uploadBuild('excl one', { current: 'true', keep: 'x' });
+    const two = await uploadBuild('excl two', {});
+    const patch = await svc.call('PATCH', `${base()}/${two}/tags`, {
+      token: f.cloudToken,
+      body: { tags: { current: 'true', extra: 'y' }, exclusive_tags: ['current'] },
+    });
+    assert.equal(patch.statusCode, 204, patch.body);
+    const byId = new Map((await list()).map((b) => [b.id, b.tags]));
+    assert.deepEqual(byId.get(two), { current: 'true', extra: 'y' });
+    assert.deepEqual(byId.get(one), { keep: 'x' }, 'the exclusive key left the other build');
+    const missing = await svc.call('PATCH', `${base()}/${two}/tags`, {
+      token: f.cloudToken,
+      body: { tags: { a: 'b' }, exclusive_tags: ['current'] },
+    });
+    assertError(missing, 400, 'BUILDS_TAGS_MISSING_EXCLUSIVE_KEY');
+    assert.deepEqual(new Map((await list()).map((b) => [b.id, b.tags])).get(two), {
+      current: 'true',
+      extra: 'y',
+    });
+  });
+
+  it('keeps games and environments apart', async () => {
+    const id = await uploadBuild('private');
+    assertError(
+      await prepare({ name: 'x', image_file: { path: 'a', content_length: 1 } }, f, other.cloudToken),
+      403,
+      'API_FORBIDDEN',
+    );
+    const res = await svc.call('GET', `${base()}/${id}`, { token: other.cloudToken });
+    assertError(res, 403, 'API_FORBIDDEN');
+    assert.ok(!res.body.includes('private'));
+    // An environment of another game is not found, even for the operator.
+    assertError(
+      await svc.call('GET', `/games/${f.gameId}/environments/${other.namespaceId}/builds/${id}`),
+      404,
+      'ENVIRONMENT_NOT_FOUND',
+    );
+    assertError(await svc.call('GET', `${base()}/${id}`, { token: null }), 401, 'API_UNAUTHORIZED');
+  });
+});
