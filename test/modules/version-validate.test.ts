@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+import { startListening, withNamedBuilds } from '../helpers/listening.js';
+import { createGameFixture, type TestService } from '../helpers/service.js';
 
 type Obj = Record<string, unknown>;
 type Path = string[];
@@ -76,6 +77,8 @@ const RESERVED_ENV_KEYS = [
 // ---------------------------------------------------------------------------------------------------------
 
 const IMG = 'img-1';
+/** Image ids the cases use; each is a real completed build of the game it is sent to (withNamedBuilds). */
+const NAMED_BUILDS = [IMG, 'img-base', 'img-ranked', 'img-host'] as const;
 const DISPLAY_NAME = 'candidate';
 
 /** P of the issue: the path prefix of a game mode's errors. */
@@ -1156,7 +1159,7 @@ describe('version config validation (4.10, 2.9)', () => {
   let other: Awaited<ReturnType<typeof createGameFixture>>;
 
   before(async () => {
-    svc = await startTestService();
+    svc = withNamedBuilds((await startListening()).svc, NAMED_BUILDS);
     game = await createGameFixture(svc, 'vv-game');
     hostGame = await createGameFixture(svc, 'vv-host');
     other = await createGameFixture(svc, 'vv-other');
@@ -1367,6 +1370,33 @@ describe('version config validation (4.10, 2.9)', () => {
         [...P(), 'env-vars', '*A*', 'value', 'invalid'],
         [...P(), 'host-networking-disabled'],
       ]);
+    });
+  });
+
+  describe('build-not-found: image_id must name a completed build of this game', () => {
+    it("refuses another game's build, an unknown id and a build never completed", async () => {
+      const buildNotFound = [[...P(), 'build-not-found']];
+      const named = async (image_id: string) =>
+        errorsOf(await validate(game.gameId, { display_name: 'bnf', config: withContainer({ image_id }) }));
+      assert.deepEqual(await named(IMG), [], 'the game’s own completed build');
+      // Make sure the other game has its named builds, then borrow one of them.
+      assert.equal((await validate(other.gameId, { display_name: 'x', config: gmConfig() })).statusCode, 200);
+      const othersBuild = await svc.deps.db
+        .selectFrom('builds')
+        .select('build_id')
+        .where('game_id', '=', other.gameId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(await named(othersBuild.build_id), buildNotFound);
+      assert.deepEqual(await named('0190a0a0-0000-7000-8000-00000000b1d0'), buildNotFound);
+      const pending = await svc.call(
+        'POST',
+        `/games/${game.gameId}/environments/${game.namespaceId}/builds/prepare`,
+        {
+          body: { name: 'never completed', image_file: { path: 'x.tar', content_length: 10 } },
+        },
+      );
+      assert.equal(pending.statusCode, 200, pending.body);
+      assert.deepEqual(await named(pending.json<{ build_id: string }>().build_id), buildNotFound);
     });
   });
 
@@ -1961,7 +1991,7 @@ describe('version config validation with GCM_REGIONS', () => {
   let game: Awaited<ReturnType<typeof createGameFixture>>;
 
   before(async () => {
-    svc = await startTestService({ env: { GCM_REGIONS: 'a-1,b-2' } });
+    svc = withNamedBuilds((await startListening({ env: { GCM_REGIONS: 'a-1,b-2' } })).svc, NAMED_BUILDS);
     game = await createGameFixture(svc, 'vv-regions');
   });
   after(async () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+import { startListening, withNamedBuilds } from '../helpers/listening.js';
+import { createGameFixture, type TestService } from '../helpers/service.js';
 
 interface ErrorBody {
   code: string;
@@ -37,7 +38,8 @@ describe('versions', () => {
   let b: Awaited<ReturnType<typeof createGameFixture>>;
 
   before(async () => {
-    svc = await startTestService();
+    // 'build-1' in a config is a real completed build of the game it is sent to.
+    svc = withNamedBuilds((await startListening()).svc, ['build-1']);
     a = await createGameFixture(svc, 'game-a');
     b = await createGameFixture(svc, 'game-b');
   });

@@ -20,6 +20,27 @@ export interface ValidateFacts extends ResolveFacts {
   readonly existingDisplayNames: readonly string[];
   /** Whether the operator lets this game use network_mode `host`. */
   readonly hostNetworkingEnabled: boolean;
+  /**
+   * The completed builds of the game among the image_ids the config names; undefined skips the check (a
+   * CLI validating offline has no list of builds).
+   */
+  readonly buildIds?: ReadonlySet<string> | undefined;
+}
+
+/** Every image_id the configuration names, for the caller to look up before validating. */
+export function imageIdsOf(config: VersionConfig): string[] {
+  const mm = config.matchmaker;
+  if (mm === null || mm === undefined) return [];
+  const runtimes = [
+    mm.container,
+    mm.docker,
+    ...Object.values(mm.game_modes ?? {}).flatMap((g) => [g.container, g.docker]),
+  ];
+  return [
+    ...new Set(
+      runtimes.map((r) => r?.image_id).filter((id): id is string => typeof id === 'string' && id !== ''),
+    ),
+  ];
 }
 
 export const VERSION_DISPLAY_NAME_MAX_BYTES = 128;
@@ -243,6 +264,9 @@ const BAD_ENV_KEY = /[=\s\0]/;
 
 function checkRuntime(container: ResolvedContainer, P: Path, facts: ValidateFacts, out: Path[]): void {
   if (container.image_id === undefined || container.image_id === '') out.push([...P, 'no-build']);
+  else if (facts.buildIds !== undefined && !facts.buildIds.has(container.image_id)) {
+    out.push([...P, 'build-not-found']);
+  }
 
   if (container.args.length > LIMITS.args) out.push([...P, 'args-too-many']);
   const args = new Set<string>();

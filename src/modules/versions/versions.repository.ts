@@ -33,3 +33,16 @@ export function listVersionSummaries(db: Db, gameId: string) {
     .orderBy('version_id', 'asc')
     .execute();
 }
+
+/** Which of `ids` name completed builds of the game (any environment). */
+export async function completedBuildIdsAmong(db: Db, gameId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('builds')
+    .select('build_id')
+    .where('game_id', '=', gameId)
+    .where('complete_ts', 'is not', null)
+    .where('build_id', 'in', ids)
+    .execute();
+  return rows.map((r) => r.build_id);
+}

@@ -6,7 +6,7 @@ import { newId } from '../../lib/ids.js';
 import * as gamesRepo from '../games/games.repository.js';
 import { resolveVersionConfig } from './version-config.resolve.js';
 import type { VersionConfig } from './version-config.schema.js';
-import { validateVersion } from './version-config.validate.js';
+import { imageIdsOf, validateVersion } from './version-config.validate.js';
 import * as repo from './versions.repository.js';
 
 export interface VersionInput {
@@ -45,10 +45,12 @@ async function validateWith(
   const game = await gamesRepo.findGame(db, gameId);
   if (game === undefined) throw errors.gameNotFound();
   const existing = await repo.listVersionSummaries(db, gameId);
+  const buildIds = await repo.completedBuildIdsAmong(db, gameId, imageIdsOf(input.config));
   return validateVersion(input, {
     regions: deps.config.regions,
     existingDisplayNames: existing.map((v) => v.display_name),
     hostNetworkingEnabled: game.host_networking_enabled === 1,
+    buildIds: new Set(buildIds),
   });
 }
 
