@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { VersionConfig } from '../../src/modules/versions/version-config.schema.js';
 import { validateVersion } from '../../src/modules/versions/version-config.validate.js';
 import type { Scenario, ScenarioContext, ScenarioReport } from '../lib/scenario.js';
-import { apiOk, BENCH_REGIONS } from '../lib/service.js';
+import { apiOk, BENCH_REGIONS, type RunningService } from '../lib/service.js';
 
 const GAME_MODES = 32;
 const PORTS = 16;
@@ -12,7 +12,7 @@ const HTTP_RUNS = 100;
 const TARGET_MS = 5;
 
 /** The largest configuration the limits allow in every dimension at once, and valid: every rule runs. */
-function largestConfig(): VersionConfig {
+function largestConfig(imageIds: readonly string[]): VersionConfig {
   const gameModes: NonNullable<NonNullable<VersionConfig['matchmaker']>['game_modes']> = {};
   for (let g = 0; g < GAME_MODES; g++) {
     const ports: Record<string, { port: number; protocol: 'udp' | 'https' }> = {};
@@ -25,7 +25,7 @@ function largestConfig(): VersionConfig {
     gameModes[`mode-${g}`] = {
       max_players: 16,
       regions,
-      container: { image_id: `build-${g}`, args: ['--mode', `mode-${g}`], env, ports },
+      container: { image_id: imageIds[g] ?? '', args: ['--mode', `mode-${g}`], env, ports },
       actions: {
         find: {
           enabled: true,
@@ -35,6 +35,41 @@ function largestConfig(): VersionConfig {
     };
   }
   return { matchmaker: { game_modes: gameModes } };
+}
+
+/** A game with a namespace and `count` completed builds (tiny files), whose ids the game modes name. */
+async function gameWithBuilds(service: RunningService, count: number) {
+  const { game_id: gameId } = await apiOk<{ game_id: string }>(service, 'POST', '/cloud/games', {
+    body: { name_id: 'bench-validate', display_name: 'Bench Validate' },
+  });
+  const { version_id: versionId } = await apiOk<{ version_id: string }>(
+    service,
+    'POST',
+    `/cloud/games/${gameId}/versions`,
+    { body: { display_name: 'empty', config: {} } },
+  );
+  const { namespace_id: namespaceId } = await apiOk<{ namespace_id: string }>(
+    service,
+    'POST',
+    `/cloud/games/${gameId}/namespaces`,
+    { body: { name_id: 'prod', display_name: 'Production', version_id: versionId } },
+  );
+  const builds = `/games/${gameId}/environments/${namespaceId}/builds`;
+  const imageIds: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const { build_id, presigned_requests } = await apiOk<{
+      build_id: string;
+      presigned_requests: { url: string }[];
+    }>(service, 'POST', `${builds}/prepare`, {
+      body: { name: `build ${i}`, image_file: { path: 'image.tar', content_length: 16 } },
+    });
+    const put = await fetch(presigned_requests[0]?.url ?? '', { method: 'PUT', body: Buffer.alloc(16, i) });
+    await put.arrayBuffer();
+    if (put.status !== 200) throw new Error(`build upload answered ${put.status}`);
+    await apiOk(service, 'POST', `${builds}/${build_id}/complete`);
+    imageIds.push(build_id);
+  }
+  return { gameId, imageIds };
 }
 
 function median(sorted: number[]): number {
@@ -50,9 +85,16 @@ export const versionValidate: Scenario = {
   name: 'version-validate',
   description: `validate a config of ${GAME_MODES} game modes x ${BENCH_REGIONS.length} regions x ${PORTS} ports x ${ENV_VARS} env vars`,
   async run(context: ScenarioContext): Promise<ScenarioReport> {
-    const config = largestConfig();
+    const { service } = context;
+    const { gameId, imageIds } = await gameWithBuilds(service, GAME_MODES);
+    const config = largestConfig(imageIds);
     const body = JSON.stringify({ display_name: 'bench largest', config });
-    const facts = { regions: BENCH_REGIONS, existingDisplayNames: [], hostNetworkingEnabled: false };
+    const facts = {
+      regions: BENCH_REGIONS,
+      existingDisplayNames: [],
+      hostNetworkingEnabled: false,
+      buildIds: new Set(imageIds),
+    };
     const input = { display_name: 'bench largest', config };
     const found = validateVersion(input, facts);
     if (found.length > 0) throw new Error(`the benchmark config is not valid: ${JSON.stringify(found[0])}`);
@@ -65,10 +107,6 @@ export const versionValidate: Scenario = {
     }
     pure.sort((a, b) => a - b);
 
-    const { service } = context;
-    const { game_id: gameId } = await apiOk<{ game_id: string }>(service, 'POST', '/cloud/games', {
-      body: { name_id: 'bench-validate', display_name: 'Bench Validate' },
-    });
     const url = `${service.baseUrl}/cloud/games/${gameId}/versions/validate`;
     const headers = { authorization: `Bearer ${service.operatorToken}`, 'content-type': 'application/json' };
     const http: number[] = [];

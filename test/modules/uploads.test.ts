@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,8 +12,8 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { prepareUpload } from '../../src/modules/uploads/uploads.service.js';
 import { createService } from '../../src/service.js';
 import { FakeS3 } from '../helpers/fake-s3.js';
-import { freePort, startListening } from '../helpers/listening.js';
-import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+import { startListening } from '../helpers/listening.js';
+import { createGameFixture, type TestService } from '../helpers/service.js';
 
 interface ErrorBody {
   code: string;
