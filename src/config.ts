@@ -11,6 +11,8 @@ export interface Config {
   readonly cloudTokenTtlDays: number;
   readonly bodyLimitBytes: number;
   readonly shutdownTimeoutMs: number;
+  /** How long a request with watch_index waits for a change before answering with the current data. */
+  readonly watchTimeoutMs: number;
   /** Part size of multipart build uploads (the last part takes the remainder). */
   readonly buildPartSizeBytes: number;
   /** Region name ids the hosting data plane offers; game modes may only name these. */
@@ -106,6 +108,8 @@ export function loadConfig(env: Env = process.env): Config {
   const uploadUrlTtlSeconds = int('GCM_UPLOAD_URL_TTL_SECONDS', 3600, 60, 604_800);
   const s3 = readS3Config(read, problems);
 
+  // Under 60 s: common proxies and load balancers cut idle requests at 60 s.
+  const watchTimeoutMs = int('GCM_WATCH_TIMEOUT_MS', 40_000, 10, 59_000);
   const buildPartSizeBytes = int('GCM_BUILD_PART_SIZE_BYTES', 100 * 1024 * 1024, 1024 * 1024, 5 * 1024 ** 3);
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -121,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs,
     regions: Object.freeze(regions),
     buildPartSizeBytes,
+    watchTimeoutMs,
     uploadUrlTtlSeconds,
     s3,
   });

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Db } from './db/open-db.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
+import type { ChangeNotifier } from './lib/change-notifier.js';
 import type { Clock } from './lib/clock.js';
 import type { ReadCache } from './lib/read-cache.js';
 import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
@@ -12,6 +13,8 @@ export interface Deps {
   readonly db: Db;
   readonly clock: Clock;
   readonly tokens: TokenAuthority;
+  /** Wakes watch_index waiters when a watchable resource changes (see http/watch.ts). */
+  readonly notifier: ChangeNotifier;
   /** Rendered namespaces by game and namespace id; see ReadCache for when it is coherent. */
   readonly namespaceViews: ReadCache<string, NamespaceView>;
   /** Uploaded files (avatars, build images): the embedded or the S3 driver. */

@@ -4,6 +4,7 @@ import { migrateToLatest, openSqlite } from './db/open-db.js';
 import type { Deps } from './deps.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
 import { createBlobStorage } from './lib/blob/create-blob-storage.js';
+import { ChangeNotifier } from './lib/change-notifier.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { ReadCache } from './lib/read-cache.js';
 import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
@@ -35,8 +36,14 @@ export async function createService(config: Config, options: StartOptions = {}) 
     const namespaceViews = new ReadCache<string, NamespaceView>({ enabled: cacheReads, maxEntries: 10_000 });
     const blobs =
       options.blobs ?? (await createBlobStorage(config, clock, () => loadUploadSigningSecret(db)));
-    const deps: Deps = { config, db, clock, tokens, namespaceViews, blobs };
+    const notifier = new ChangeNotifier();
+    const deps: Deps = { config, db, clock, tokens, namespaceViews, blobs, notifier };
     const app = await buildApp(deps, options);
+    // Before the server waits for requests in flight: watchers answer now with what is current, rather
+    // than holding shutdown up for the whole watch timeout.
+    app.addHook('preClose', async () => {
+      notifier.close();
+    });
     app.addHook('onClose', async () => {
       await db.destroy();
     });
