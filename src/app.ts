@@ -7,7 +7,10 @@ import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { redactUrl } from './http/redact.js';
 import { newRayId } from './lib/ids.js';
+import { billingRoutes } from './modules/billing/billing.routes.js';
 import { buildsRoutes } from './modules/builds/builds.routes.js';
+import { debugRoutes } from './modules/debug/debug.routes.js';
+import { deviceLinksRoutes } from './modules/device-links/device-links.routes.js';
 import { gamesRoutes } from './modules/games/games.routes.js';
 import { lobbyLogsRoutes } from './modules/lobby-logs/lobby-logs.routes.js';
 import { namespacesRoutes } from './modules/namespaces/namespaces.routes.js';
@@ -35,6 +38,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
       },
     },
     bodyLimit: deps.config.bodyLimitBytes,
+    // Path parameters may be JWTs (the device link page); ids are bounded by their schemas anyway.
+    routerOptions: { maxParamLength: 2048 },
     genReqId: newRayId,
     logController: new LogController({ requestIdLogLabel: 'ray_id' }),
     requestIdHeader: false,
@@ -93,6 +98,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
   buildsRoutes(app, deps);
   tokensRoutes(app, deps);
   uploadsRoutes(app, deps);
+  deviceLinksRoutes(app, deps);
+  billingRoutes(app, deps);
+  debugRoutes(app, deps);
 
   return app;
 }

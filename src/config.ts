@@ -13,6 +13,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** How long a request with watch_index waits for a change before answering with the current data. */
   readonly watchTimeoutMs: number;
+  /** How often billing periods that ended are rolled over; 0 turns the timer off. */
+  readonly billingTickMs: number;
   /** Part size of multipart build uploads (the last part takes the remainder). */
   readonly buildPartSizeBytes: number;
   /** Region name ids the hosting data plane offers; game modes may only name these. */
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   // Under 60 s: common proxies and load balancers cut idle requests at 60 s.
   const watchTimeoutMs = int('GCM_WATCH_TIMEOUT_MS', 40_000, 10, 59_000);
+  const billingTickMs = int('GCM_BILLING_TICK_MS', 1_000, 0, 3_600_000);
   const buildPartSizeBytes = int('GCM_BUILD_PART_SIZE_BYTES', 100 * 1024 * 1024, 1024 * 1024, 5 * 1024 ** 3);
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -126,6 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
     regions: Object.freeze(regions),
     buildPartSizeBytes,
     watchTimeoutMs,
+    billingTickMs,
     uploadUrlTtlSeconds,
     s3,
   });

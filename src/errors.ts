@@ -25,7 +25,13 @@ export const ERROR_CATALOGUE = {
   API_UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'Request bodies must be application/json.' },
   API_BODY_TOO_LARGE: { status: 413, summary: 'The request body exceeds the configured limit.' },
   API_UNAUTHORIZED: { status: 401, summary: 'No bearer token, or one that is not valid.' },
-  TOKEN_EXPIRED: { status: 401, summary: 'The bearer token has expired.' },
+  // 401 for the Authorization header's token (bad credentials); `inputStatus` 400 for a token sent as
+  // input in the query or body (a device_link_token), where it is bad input like any other field.
+  TOKEN_EXPIRED: { status: 401, summary: 'The token has expired.', inputStatus: 400 },
+  TOKEN_INVALID: {
+    status: 400,
+    summary: 'A token sent as input (device_link_token) is malformed or forged.',
+  },
   TOKEN_REVOKED: { status: 401, summary: 'The bearer token has been revoked.' },
   API_FORBIDDEN: { status: 403, summary: 'The token may not act on this resource.' },
   API_NOT_FOUND: { status: 404, summary: 'No such route.' },
@@ -59,17 +65,27 @@ export const ERROR_CATALOGUE = {
   UPLOAD_INVALID_CONTENT: { status: 400, summary: 'The uploaded bytes are not of the declared type.' },
   ENVIRONMENT_NOT_FOUND: { status: 404, summary: 'No such environment (namespace) in this game.' },
   BUILD_NOT_FOUND: { status: 404, summary: 'No such completed build in this environment.' },
+  CLOUD_DEVICE_LINK_ALREADY_COMPLETE: {
+    status: 400,
+    summary: 'The device link has already been completed; it yields one cloud token only.',
+  },
   BUILDS_TAGS_MISSING_EXCLUSIVE_KEY: {
     status: 400,
     summary: 'An exclusive tag key is not among the tags set.',
   },
+  BILLING_INVALID_PLAN: { status: 400, summary: 'No such billing plan (trial, indie or studio).' },
   ERROR: { status: 500, summary: 'An unexpected error; the ray_id identifies it in the logs.' },
-} as const satisfies Record<string, { status: number; summary: string }>;
+} as const satisfies Record<string, { status: number; summary: string; inputStatus?: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-function make(code: ErrorCode, message: string, metadata?: Record<string, unknown>): AppError {
-  return new AppError(ERROR_CATALOGUE[code].status, code, message, metadata);
+function make(
+  code: ErrorCode,
+  message: string,
+  metadata?: Record<string, unknown>,
+  status: number = ERROR_CATALOGUE[code].status,
+): AppError {
+  return new AppError(status, code, message, metadata);
 }
 
 export const errors = {
@@ -87,6 +103,22 @@ export const errors = {
   unauthorized: (message = 'a valid bearer token is required (Authorization: Bearer <token>)') =>
     make('API_UNAUTHORIZED', message),
   tokenExpired: () => make('TOKEN_EXPIRED', 'the bearer token has expired'),
+  deviceLinkTokenExpired: () =>
+    make(
+      'TOKEN_EXPIRED',
+      'the device link has expired (links last one hour): start a new one',
+      { field: 'device_link_token' },
+      ERROR_CATALOGUE.TOKEN_EXPIRED.inputStatus,
+    ),
+  deviceLinkTokenInvalid: () =>
+    make('TOKEN_INVALID', 'device_link_token is not a device link token issued by this service', {
+      field: 'device_link_token',
+    }),
+  deviceLinkAlreadyComplete: () =>
+    make(
+      'CLOUD_DEVICE_LINK_ALREADY_COMPLETE',
+      'this device link has already been completed; start a new one',
+    ),
   tokenRevoked: () => make('TOKEN_REVOKED', 'the bearer token has been revoked'),
   forbidden: (message = 'this token may not act on this resource') => make('API_FORBIDDEN', message),
   routeNotFound: (method: string, url: string) => make('API_NOT_FOUND', `no route ${method} ${url}`),
@@ -156,6 +188,15 @@ export const errors = {
       'BUILDS_TAGS_MISSING_EXCLUSIVE_KEY',
       `exclusive_tags names keys that are not in tags: ${keys.map((k) => `"${k}"`).join(', ')}`,
       { field: 'exclusive_tags', keys },
+    ),
+  billingInvalidPlan: (plan: string, plans: readonly string[]) =>
+    make(
+      'BILLING_INVALID_PLAN',
+      `${JSON.stringify(plan.slice(0, 32))} is not a plan; choose one of ${plans.join(', ')}`,
+      {
+        field: 'plan',
+        plans,
+      },
     ),
   internal: () => make('ERROR', 'internal error'),
 };

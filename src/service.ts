@@ -2,11 +2,13 @@ import { type BuildAppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openSqlite } from './db/open-db.js';
 import type { Deps } from './deps.js';
+import { trackConnectionsForShutdown } from './http/shutdown-connections.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
 import { createBlobStorage } from './lib/blob/create-blob-storage.js';
 import { ChangeNotifier } from './lib/change-notifier.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { ReadCache } from './lib/read-cache.js';
+import { BillingScheduler } from './modules/billing/billing.scheduler.js';
 import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { TokenAuthority } from './modules/tokens/token-authority.js';
@@ -37,14 +39,19 @@ export async function createService(config: Config, options: StartOptions = {}) 
     const blobs =
       options.blobs ?? (await createBlobStorage(config, clock, () => loadUploadSigningSecret(db)));
     const notifier = new ChangeNotifier();
-    const deps: Deps = { config, db, clock, tokens, namespaceViews, blobs, notifier };
+    const billingScheduler = new BillingScheduler({ db, clock, notifier });
+    const deps: Deps = { config, db, clock, tokens, namespaceViews, blobs, notifier, billingScheduler };
     const app = await buildApp(deps, options);
+    const connections = trackConnectionsForShutdown(app.server);
     // Before the server waits for requests in flight: watchers answer now with what is current, rather
     // than holding shutdown up for the whole watch timeout.
     app.addHook('preClose', async () => {
       notifier.close();
+      connections.drain();
     });
+    billingScheduler.start(config.billingTickMs, (err) => app.log.error({ err }, 'billing roll-over failed'));
     app.addHook('onClose', async () => {
+      await billingScheduler.stop();
       await db.destroy();
     });
     return { app, deps, newOperatorToken };

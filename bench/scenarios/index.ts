@@ -1,7 +1,8 @@
 import type { Scenario } from '../lib/scenario.js';
+import { billingWatch } from './billing-watch.js';
 import { lobbyPage } from './lobby-page.js';
 import { namespaceRead } from './namespace-read.js';
 import { versionValidate } from './version-validate.js';
 
 /** Every scenario, in the order a full run goes through them; add new ones here. */
-export const SCENARIOS: readonly Scenario[] = [namespaceRead, versionValidate, lobbyPage];
+export const SCENARIOS: readonly Scenario[] = [namespaceRead, versionValidate, lobbyPage, billingWatch];

@@ -127,6 +127,33 @@ export interface BuildTagsTable {
   tag_value: string;
 }
 
+export interface GameBillingTable {
+  game_id: string;
+  /** The plan chosen going forward: 'trial', 'indie' or 'studio'. */
+  plan: string;
+  /** The plan in force now; differs from `plan` while a downgrade waits for the period's end. */
+  active_plan: string;
+  period_start_ts: number | null;
+  period_end_ts: number | null;
+  /** The watch index; bumped by every change. */
+  version: number;
+  update_ts: number;
+}
+
+export interface DeviceLinksTable {
+  link_id: string;
+  create_ts: number;
+  /** One hour after create_ts, on a whole second (the link token's `exp`); deleted after it. */
+  expire_ts: number;
+  /** Null until completed. */
+  game_id: string | null;
+  /** The minted cloud token's row, never its text; null until completed. */
+  token_id: string | null;
+  complete_ts: number | null;
+  /** The watch index; bumped by every change. */
+  version: number;
+}
+
 export interface Database {
   signing_keys: SigningKeysTable;
   operator_tokens: OperatorTokensTable;
@@ -140,4 +167,6 @@ export interface Database {
   build_tags: BuildTagsTable;
   upload_signing_secrets: UploadSigningSecretsTable;
   uploads: UploadsTable;
+  game_billing: GameBillingTable;
+  device_links: DeviceLinksTable;
 }

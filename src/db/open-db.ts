@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { type DatabaseConnection, type Driver, Kysely, Migrator, SqliteDialect } from 'kysely';
 import type { Database } from './database.js';
 import { migrationProvider } from './migrations/index.js';
 
@@ -38,7 +38,55 @@ export function openSqlite(dataDir: string): Db {
     }
     throw err;
   }
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
+  return new Kysely<Database>({ dialect: new FifoSqliteDialect({ database: withStatementCache(file) }) });
+}
+
+/**
+ * Kysely's SQLite driver queues callers for its one connection by waking every waiter at each release (all
+ * re-check, all but one wait again): fine for tens of waiters, quadratic for thousands, and 10,000 watch
+ * requests woken by one change spent seconds there. This hands the connection to one waiter at a time, in
+ * arrival order, so the driver's own lock is never contended.
+ */
+class FifoSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    return fifoDriver(super.createDriver());
+  }
+}
+
+function fifoDriver(inner: Driver): Driver {
+  let busy = false;
+  let queue: (() => void)[] = [];
+  let head = 0;
+  return {
+    init: () => inner.init(),
+    async acquireConnection() {
+      // Released to us by releaseConnection below, which leaves `busy` set for the hand-over.
+      if (busy) await new Promise<void>((resolve) => queue.push(resolve));
+      else busy = true;
+      return inner.acquireConnection();
+    },
+    async releaseConnection(connection: DatabaseConnection) {
+      await inner.releaseConnection(connection);
+      const next = queue[head];
+      if (next === undefined) {
+        busy = false;
+        return;
+      }
+      head++;
+      if (head === queue.length) {
+        queue = [];
+        head = 0;
+      }
+      next();
+    },
+    beginTransaction: (connection, settings) => inner.beginTransaction(connection, settings),
+    commitTransaction: (connection) => inner.commitTransaction(connection),
+    rollbackTransaction: (connection) => inner.rollbackTransaction(connection),
+    ...(inner.savepoint && { savepoint: inner.savepoint.bind(inner) }),
+    ...(inner.rollbackToSavepoint && { rollbackToSavepoint: inner.rollbackToSavepoint.bind(inner) }),
+    ...(inner.releaseSavepoint && { releaseSavepoint: inner.releaseSavepoint.bind(inner) }),
+    destroy: () => inner.destroy(),
+  };
 }
 
 /**

@@ -1,7 +1,10 @@
 const SECRET_PARAM = /token|secret|password|signature|sig$/i;
+/** Paths that carry a credential: the device link page holds the link token. */
+const SECRET_PATH = /^(\/devices\/link\/)[^/?#]+/;
 
-/** Keeps query values that carry credentials (device link tokens, signed URLs) out of the access log. */
-export function redactUrl(url: string): string {
+/** Keeps query values and path parts that carry credentials (device link tokens, signed URLs) out of the access log. */
+export function redactUrl(rawUrl: string): string {
+  const url = rawUrl.replace(SECRET_PATH, '$1[redacted]');
   const q = url.indexOf('?');
   if (q === -1) return url;
   const params = new URLSearchParams(url.slice(q + 1));

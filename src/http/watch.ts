@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../errors.js';
-import type { ChangeNotifier } from '../lib/change-notifier.js';
+import type { ChangeNotifier, Subscription, Wake } from '../lib/change-notifier.js';
 
 /** Interface 2.6: the version of the returned data, as an opaque decimal string. */
 export const WatchSchema = Type.Object({
@@ -25,19 +25,31 @@ export function parseWatchIndex(raw: string | undefined): bigint | undefined {
   return BigInt(raw);
 }
 
+type WaitOutcome = Wake | 'gone' | 'timeout';
+
 /**
- * Resolves when the client goes away before its answer was sent (the response closes unfinished), so its
- * waiter is freed at once rather than at the timeout.
+ * Waits for the first of: a change of the key (or shutdown), the client leaving (its response closes
+ * unfinished, so the waiter is freed at once rather than at the timeout), the timeout. One promise and a
+ * few closures per waiter, since thousands wait at once. A client that left while the data was being read
+ * has already had its 'close' event, hence the `destroyed` check.
  */
-function clientGone(reply: FastifyReply): { gone: Promise<void>; dispose(): void } {
-  let onClose: () => void = () => {};
-  const gone = new Promise<void>((resolve) => {
-    onClose = () => {
-      if (!reply.raw.writableEnded) resolve();
+function waitForChange(subscription: Subscription, reply: FastifyReply, ms: number): Promise<WaitOutcome> {
+  const res = reply.raw;
+  return new Promise<WaitOutcome>((resolve) => {
+    const finish = (outcome: WaitOutcome) => {
+      clearTimeout(timer);
+      res.off('close', onClose);
+      subscription.cancel();
+      resolve(outcome);
     };
+    const onClose = () => {
+      if (!res.writableEnded) finish('gone');
+    };
+    const timer = setTimeout(finish, ms, 'timeout');
+    res.on('close', onClose);
+    void subscription.changed.then(finish);
+    if (res.destroyed && !res.writableEnded) finish('gone');
   });
-  reply.raw.once('close', onClose);
-  return { gone, dispose: () => reply.raw.off('close', onClose) };
 }
 
 /**
@@ -45,6 +57,9 @@ function clientGone(reply: FastifyReply): { gone: Promise<void>; dispose(): void
  * watch_index, or with one that is not the current version, it answers at once; with the current version
  * it waits for a change of `key`, the client leaving, shutdown, or `timeoutMs`, then answers with what is
  * current. The waiter is subscribed before the first read, so a change between read and wait is not lost.
+ * A notification that changed nothing (same version) waits again for what is left of the timeout.
+ * After a notification, the waiters it woke share one read (see Wake): `load` must read the same data for
+ * every request watching `key`.
  */
 export async function answerWatchable<T>(
   reply: FastifyReply,
@@ -55,35 +70,29 @@ export async function answerWatchable<T>(
   const wanted = parseWatchIndex(options.watchIndex);
   if (wanted === undefined) return load();
   const deadline = Date.now() + options.timeoutMs;
+  let woken: Wake | undefined;
   for (;;) {
     const subscription = notifier.subscribe(options.key);
     let current: { data: T; version: bigint };
     try {
-      current = await load();
+      current = await (woken === undefined ? load() : woken.share(load));
     } catch (err) {
       subscription.cancel();
       throw err;
     }
     const remaining = deadline - Date.now();
-    if (current.version !== wanted || remaining <= 0) {
+    // Closed: shutdown answers every waiter with what is current (a closed notifier resolves every
+    // subscription at once, so waiting again would spin).
+    if (current.version !== wanted || remaining <= 0 || notifier.closed) {
       subscription.cancel();
       return current;
     }
-    const client = clientGone(reply);
-    let timer: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([
-      subscription.changed.then(() => 'changed' as const),
-      client.gone.then(() => 'gone' as const),
-      new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), remaining);
-      }),
-    ]);
-    clearTimeout(timer);
-    client.dispose();
-    subscription.cancel();
-    // Gone: nobody reads the answer, but one cheap read keeps the control flow simple; the timeout and
-    // shutdown answer with the current data (200), as 2.6 asks.
-    if (outcome !== 'changed') return load();
+    const outcome = await waitForChange(subscription, reply, remaining);
+    // Gone: nobody reads the answer. Timeout: 200 with the current data, as 2.6 asks; nothing was
+    // notified, so the data in hand is current (and watchers that started together, as they do after a
+    // change, time out together without a read each).
+    if (outcome === 'gone' || outcome === 'timeout') return current;
+    woken = outcome;
   }
 }
 

@@ -56,6 +56,9 @@ const KNOWN_ROUTES: { method: string; path: string; operationId?: string }[] = [
   { method: 'post', path: '/cloud/games/{game_id}/tokens/cloud' },
   { method: 'delete', path: '/cloud/tokens/{token_id}' },
   { method: 'get', path: '/cloud/auth/inspect' },
+  { method: 'get', path: '/cloud/games/{game_id}/billing', operationId: 'games.billing.get' },
+  { method: 'put', path: '/cloud/games/{game_id}/billing/plan', operationId: 'games.billing.updatePlan' },
+  { method: 'get', path: '/cloud/debug/watchers' },
 ];
 
 function operations(doc: OpenApiDoc): { method: string; path: string; op: Operation }[] {

@@ -4,6 +4,8 @@ import * as m0002 from './0002_game_host_networking.js';
 import * as m0003 from './0003_lobbies.js';
 import * as m0004 from './0004_uploads.js';
 import * as m0005 from './0005_builds.js';
+import * as m0006 from './0006_billing.js';
+import * as m0007 from './0007_device_links.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +14,8 @@ const migrations: Record<string, Migration> = {
   '0003_lobbies': m0003,
   '0004_uploads': m0004,
   '0005_builds': m0005,
+  '0006_billing': m0006,
+  '0007_device_links': m0007,
 };
 
 export const migrationProvider: MigrationProvider = {

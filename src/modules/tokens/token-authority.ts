@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { importJWK, type JWK, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { importJWK, type JWK, type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Db } from '../../db/open-db.js';
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -22,7 +22,13 @@ export type Caller =
 export type SignedTokenKind = 'cloud' | 'reporter';
 
 const ISSUER = 'game-cloud-management';
+/** The audiences a bearer token may have. */
 const AUDIENCES: SignedTokenKind[] = ['cloud', 'reporter'];
+/**
+ * The audience of device link tokens (interface 2.5): signed with the same keys, but bearer verification
+ * accepts only AUDIENCES, so one can never authenticate a request; and a bearer token is never a link.
+ */
+const DEVICE_LINK_AUDIENCE = 'device_link';
 type VerifyKey = Awaited<ReturnType<typeof importJWK>>;
 const CACHE_SIZE = 10_000;
 interface CloudClaims {
@@ -31,6 +37,11 @@ interface CloudClaims {
   gameId: string;
   namespaceId: string | null;
   exp: number;
+}
+
+/** `iat` and `exp` in whole seconds, as JWTs count. */
+function lifetime(times: { createTs: number; expireTs: number }) {
+  return { iat: Math.floor(times.createTs / 1000), exp: Math.floor(times.expireTs / 1000) };
 }
 
 function findTokenRow(db: Db, tokenId: string) {
@@ -119,16 +130,62 @@ export class TokenAuthority {
     createTs: number;
     expireTs: number;
   }) {
-    if (this.signing === undefined) throw new Error('no signing key loaded');
     const body = claims.namespaceId === null ? {} : { namespace_id: claims.namespaceId };
-    return new SignJWT({ game_id: claims.gameId, ...body })
+    return this.sign({
+      game_id: claims.gameId,
+      ...body,
+      iss: ISSUER,
+      aud: claims.kind,
+      jti: claims.tokenId,
+      ...lifetime(claims),
+    });
+  }
+
+  /** A device link token names its link (`sub`) and carries no grant of any kind. */
+  async signDeviceLinkToken(claims: { linkId: string; createTs: number; expireTs: number }) {
+    return this.sign({ iss: ISSUER, aud: DEVICE_LINK_AUDIENCE, sub: claims.linkId, ...lifetime(claims) });
+  }
+
+  /**
+   * Signs with the newest key. The claims' order is the token's, and signing is deterministic: the same
+   * claims and key give the same text (stored tokens are signed again from their rows, see signStoredToken).
+   */
+  private async sign(claims: JWTPayload): Promise<string> {
+    if (this.signing === undefined) throw new Error('no signing key loaded');
+    return new SignJWT(claims)
       .setProtectedHeader({ alg: 'EdDSA', kid: this.signing.kid, typ: 'JWT' })
-      .setIssuer(ISSUER)
-      .setAudience(claims.kind)
-      .setJti(claims.tokenId)
-      .setIssuedAt(Math.floor(claims.createTs / 1000))
-      .setExpirationTime(Math.floor(claims.expireTs / 1000))
       .sign(this.signing.key);
+  }
+
+  /** Checks the signature (one of our keys), issuer, audience and expiry by the injected clock. */
+  private verify(token: string, audience: string | string[]) {
+    return jwtVerify(token, (header) => this.keyFor(header.kid), {
+      algorithms: ['EdDSA'],
+      issuer: ISSUER,
+      audience,
+      currentDate: new Date(this.clock.now()),
+    });
+  }
+
+  /**
+   * The link a device_link_token names and when it expires, or 400 TOKEN_INVALID (malformed, forged,
+   * another kind of token). An expired token still names its link: jose checks the signature, issuer and
+   * audience before the expiry, so the payload of its JWTExpired error is genuine, and the service can
+   * delete the expired link it names and answer TOKEN_EXPIRED.
+   */
+  async verifyDeviceLinkToken(token: string): Promise<{ linkId: string; expireTs: number }> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await this.verify(token, DEVICE_LINK_AUDIENCE));
+    } catch (err) {
+      const expired = err instanceof joseErrors.JWTExpired && err.claim === 'exp';
+      if (!expired) throw errors.deviceLinkTokenInvalid();
+      payload = err.payload;
+    }
+    if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') {
+      throw errors.deviceLinkTokenInvalid();
+    }
+    return { linkId: payload.sub, expireTs: payload.exp * 1000 };
   }
 
   /** Returns the caller for an Authorization header value, or throws the 401 that explains why not. */
@@ -169,14 +226,9 @@ export class TokenAuthority {
   }
 
   private async verifySignature(token: string): Promise<CloudClaims> {
-    let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
+    let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, (header) => this.keyFor(header.kid), {
-        algorithms: ['EdDSA'],
-        issuer: ISSUER,
-        audience: AUDIENCES,
-        currentDate: new Date(this.clock.now()),
-      }));
+      ({ payload } = await this.verify(token, AUDIENCES));
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw errors.tokenExpired();
       throw errors.unauthorized('the bearer token is not valid');

@@ -1,3 +1,4 @@
+import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import { DAY_MS, toTimestamp } from '../../lib/clock.js';
@@ -19,23 +20,58 @@ export async function createReporterToken(deps: Deps, gameId: string, namespaceI
 }
 
 async function mintToken(deps: Deps, kind: SignedTokenKind, gameId: string, namespaceId: string | null) {
+  const claims = await recordToken(deps, deps.db, { kind, gameId, namespaceId });
+  const token = await deps.tokens.signToken(claims);
+  return { token, token_id: claims.tokenId, expire_ts: toTimestamp(claims.expireTs) };
+}
+
+/**
+ * Writes the row of a new signed token (in `db`, which may be a transaction) and returns the claims to sign
+ * it with. The row is what makes a token valid and revocable, so it exists before any text is handed out.
+ */
+export async function recordToken(
+  deps: Deps,
+  db: Db,
+  token: { kind: SignedTokenKind; gameId: string; namespaceId: string | null },
+) {
   const tokenId = newId();
   const createTs = deps.clock.now();
   const expireTs = createTs + deps.config.cloudTokenTtlDays * DAY_MS;
-  await deps.db
+  await db
     .insertInto('tokens')
     .values({
       token_id: tokenId,
-      kind,
-      game_id: gameId,
-      namespace_id: namespaceId,
+      kind: token.kind,
+      game_id: token.gameId,
+      namespace_id: token.namespaceId,
       create_ts: createTs,
       expire_ts: expireTs,
       revoke_ts: null,
     })
     .execute();
-  const token = await deps.tokens.signToken({ kind, tokenId, gameId, namespaceId, createTs, expireTs });
-  return { token, token_id: tokenId, expire_ts: toTimestamp(expireTs) };
+  return { ...token, tokenId, createTs, expireTs };
+}
+
+/**
+ * The text of a stored token, signed again from its row. Ed25519 signatures are deterministic, so the same
+ * row and key always give the same text: a caller can hand a token out more than once without the text
+ * ever being stored. Undefined when there is no such row.
+ */
+export async function signStoredToken(deps: Deps, tokenId: string): Promise<string | undefined> {
+  const row = await deps.db
+    .selectFrom('tokens')
+    .select(['kind', 'game_id', 'namespace_id', 'create_ts', 'expire_ts'])
+    .where('token_id', '=', tokenId)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  return deps.tokens.signToken({
+    kind: row.kind as SignedTokenKind,
+    tokenId,
+    gameId: row.game_id,
+    namespaceId: row.namespace_id,
+    createTs: row.create_ts,
+    expireTs: row.expire_ts,
+  });
 }
 
 /** The operator may revoke any token; a game's token only tokens of its own game (others are not found). */

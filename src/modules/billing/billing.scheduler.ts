@@ -1,0 +1,63 @@
+import type { Deps } from '../../deps.js';
+import { PeriodicTask } from '../../lib/periodic-task.js';
+import * as repo from './billing.repository.js';
+import { rollOver } from './billing.rules.js';
+import { billingWatchKey, toBillingState } from './billing.service.js';
+
+/** Rows rolled over per transaction: short transactions, so plan changes never wait long behind a tick. */
+const BATCH = 100;
+
+/**
+ * Rolls billing periods over when they end, with no request needed: a pending downgrade takes effect and
+ * a paid plan renews (see rollOver). `runDue` does one pass over every due game (tests call it after
+ * moving the clock); `start` runs it on a timer in production. Time comes from `deps.clock`.
+ */
+export class BillingScheduler {
+  private timer: PeriodicTask | undefined;
+  /** Runs are chained, never overlapping: a runDue call sees the state as of its call. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: Pick<Deps, 'db' | 'clock' | 'notifier'>) {}
+
+  /** Rolls over every game whose period has ended by now; resolves with how many changed. */
+  runDue(): Promise<number> {
+    const run = this.tail.then(() => this.rollOverDue());
+    this.tail = run.catch(() => {});
+    return run;
+  }
+
+  /** A pass every `intervalMs` (0: never); a tick is skipped while the previous pass still runs. */
+  start(intervalMs: number, onError: (err: unknown) => void): void {
+    if (intervalMs <= 0 || this.timer !== undefined) return;
+    this.timer = new PeriodicTask(() => this.runDue(), onError);
+    this.timer.start(intervalMs);
+  }
+
+  /** Stops the timer and waits for a pass in progress, so the store can close after it. */
+  async stop(): Promise<void> {
+    await this.timer?.stop();
+    this.timer = undefined;
+    await this.tail;
+  }
+
+  private async rollOverDue(): Promise<number> {
+    const { db, clock, notifier } = this.deps;
+    let total = 0;
+    for (;;) {
+      const now = clock.now();
+      const changed = await db.transaction().execute(async (trx) => {
+        const rows = await repo.dueBillingQuery(trx, now, BATCH).execute();
+        for (const row of rows) {
+          // Every due row rolls over: its period ends at or before now.
+          const next = rollOver(toBillingState(row), now);
+          if (next !== undefined) await repo.updateBilling(trx, row.game_id, { ...next, update_ts: now });
+        }
+        return rows.map((row) => row.game_id);
+      });
+      for (const gameId of changed) notifier.notify(billingWatchKey(gameId));
+      total += changed.length;
+      // After its roll-over a row's period ends after now (or it has none), so each pass shrinks the set.
+      if (changed.length < BATCH) return total;
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import type { Deps } from '../../deps.js';
+import { callerOf } from '../../http/auth.js';
+import { NoContent } from '../../http/common-schemas.js';
+import { routeOptions } from '../../http/route-options.js';
+import type { TypedApp } from '../../http/typed-app.js';
+import { answerWatchable, withWatch } from '../../http/watch.js';
+import { PeriodicTask } from '../../lib/periodic-task.js';
+import { newNonce, pageHeaders, pageStatus, renderDeviceLinkPage } from './device-links.page.js';
+import {
+  CompleteDeviceLinkBody,
+  DeviceLinkPage,
+  DeviceLinkPageParams,
+  DeviceLinkResult,
+  GetDeviceLinkQuery,
+  PrepareDeviceLinkResponse,
+} from './device-links.schemas.js';
+import {
+  completeDeviceLink,
+  deleteExpiredDeviceLinks,
+  describeDeviceLink,
+  prepareDeviceLink,
+  watchDeviceLink,
+} from './device-links.service.js';
+
+const TAG = 'devices';
+/** How often expired links are deleted (reads also delete an expired link they come across). */
+const CLEANUP_INTERVAL_MS = 60_000;
+
+export function deviceLinksRoutes(app: TypedApp, deps: Deps): void {
+  app.post(
+    '/cloud/devices/links',
+    routeOptions(
+      {
+        operationId: 'devices.links.prepare',
+        auth: 'public',
+        summary:
+          'Start a device login: a link token (valid one hour) and the URL where a person completes it',
+        tag: TAG,
+      },
+      { response: { 200: PrepareDeviceLinkResponse } },
+    ),
+    async () => prepareDeviceLink(deps),
+  );
+
+  app.get(
+    '/cloud/devices/links',
+    routeOptions(
+      {
+        operationId: 'devices.links.get',
+        auth: 'public',
+        summary:
+          'The cloud token once the link is completed; with watch_index, waits for the next change (at most the watch timeout)',
+        tag: TAG,
+      },
+      { querystring: GetDeviceLinkQuery, response: { 200: DeviceLinkResult } },
+    ),
+    async (request, reply) => {
+      const link = await watchDeviceLink(deps, request.query.device_link_token);
+      const result = await answerWatchable(
+        reply,
+        deps.notifier,
+        { key: link.key, watchIndex: request.query.watch_index, timeoutMs: deps.config.watchTimeoutMs },
+        link.load,
+      );
+      return withWatch(result);
+    },
+  );
+
+  app.post(
+    '/cloud/devices/links/complete',
+    routeOptions(
+      {
+        operationId: 'devices.links.complete',
+        auth: 'any',
+        summary:
+          'Complete a device link: mint a new cloud token for game_id (the operator: any game; a game cloud token: its own) and attach it',
+        tag: TAG,
+      },
+      { body: CompleteDeviceLinkBody, response: { 204: NoContent } },
+    ),
+    async (request, reply) => {
+      await completeDeviceLink(deps, callerOf(request), request.body);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/devices/link/:token',
+    routeOptions(
+      {
+        operationId: 'devices.links.page',
+        auth: 'public',
+        summary: 'The page where a person completes a device link with an operator token (HTML)',
+        tag: TAG,
+      },
+      {
+        params: DeviceLinkPageParams,
+        response: { 200: DeviceLinkPage, 400: DeviceLinkPage, 410: DeviceLinkPage },
+      },
+    ),
+    async (request, reply) => {
+      const view = await describeDeviceLink(deps, request.params.token);
+      const nonce = newNonce();
+      return reply
+        .code(pageStatus(view))
+        .headers(pageHeaders(nonce))
+        .send(renderDeviceLinkPage(view, request.params.token, nonce));
+    },
+  );
+
+  // Expired links are deleted in the background too, so unread ones do not pile up.
+  const cleanup = new PeriodicTask(
+    () => deleteExpiredDeviceLinks(deps),
+    (err) => app.log.error({ err }, 'device link clean-up failed'),
+  );
+  app.addHook('onReady', async () => cleanup.start(CLEANUP_INTERVAL_MS));
+  app.addHook('preClose', async () => cleanup.stop());
+}

@@ -1,0 +1,37 @@
+import { Type } from 'typebox';
+import { Id } from '../../http/common-schemas.js';
+import { WatchQuery, WatchSchema } from '../../http/watch.js';
+
+/** A JWT: three base64url parts; the length only bounds what is worth verifying. */
+const DeviceLinkToken = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: 'the device_link_token (a JWT) that prepare returned',
+});
+
+export const PrepareDeviceLinkResponse = Type.Object({
+  device_link_id: Type.String(),
+  device_link_token: Type.String({
+    description: 'a JWT naming the link, valid one hour; grants nothing itself',
+  }),
+  device_link_url: Type.String({ description: 'the page where a person completes the link' }),
+});
+
+export const GetDeviceLinkQuery = Type.Object({ device_link_token: DeviceLinkToken, ...WatchQuery });
+
+/** Interface 2.5. */
+export const DeviceLinkResult = Type.Object({
+  cloud_token: Type.Optional(
+    Type.String({ description: 'once the link is completed, until it expires; always the same token' }),
+  ),
+  watch: WatchSchema,
+});
+
+export const CompleteDeviceLinkBody = Type.Object({ device_link_token: DeviceLinkToken, game_id: Id });
+
+export const DeviceLinkPageParams = Type.Object({ token: DeviceLinkToken });
+
+export const DeviceLinkPage = Type.Unsafe<string>({
+  description: 'the HTML page (also for a link that is expired, 410, used, or not valid, 400)',
+  content: { 'text/html': { schema: { type: 'string' } } },
+});

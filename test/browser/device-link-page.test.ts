@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { completeLink, getLink, type LinkResult, prepareLink } from '../helpers/device-links.js';
+import { startListening } from '../helpers/listening.js';
+import { createGameFixture, type TestService } from '../helpers/service.js';
+
+/**
+ * The device link page in a real headless browser: Debian's chromium driven by playwright-core, which
+ * downloads nothing. CI installs chromium (.ci/run); where it is absent the suite is skipped, saying why.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SCREENSHOTS = os.tmpdir();
+const HOUR_MS = 60 * 60 * 1000;
+
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the browser test`;
+if (skip !== false) console.log(`# browser test skipped: ${skip}`);
+
+describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
+  let svc: TestService;
+  let publicUrl: string;
+  let profileDir: string;
+  let context: BrowserContext;
+  let games: { first: string; second: string };
+  /** Console errors and uncaught exceptions of every page (a CSP violation is one). */
+  const problems: string[] = [];
+
+  before(async () => {
+    ({ svc, publicUrl } = await startListening());
+    games = {
+      first: (await createGameFixture(svc, 'first-game')).gameId,
+      second: (await createGameFixture(svc, 'second-game')).gameId,
+    };
+    profileDir = mkdtempSync(path.join(os.tmpdir(), 'gcm-chromium-'));
+    context = await chromium.launchPersistentContext(profileDir, {
+      executablePath: CHROMIUM,
+      args: ARGS,
+      headless: true,
+      viewport: { width: 800, height: 720 },
+    });
+  });
+  after(async () => {
+    await context?.close();
+    await svc?.close();
+    if (profileDir !== undefined) rmSync(profileDir, { recursive: true, force: true });
+  });
+
+  async function open(url: string): Promise<Page> {
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    const response = await page.goto(url);
+    assert.ok(response !== null);
+    return page;
+  }
+
+  async function showGames(page: Page, token: string) {
+    await page.getByLabel('Operator token').fill(token);
+    await page.getByRole('button', { name: 'Show games' }).click();
+  }
+
+  it('links a device: paste the operator token, pick the game, confirm', async () => {
+    const link = await prepareLink(svc);
+    assert.ok(link.device_link_url.startsWith(`${publicUrl}/devices/link/`));
+    const page = await open(link.device_link_url);
+    await page.getByRole('heading', { name: 'Link a device' }).waitFor();
+
+    await showGames(page, svc.operatorToken);
+    const select = page.getByLabel('Game');
+    await select.waitFor();
+    assert.deepEqual(await select.locator('option').allTextContents(), [
+      'Test Game (first-game)',
+      'Test Game (second-game)',
+    ]);
+    await select.selectOption(games.second);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'device-link-page-pending.png'), fullPage: true });
+
+    await page.getByRole('button', { name: 'Link this device' }).click();
+    const result = page.locator('#result.ok');
+    await result.waitFor();
+    assert.match(await result.innerText(), /Device linked to Test Game \(second-game\)/);
+    assert.equal(await page.getByLabel('Operator token').isVisible(), false, 'the forms are gone');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'device-link-page-success.png'), fullPage: true });
+    await page.close();
+
+    const got = await getLink(svc, link.device_link_token);
+    const cloudToken = got.json<LinkResult>().cloud_token;
+    assert.ok(cloudToken !== undefined, got.body);
+    const game = await fetch(`${publicUrl}/cloud/games/${games.second}`, {
+      headers: { authorization: `Bearer ${cloudToken}` },
+    });
+    assert.equal(game.status, 200);
+
+    // The same link again: the page says it was used, and offers nothing to do.
+    const used = await open(link.device_link_url);
+    await used.getByRole('heading', { name: 'This link has already been used' }).waitFor();
+    assert.equal(await used.locator('form').count(), 0);
+    await used.screenshot({ path: path.join(SCREENSHOTS, 'device-link-page-used.png'), fullPage: true });
+    await used.close();
+  });
+
+  it('says the link has expired', async () => {
+    const link = await prepareLink(svc);
+    svc.clock.advance(HOUR_MS);
+    const page = await open(link.device_link_url);
+    await page.getByRole('heading', { name: 'This link has expired' }).waitFor();
+    assert.match(await page.locator('main').innerText(), /valid for one hour/);
+    assert.equal(await page.locator('form').count(), 0);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'device-link-page-expired.png'), fullPage: true });
+    await page.close();
+  });
+
+  it("shows the API's message for a token that cannot list games", async () => {
+    const link = await prepareLink(svc);
+    const page = await open(link.device_link_url);
+    await showGames(page, 'not-a-token');
+    const result = page.locator('#result.error');
+    await result.waitFor();
+    const text = await result.innerText();
+    assert.match(text, /This token cannot list games/);
+    assert.match(text, /the bearer token is not valid \(API_UNAUTHORIZED\)/);
+    assert.equal(await page.getByLabel('Game').isVisible(), false);
+    await page.close();
+  });
+
+  it("shows the API's message when the link was used while the page was open", async () => {
+    const link = await prepareLink(svc);
+    const page = await open(link.device_link_url);
+    await showGames(page, svc.operatorToken);
+    await page.getByLabel('Game').waitFor();
+    assert.equal((await completeLink(svc, link.device_link_token, games.first)).statusCode, 204);
+
+    await page.getByRole('button', { name: 'Link this device' }).click();
+    const result = page.locator('#result.warn');
+    await result.waitFor();
+    const text = await result.innerText();
+    assert.match(text, /This link has already been used/);
+    assert.match(text, /CLOUD_DEVICE_LINK_ALREADY_COMPLETE/);
+    await page.close();
+    // Still the token of the first completion.
+    const token = (await getLink(svc, link.device_link_token)).json<LinkResult>().cloud_token ?? '';
+    const who = await svc.call('GET', '/cloud/auth/inspect', { token });
+    assert.equal(
+      who.json<{ agent: { game_cloud?: { game_id: string } } }>().agent.game_cloud?.game_id,
+      games.first,
+    );
+  });
+
+  it('ran without console errors or CSP violations', () => {
+    // The failed API calls above log their status as console errors in Chromium; nothing else may.
+    const unexpected = problems.filter(
+      (p) => !/Failed to load resource: the server responded with a status of (400|401|410)/.test(p),
+    );
+    assert.deepEqual(unexpected, []);
+  });
+});
