@@ -82,3 +82,23 @@ export async function apiOk<T>(
   }
   return (res.text === '' ? undefined : JSON.parse(res.text)) as T;
 }
+
+/** A game with one empty version and one namespace "prod" running it, made over HTTP as the operator. */
+export async function createGameWithNamespace(service: RunningService, nameId: string, displayName: string) {
+  const { game_id: gameId } = await apiOk<{ game_id: string }>(service, 'POST', '/cloud/games', {
+    body: { name_id: nameId, display_name: displayName },
+  });
+  const { version_id: versionId } = await apiOk<{ version_id: string }>(
+    service,
+    'POST',
+    `/cloud/games/${gameId}/versions`,
+    { body: { display_name: 'v1', config: {} } },
+  );
+  const { namespace_id: namespaceId } = await apiOk<{ namespace_id: string }>(
+    service,
+    'POST',
+    `/cloud/games/${gameId}/namespaces`,
+    { body: { name_id: 'prod', display_name: 'Production', version_id: versionId } },
+  );
+  return { gameId, versionId, namespaceId };
+}

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { startBaseline } from '../lib/baseline.js';
 import { runLoad } from '../lib/load.js';
 import type { Scenario, ScenarioContext, ScenarioReport } from '../lib/scenario.js';
-import { apiOk, type RunningService } from '../lib/service.js';
+import { apiOk, createGameWithNamespace, type RunningService } from '../lib/service.js';
 
 const BCRYPT_ALPHABET = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const CDN_USERS = 3;
@@ -17,21 +17,7 @@ function fakeBcryptHash(): string {
 
 /** A game, a version, a namespace with a few CDN users, and a cloud token of the game. */
 async function createFixture(service: RunningService) {
-  const { game_id: gameId } = await apiOk<{ game_id: string }>(service, 'POST', '/cloud/games', {
-    body: { name_id: 'bench-ns-read', display_name: 'Bench Game' },
-  });
-  const { version_id: versionId } = await apiOk<{ version_id: string }>(
-    service,
-    'POST',
-    `/cloud/games/${gameId}/versions`,
-    { body: { display_name: 'v1', config: {} } },
-  );
-  const { namespace_id: namespaceId } = await apiOk<{ namespace_id: string }>(
-    service,
-    'POST',
-    `/cloud/games/${gameId}/namespaces`,
-    { body: { name_id: 'prod', display_name: 'Production', version_id: versionId } },
-  );
+  const { gameId, namespaceId } = await createGameWithNamespace(service, 'bench-ns-read', 'Bench Game');
   for (let i = 1; i <= CDN_USERS; i++) {
     await apiOk(service, 'POST', `/cloud/games/${gameId}/namespaces/${namespaceId}/auth-user`, {
       body: { user: `cdn-user-${i}`, password: fakeBcryptHash() },

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { VersionConfig } from '../../src/modules/versions/version-config.schema.js';
 import { validateVersion } from '../../src/modules/versions/version-config.validate.js';
 import type { Scenario, ScenarioContext, ScenarioReport } from '../lib/scenario.js';
-import { apiOk, BENCH_REGIONS, type RunningService } from '../lib/service.js';
+import { apiOk, BENCH_REGIONS, createGameWithNamespace, type RunningService } from '../lib/service.js';
 
 const GAME_MODES = 32;
 const PORTS = 16;
@@ -39,21 +39,7 @@ function largestConfig(imageIds: readonly string[]): VersionConfig {
 
 /** A game with a namespace and `count` completed builds (tiny files), whose ids the game modes name. */
 async function gameWithBuilds(service: RunningService, count: number) {
-  const { game_id: gameId } = await apiOk<{ game_id: string }>(service, 'POST', '/cloud/games', {
-    body: { name_id: 'bench-validate', display_name: 'Bench Validate' },
-  });
-  const { version_id: versionId } = await apiOk<{ version_id: string }>(
-    service,
-    'POST',
-    `/cloud/games/${gameId}/versions`,
-    { body: { display_name: 'empty', config: {} } },
-  );
-  const { namespace_id: namespaceId } = await apiOk<{ namespace_id: string }>(
-    service,
-    'POST',
-    `/cloud/games/${gameId}/namespaces`,
-    { body: { name_id: 'prod', display_name: 'Production', version_id: versionId } },
-  );
+  const { gameId, namespaceId } = await createGameWithNamespace(service, 'bench-validate', 'Bench Validate');
   const builds = `/games/${gameId}/environments/${namespaceId}/builds`;
   const imageIds: string[] = [];
   for (let i = 0; i < count; i++) {

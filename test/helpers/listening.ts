@@ -40,21 +40,29 @@ export async function uploadBuild(
   svc: Awaited<ReturnType<typeof startTestService>>,
   target: { gameId: string; namespaceId: string },
   name: string,
-  size = 64,
+  options: { size?: number; tags?: Record<string, string>; token?: string } = {},
 ): Promise<string> {
+  const { size = 64, tags, token } = options;
+  const as = token === undefined ? {} : { token };
   const base = `/games/${target.gameId}/environments/${target.namespaceId}/builds`;
   const res = await svc.call('POST', `${base}/prepare`, {
-    body: { name, image_file: { path: `${name}.tar`, content_length: size } },
+    ...as,
+    body: {
+      name,
+      image_file: { path: `${name}.tar`, content_length: size },
+      ...(tags === undefined ? {} : { tags }),
+    },
   });
   if (res.statusCode !== 200) throw new Error(`prepare build: ${res.statusCode} ${res.body}`);
   const { build_id, presigned_requests } = res.json<{
     build_id: string;
     presigned_requests: { url: string }[];
   }>();
+  if (presigned_requests.length !== 1) throw new Error(`a single PUT, not ${presigned_requests.length}`);
   const put = await fetch(presigned_requests[0]?.url ?? '', { method: 'PUT', body: randomBytes(size) });
   await put.arrayBuffer();
   if (put.status !== 200) throw new Error(`upload build: ${put.status}`);
-  const done = await svc.call('POST', `${base}/${build_id}/complete`);
+  const done = await svc.call('POST', `${base}/${build_id}/complete`, as);
   if (done.statusCode !== 204) throw new Error(`complete build: ${done.statusCode} ${done.body}`);
   return build_id;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { startListening } from '../helpers/listening.js';
+import { startListening, uploadBuild as uploadCompleteBuild } from '../helpers/listening.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
 
 interface Presigned {
@@ -68,20 +68,8 @@ describe('builds (4.3)', () => {
     return svc.call('POST', `${base(x)}/prepare`, { token, body });
   }
 
-  async function uploadBuild(name: string, tags: Record<string, string> = {}, size = 1000): Promise<string> {
-    const file = randomBytes(size);
-    const res = await prepare({ name, image_file: { path: 'image.tar', content_length: size }, tags });
-    assert.equal(res.statusCode, 200, res.body);
-    const { build_id, presigned_requests } = res.json<{
-      build_id: string;
-      presigned_requests: Presigned[];
-    }>();
-    assert.equal(presigned_requests.length, 1);
-    assert.equal(await put((presigned_requests[0] as Presigned).url, file), 200);
-    const done = await svc.call('POST', `${base()}/${build_id}/complete`, { token: f.cloudToken });
-    assert.equal(done.statusCode, 204, done.body);
-    return build_id;
-  }
+  const uploadBuild = (name: string, tags: Record<string, string> = {}) =>
+    uploadCompleteBuild(svc, f, name, { size: 1000, tags, token: f.cloudToken });
 
   async function list(query = ''): Promise<Build[]> {
     const res = await svc.call('GET', `${base()}${query}`, { token: f.cloudToken });

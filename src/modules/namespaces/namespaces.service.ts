@@ -29,13 +29,6 @@ async function namespaceNotFound(db: Db, gameId: string): Promise<never> {
   throw errors.namespaceNotFound();
 }
 
-/** For other modules that act inside a namespace: 404 for a missing game first, then the namespace. */
-export async function assertNamespaceExists(deps: Deps, gameId: string, namespaceId: string): Promise<void> {
-  if ((await repo.findNamespace(deps.db, gameId, namespaceId)) === undefined) {
-    await namespaceNotFound(deps.db, gameId);
-  }
-}
-
 export async function createNamespace(
   deps: Deps,
   gameId: string,

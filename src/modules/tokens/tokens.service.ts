@@ -4,7 +4,7 @@ import { errors } from '../../errors.js';
 import { DAY_MS, toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { assertGameExists } from '../games/games.service.js';
-import { assertNamespaceExists } from '../namespaces/namespaces.service.js';
+import { getNamespace } from '../namespaces/namespaces.service.js';
 import type { Caller, SignedTokenKind } from './token-authority.js';
 
 /** Mints a signed cloud token for one game; the row makes it revocable and is written before it is handed out. */
@@ -15,7 +15,7 @@ export async function createCloudToken(deps: Deps, gameId: string) {
 
 /** A token the hosting data plane uses to write one namespace's lobby log, and nothing else. */
 export async function createReporterToken(deps: Deps, gameId: string, namespaceId: string) {
-  await assertNamespaceExists(deps, gameId, namespaceId);
+  await getNamespace(deps, gameId, namespaceId);
   return mintToken(deps, 'reporter', gameId, namespaceId);
 }
 
