@@ -4,6 +4,10 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  /** A postgres:// URL selects PostgreSQL (several instances may share it); undefined keeps SQLite in dataDir. */
+  readonly databaseUrl: string | undefined;
+  /** Connections each instance may hold open to PostgreSQL (the listening connection is extra). */
+  readonly pgPoolMax: number;
   readonly publicUrl: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** When set, this is the only operator token; none is generated or read from the data dir. */
@@ -72,6 +76,13 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int('PORT', 8080, 0, 65535);
   const host = read('HOST') ?? '0.0.0.0';
   const dataDir = path.resolve(read('GCM_DATA_DIR') ?? './data');
+  const databaseUrl = read('DATABASE_URL');
+  if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
+    problems.push(
+      'DATABASE_URL must be a postgres:// or postgresql:// URL (or unset, for SQLite in GCM_DATA_DIR)',
+    );
+  }
+  const pgPoolMax = int('GCM_PG_POOL_MAX', 10, 1, 1000);
 
   let publicUrl = read('GCM_PUBLIC_URL') ?? `http://localhost:${port}`;
   try {
@@ -120,6 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     port,
     dataDir,
+    databaseUrl,
+    pgPoolMax,
     publicUrl,
     logLevel,
     operatorToken,
@@ -133,6 +146,15 @@ export function loadConfig(env: Env = process.env): Config {
     uploadUrlTtlSeconds,
     s3,
   });
+}
+
+function isPostgresUrl(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'postgres:' || url.protocol === 'postgresql:';
+  } catch {
+    return false;
+  }
 }
 
 /** S3 is chosen by S3_ENDPOINT and S3_BUCKET together; half a configuration is a mistake, not a fallback. */

@@ -1,14 +1,20 @@
 import { type BuildAppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
-import { migrateToLatest, openSqlite } from './db/open-db.js';
+import { migrateToLatest, openDatabase, pgTypes } from './db/open-db.js';
 import type { Deps } from './deps.js';
 import { trackConnectionsForShutdown } from './http/shutdown-connections.js';
+import { BackgroundJobs } from './lib/background-jobs.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
 import { createBlobStorage } from './lib/blob/create-blob-storage.js';
 import { ChangeNotifier } from './lib/change-notifier.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { ReadCache } from './lib/read-cache.js';
 import { BillingScheduler } from './modules/billing/billing.scheduler.js';
+import {
+  DEVICE_LINK_CLEANUP_INTERVAL_MS,
+  deleteExpiredDeviceLinks,
+} from './modules/device-links/device-links.service.js';
 import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { TokenAuthority } from './modules/tokens/token-authority.js';
@@ -26,13 +32,20 @@ export interface StartOptions extends BuildAppOptions {
  */
 export async function createService(config: Config, options: StartOptions = {}) {
   const clock = options.clock ?? systemClock;
-  const db = openSqlite(config.dataDir);
+  // Errors of idle pooled connections (a database restart) are logged once the app's logger exists.
+  let logPoolError = (err: Error): void => {
+    process.stderr.write(`database pool error: ${err.message}\n`);
+  };
+  const { db, pool } = openDatabase(config, (err) => logPoolError(err));
+  const shared = pool !== undefined;
+  let relay: PgChangeRelay | undefined;
   try {
     await migrateToLatest(db);
     const newOperatorToken = await ensureOperatorToken(db, config.dataDir, clock, config.operatorToken);
     // The embedded store is locked to this process, so every write passes through it and in-process
-    // caches invalidated on write are exact. A store shared by several instances must pass false here.
-    const cacheReads = true;
+    // caches invalidated on write are exact. On a store shared by several instances a write through another
+    // instance would leave them stale (a revoked token still accepted), so they are off there.
+    const cacheReads = !shared;
     const tokens = new TokenAuthority(db, clock, { cacheRows: cacheReads });
     await tokens.init(config.operatorToken);
     const namespaceViews = new ReadCache<string, NamespaceView>({ enabled: cacheReads, maxEntries: 10_000 });
@@ -42,6 +55,16 @@ export async function createService(config: Config, options: StartOptions = {}) 
     const billingScheduler = new BillingScheduler({ db, clock, notifier });
     const deps: Deps = { config, db, clock, tokens, namespaceViews, blobs, notifier, billingScheduler };
     const app = await buildApp(deps, options);
+    logPoolError = (err) => app.log.warn({ err }, 'an idle database connection failed');
+    if (pool !== undefined) {
+      relay = new PgChangeRelay(
+        { connectionString: config.databaseUrl, types: pgTypes },
+        pool,
+        notifier,
+        app.log,
+      );
+      await relay.start();
+    }
     const connections = trackConnectionsForShutdown(app.server);
     // Before the server waits for requests in flight: watchers answer now with what is current, rather
     // than holding shutdown up for the whole watch timeout.
@@ -49,13 +72,29 @@ export async function createService(config: Config, options: StartOptions = {}) 
       notifier.close();
       connections.drain();
     });
-    billingScheduler.start(config.billingTickMs, (err) => app.log.error({ err }, 'billing roll-over failed'));
+    const jobs = new BackgroundJobs(db, shared, (job, err) =>
+      app.log.error({ err, job }, 'background job failed'),
+    );
+    jobs.start({
+      name: 'billing-roll-over',
+      intervalMs: config.billingTickMs,
+      run: () => billingScheduler.runDue(),
+    });
+    jobs.start({
+      name: 'device-link-clean-up',
+      intervalMs: DEVICE_LINK_CLEANUP_INTERVAL_MS,
+      run: () => deleteExpiredDeviceLinks(deps),
+    });
+    const stopRelay = relay;
     app.addHook('onClose', async () => {
+      await jobs.stop();
       await billingScheduler.stop();
+      await stopRelay?.close();
       await db.destroy();
     });
-    return { app, deps, newOperatorToken };
+    return { app, deps, relay, newOperatorToken };
   } catch (err) {
+    await relay?.close();
     await db.destroy();
     throw err;
   }

@@ -154,6 +154,14 @@ export interface DeviceLinksTable {
   version: number;
 }
 
+export interface JobLeasesTable {
+  job_name: string;
+  /** The instance running the job (a random id per process). */
+  holder: string;
+  /** Epoch ms (wall clock) after which another instance may take the job over. */
+  expire_ts: number;
+}
+
 export interface Database {
   signing_keys: SigningKeysTable;
   operator_tokens: OperatorTokensTable;
@@ -169,4 +177,5 @@ export interface Database {
   uploads: UploadsTable;
   game_billing: GameBillingTable;
   device_links: DeviceLinksTable;
+  job_leases: JobLeasesTable;
 }

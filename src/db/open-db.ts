@@ -1,7 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { type DatabaseConnection, type Driver, Kysely, Migrator, SqliteDialect } from 'kysely';
+import {
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  Migrator,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+} from 'kysely';
+import pg from 'pg';
 import type { Database } from './database.js';
 import { migrationProvider } from './migrations/index.js';
 
@@ -12,6 +21,67 @@ export class DataDirInUseError extends Error {
     super(`${filePath} is in use by another process: run one service per data directory (GCM_DATA_DIR)`);
     this.name = 'DataDirInUseError';
   }
+}
+
+export interface OpenedDb {
+  db: Db;
+  /** The PostgreSQL pool (undefined on SQLite): the change notifier's LISTEN connection comes from its config. */
+  pool: pg.Pool | undefined;
+}
+
+/**
+ * DATABASE_URL picks PostgreSQL, shared by any number of instances; unset keeps the embedded SQLite file
+ * in the data dir, owned by this one process. `onPoolError` hears errors of idle pooled connections (a
+ * database restart), which would otherwise crash the process.
+ */
+export function openDatabase(
+  config: { dataDir: string; databaseUrl: string | undefined; pgPoolMax: number },
+  onPoolError: (err: Error) => void,
+): OpenedDb {
+  if (config.databaseUrl === undefined) return { db: openSqlite(config.dataDir), pool: undefined };
+  // The data dir still holds the first operator token's file and the embedded blob store.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const pool = new pg.Pool({
+    connectionString: config.databaseUrl,
+    max: config.pgPoolMax,
+    types: pgTypes,
+    // A request never waits forever for a connection of an exhausted pool or an unreachable server.
+    connectionTimeoutMillis: 10_000,
+  });
+  pool.on('error', onPoolError);
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
+}
+
+/**
+ * Timestamps are epoch milliseconds in bigint columns, which pg hands back as strings by default (int8 can
+ * exceed 2^53). Ours never do, so they come back as numbers, as they do from SQLite.
+ */
+export const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === pg.types.builtins.INT8 && format !== 'binary') return parseInt8;
+    // biome-ignore lint/suspicious/noExplicitAny: pg's overloads take a literal format; ours is the union.
+    return pg.types.getTypeParser(oid, format as any);
+  },
+};
+
+function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new Error(`int8 value ${text} is beyond 2^53`);
+  return value;
+}
+
+/** True when `db` (or a transaction of it) runs on PostgreSQL. */
+export function isPostgres(db: Kysely<Database>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * Row locks for read-then-write transactions: `FOR UPDATE` on PostgreSQL, where concurrent transactions on
+ * several instances would otherwise decide on the same stale row; nothing on SQLite, whose single writer
+ * already serializes write transactions (and which has no FOR UPDATE).
+ */
+export function forUpdate<Q extends { forUpdate(): Q }>(db: Kysely<Database>, query: Q): Q {
+  return isPostgres(db) ? query.forUpdate() : query;
 }
 
 /** Opens the embedded store in `dataDir`, creating the directory on first start. */

@@ -83,11 +83,16 @@ export async function answerWatchable<T>(
     const remaining = deadline - Date.now();
     // Closed: shutdown answers every waiter with what is current (a closed notifier resolves every
     // subscription at once, so waiting again would spin).
-    if (current.version !== wanted || remaining <= 0 || notifier.closed) {
+    // A final wake (the change feed from other instances was lost) also answers with what is current.
+    if (current.version !== wanted || remaining <= 0 || notifier.closed || woken?.final === true) {
       subscription.cancel();
       return current;
     }
-    const outcome = await waitForChange(subscription, reply, remaining);
+    const outcome = await waitForChange(
+      subscription,
+      reply,
+      Math.min(remaining, notifier.waitCapMs ?? remaining),
+    );
     // Gone: nobody reads the answer. Timeout: 200 with the current data, as 2.6 asks; nothing was
     // notified, so the data in hand is current (and watchers that started together, as they do after a
     // change, time out together without a read each).

@@ -1,7 +1,8 @@
 /**
  * Wakes the requests waiting on a watchable resource when it changes. Nothing polls: a waiter is a
- * resolver in a map, woken by `notify` from the code that committed the change. In-process for now; a
- * PostgreSQL deployment adds LISTEN/NOTIFY behind the same `notify`/`subscribe` (issue 6).
+ * resolver in a map, woken by `notify` from the code that committed the change. On PostgreSQL a relay
+ * (pg-change-relay.ts) also publishes each key to the other instances and wakes this one's waiters with
+ * `wakeLocal` for theirs.
  */
 export interface Subscription {
   /** Resolves on the next change of the key, or when the notifier closes. */
@@ -23,6 +24,9 @@ export class Wake {
   private read: Promise<unknown> | undefined;
   private started = false;
 
+  /** Final: answer with what is current even if it did not change (shutdown, lost change feed). */
+  constructor(readonly final = false) {}
+
   /** Call after subscribing again. `load` must read the same data for every waiter of the key. */
   share<T>(load: () => Promise<T>): Promise<T> {
     if (this.started) return load();
@@ -40,6 +44,8 @@ export class ChangeNotifier {
   private readonly waiters = new Map<string, Set<(wake: Wake) => void>>();
   private count = 0;
   private isClosed = false;
+  private publisher: ((key: string) => void) | undefined;
+  private cap: number | undefined;
 
   subscribe(key: string): Subscription {
     let resolveChanged: (wake: Wake) => void = () => {};
@@ -70,12 +76,44 @@ export class ChangeNotifier {
 
   /** Call after the change has committed, so a woken waiter reads the new data. */
   notify(key: string): void {
+    this.wakeLocal(key);
+    this.publisher?.(key);
+  }
+
+  /** Wakes this process's waiters of `key` only: for changes other instances committed. */
+  wakeLocal(key: string, wake = new Wake()): void {
     const set = this.waiters.get(key);
     if (set === undefined) return;
     this.waiters.delete(key);
     this.count -= set.size;
-    const wake = new Wake();
     for (const waiter of set) waiter(wake);
+  }
+
+  /** Every change notified here is also handed to `publish` (the relay to other instances). */
+  publishTo(publish: (key: string) => void): void {
+    this.publisher = publish;
+  }
+
+  /**
+   * Wakes every waiter of every key. `final`: they answer with what is current even if unchanged (the
+   * change feed was lost, so waiting on could miss a change); otherwise they re-read and wait on if
+   * nothing changed (the feed came back and may have missed changes while it was down).
+   */
+  wakeAll(final: boolean): void {
+    const wake = new Wake(final);
+    for (const key of [...this.waiters.keys()]) this.wakeLocal(key, wake);
+  }
+
+  /**
+   * The longest a waiter may wait before answering, or undefined for the whole watch timeout. Set while
+   * changes of other instances cannot be heard, so watchers answer about once a second instead of hanging.
+   */
+  get waitCapMs(): number | undefined {
+    return this.cap;
+  }
+
+  set waitCapMs(ms: number | undefined) {
+    this.cap = ms;
   }
 
   /** Requests waiting right now (exposed for tests and the benchmark). */
@@ -91,6 +129,6 @@ export class ChangeNotifier {
   /** Shutdown: every waiter answers now, and later subscriptions resolve at once. */
   close(): void {
     this.isClosed = true;
-    for (const key of [...this.waiters.keys()]) this.notify(key);
+    this.wakeAll(true);
   }
 }

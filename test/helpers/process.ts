@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onPostgres, testDatabaseUrl } from './postgres.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -14,11 +15,18 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** On a PostgreSQL run, the data dir's own database, as startTestService uses (unless env names one). */
+async function withTestDatabase(env: Record<string, string>): Promise<Record<string, string>> {
+  if (!onPostgres || env.DATABASE_URL !== undefined || env.GCM_DATA_DIR === undefined) return env;
+  return { ...env, DATABASE_URL: await testDatabaseUrl(env.GCM_DATA_DIR) };
+}
+
 /** Starts `src/main.ts` as its own process, as `npm start` does, and waits for it to listen. */
-export function startServiceProcess(
-  env: Record<string, string>,
+export async function startServiceProcess(
+  givenEnv: Record<string, string>,
   timeoutMs = 30_000,
 ): Promise<ServiceProcess> {
+  const env = await withTestDatabase(givenEnv);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
@@ -66,9 +74,10 @@ export function startServiceProcess(
 }
 
 /** Runs `src/main.ts` to completion (for start-up failures) and returns its exit code and output. */
-export function runServiceToExit(
-  env: Record<string, string>,
+export async function runServiceToExit(
+  givenEnv: Record<string, string>,
 ): Promise<{ code: number | null; stderr: string }> {
+  const env = await withTestDatabase(givenEnv);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { OPERATOR_TOKEN_FILE } from '../../src/modules/tokens/operator-token.js';
 import { createService } from '../../src/service.js';
+import { dropTestDatabase, onPostgres, testDatabaseUrl } from './postgres.js';
 
 export interface TestService {
   app: Awaited<ReturnType<typeof createService>>['app'];
@@ -23,7 +24,23 @@ export interface TestService {
 }
 
 /**
- * A service on a real SQLite file in a fresh temp dir, started through the same createService path as
+ * The configuration of a test service on `dataDir`: silent, and on the data dir's own PostgreSQL database
+ * when the suite runs on PostgreSQL (unless `env` names a DATABASE_URL itself).
+ */
+export async function testConfig(dataDir: string, env: Record<string, string> = {}) {
+  const databaseUrl =
+    onPostgres && env.DATABASE_URL === undefined ? await testDatabaseUrl(dataDir) : undefined;
+  return loadConfig({
+    GCM_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+    ...env,
+  });
+}
+
+/**
+ * A service on a real SQLite file in a fresh temp dir (or, with GCM_TEST_DATABASE_URL, on a fresh
+ * PostgreSQL database of its own), started through the same createService path as
  * production, with a manual clock. `env` adds or overrides environment variables.
  */
 export async function startTestService(
@@ -32,7 +49,8 @@ export async function startTestService(
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'gcm-test-'));
   const ownsDir = options.dataDir === undefined;
   const clock = options.clock ?? new ManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
-  const config = loadConfig({ GCM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
+  const config = await testConfig(dataDir, options.env);
+  const databaseUrl = onPostgres ? config.databaseUrl : undefined;
   const { app, deps, newOperatorToken } = await createService(config, { clock, logger: false });
   // On a restart over an existing data dir the token is not new: read it back from its file.
   const tokenFile = path.join(dataDir, OPERATOR_TOKEN_FILE);
@@ -60,7 +78,10 @@ export async function startTestService(
     },
     async close() {
       await app.close();
-      if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
+      if (ownsDir) {
+        rmSync(dataDir, { recursive: true, force: true });
+        if (databaseUrl !== undefined) await dropTestDatabase(dataDir);
+      }
     },
   };
 }

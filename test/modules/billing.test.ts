@@ -12,6 +12,7 @@ import {
   readBilling,
   waitForWaiters,
 } from '../helpers/billing.js';
+import { explainOnPostgres, onPostgres } from '../helpers/postgres.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const PERIOD = 30 * DAY_MS;
@@ -271,6 +272,12 @@ describe('billing', () => {
 
   it('reads due rows with a range scan of the period-end index, in index order', async () => {
     const compiled = dueBillingQuery(svc.deps.db, svc.clock.now(), 100).compile();
+    if (onPostgres) {
+      const plan = await explainOnPostgres(svc.deps.db, compiled);
+      assert.match(plan, /Index Scan using game_billing_period_end on game_billing/, plan);
+      assert.doesNotMatch(plan, /Seq Scan|Sort/, plan);
+      return;
+    }
     const plan = await svc.deps.db.executeQuery<{ detail: string }>(
       CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
     );

@@ -13,6 +13,7 @@ import {
   untilWaiting,
 } from '../helpers/device-links.js';
 import { startListening } from '../helpers/listening.js';
+import { dumpTestDatabase, onPostgres } from '../helpers/postgres.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -158,7 +159,9 @@ describe('device links', () => {
       const token = (await resultOf(link.device_link_token)).cloud_token;
       assert.ok(token !== undefined);
       const files = readdirSync(svc.dataDir).filter((name) => name.startsWith('gcm.sqlite3'));
-      const bytes = Buffer.concat(files.map((name) => readFileSync(path.join(svc.dataDir, name))));
+      const bytes = onPostgres
+        ? Buffer.from(await dumpTestDatabase(svc.dataDir))
+        : Buffer.concat(files.map((name) => readFileSync(path.join(svc.dataDir, name))));
       assert.ok(bytes.includes(link.device_link_id), 'the store files hold the link row');
       assert.ok(!bytes.includes(token), 'the cloud token text is not in the store');
       assert.ok(!bytes.includes(token.split('.')[2] ?? ''), 'nor its signature');

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { CompiledQuery } from 'kysely';
 import { lobbiesBeforeQuery } from '../../src/modules/lobby-logs/lobby-logs.repository.js';
+import { explainOnPostgres, onPostgres } from '../helpers/postgres.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
 
 interface LobbySummary {
@@ -304,6 +305,12 @@ describe('lobby logs', () => {
   it('lists with an index range scan in index order: no table scan, no sort', async () => {
     for (const beforeLobbyId of [undefined, '0190a0a0-1111-7000-8000-000000000001']) {
       const compiled = lobbiesBeforeQuery(svc.deps.db, f.namespaceId, T0, beforeLobbyId, 65).compile();
+      if (onPostgres) {
+        const plan = await explainOnPostgres(svc.deps.db, compiled);
+        assert.match(plan, /Index (Only )?Scan (Backward )?using lobbies_namespace_create on lobbies/, plan);
+        assert.doesNotMatch(plan, /Seq Scan|Sort/, plan);
+        continue;
+      }
       const plan = await svc.deps.db.executeQuery<{ detail: string }>(
         CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
       );

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { onPostgres } from '../helpers/postgres.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
 
 interface ErrorBody {
@@ -912,7 +913,8 @@ describe('namespaces', () => {
         return viaOperator;
       };
       const before = await read();
-      assert.ok(svc.deps.namespaceViews.size > 0, 'the first read filled the cache');
+      // On PostgreSQL other instances write too, so the cache is off there and every read goes to the store.
+      assert.equal(svc.deps.namespaceViews.size > 0, !onPostgres, 'the first read filled the cache (SQLite)');
 
       const v2 = await createVersion(f.gameId, 'cached-v2');
       assertNoContent(await svc.call('PUT', nsUrl(f, '/version'), { body: { version_id: v2 } }));

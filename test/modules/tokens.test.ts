@@ -8,7 +8,7 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createService } from '../../src/service.js';
-import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+import { createGameFixture, startTestService, type TestService, testConfig } from '../helpers/service.js';
 
 interface ErrorBody {
   code: string;
@@ -350,7 +350,7 @@ describe('tokens', () => {
         await first.close();
         assert.ok(existsSync(file), 'closing a service with a given data dir keeps it');
 
-        const config = loadConfig({ GCM_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+        const config = await testConfig(dataDir);
         const second = await createService(config, { clock: first.clock, logger: false });
         try {
           assert.equal(second.newOperatorToken, undefined);

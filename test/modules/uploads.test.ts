@@ -13,7 +13,7 @@ import { prepareUpload } from '../../src/modules/uploads/uploads.service.js';
 import { createService } from '../../src/service.js';
 import { FakeS3 } from '../helpers/fake-s3.js';
 import { startListening } from '../helpers/listening.js';
-import { createGameFixture, type TestService } from '../helpers/service.js';
+import { createGameFixture, type TestService, testConfig } from '../helpers/service.js';
 
 interface ErrorBody {
   code: string;
@@ -566,12 +566,7 @@ describe('avatar uploads through the S3 driver (mocked transport)', () => {
   let operatorToken: string;
 
   before(async () => {
-    const config = loadConfig({
-      GCM_DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      GCM_PUBLIC_URL: 'http://gcm.test',
-      ...s3Env,
-    });
+    const config = await testConfig(dataDir, { GCM_PUBLIC_URL: 'http://gcm.test', ...s3Env });
     assert.ok(config.s3);
     const blobs = new S3BlobStorage({
       ...config.s3,

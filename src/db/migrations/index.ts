@@ -6,6 +6,8 @@ import * as m0004 from './0004_uploads.js';
 import * as m0005 from './0005_builds.js';
 import * as m0006 from './0006_billing.js';
 import * as m0007 from './0007_device_links.js';
+import * as m0008 from './0008_job_leases.js';
+import * as m0009 from './0009_pg_wide_player_caps.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +18,8 @@ const migrations: Record<string, Migration> = {
   '0005_builds': m0005,
   '0006_billing': m0006,
   '0007_device_links': m0007,
+  '0008_job_leases': m0008,
+  '0009_pg_wide_player_caps': m0009,
 };
 
 export const migrationProvider: MigrationProvider = {

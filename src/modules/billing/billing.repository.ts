@@ -1,5 +1,5 @@
 import type { GameBillingTable } from '../../db/database.js';
-import type { Db } from '../../db/open-db.js';
+import { type Db, forUpdate, isPostgres } from '../../db/open-db.js';
 
 /**
  * The game and its billing row in one read: undefined when there is no such game; null billing columns
@@ -23,8 +23,8 @@ export function findGameBilling(db: Db, gameId: string) {
 /**
  * Inside a transaction: the game's billing row, made first (trial, version 0) if the game has none yet,
  * so the change that follows has one row to update. Undefined when there is no such game.
- * On PostgreSQL the select becomes `... FOR UPDATE` so concurrent changes of one game queue up (issue 6);
- * SQLite's single writer already serializes them.
+ * On PostgreSQL the row is read `FOR UPDATE`, so concurrent changes of one game (on any instance) queue up
+ * and each decides on the row as the one before it left it; SQLite's single writer already serializes them.
  */
 export async function lockBillingRow(trx: Db, gameId: string, now: number) {
   const game = await trx
@@ -46,7 +46,10 @@ export async function lockBillingRow(trx: Db, gameId: string, now: number) {
     })
     .onConflict((oc) => oc.column('game_id').doNothing())
     .execute();
-  return trx.selectFrom('game_billing').selectAll().where('game_id', '=', gameId).executeTakeFirstOrThrow();
+  return forUpdate(
+    trx,
+    trx.selectFrom('game_billing').selectAll().where('game_id', '=', gameId),
+  ).executeTakeFirstOrThrow();
 }
 
 export type BillingChange = Pick<
@@ -65,15 +68,17 @@ export async function updateBilling(trx: Db, gameId: string, change: BillingChan
 
 /**
  * Rows whose period has ended by `now`, oldest end first, at most `limit`: a range scan of
- * game_billing_period_end (a test checks the plan). On PostgreSQL this becomes
- * `... FOR UPDATE SKIP LOCKED` (issue 6), so instances running the scheduler side by side each take
- * different rows and none waits on a game another instance is changing.
+ * game_billing_period_end (a test checks the plan). On PostgreSQL the rows are taken
+ * `FOR UPDATE SKIP LOCKED`: passes running side by side (a lease hand-over, a manual run) each take different
+ * rows, none waits on a game a plan change holds, and a row rolled over meanwhile is re-checked against
+ * `period_end_ts` and left out, so no period rolls over twice.
  */
 export function dueBillingQuery(db: Db, now: number, limit: number) {
-  return db
+  const query = db
     .selectFrom('game_billing')
     .selectAll()
     .where('period_end_ts', '<=', now)
     .orderBy('period_end_ts', 'asc')
     .limit(limit);
+  return isPostgres(db) ? query.forUpdate().skipLocked() : query;
 }

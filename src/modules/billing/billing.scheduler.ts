@@ -1,5 +1,4 @@
 import type { Deps } from '../../deps.js';
-import { PeriodicTask } from '../../lib/periodic-task.js';
 import * as repo from './billing.repository.js';
 import { rollOver } from './billing.rules.js';
 import { billingWatchKey, toBillingState } from './billing.service.js';
@@ -10,10 +9,9 @@ const BATCH = 100;
 /**
  * Rolls billing periods over when they end, with no request needed: a pending downgrade takes effect and
  * a paid plan renews (see rollOver). `runDue` does one pass over every due game (tests call it after
- * moving the clock); `start` runs it on a timer in production. Time comes from `deps.clock`.
+ * moving the clock); in production BackgroundJobs runs it on a timer. Time comes from `deps.clock`.
  */
 export class BillingScheduler {
-  private timer: PeriodicTask | undefined;
   /** Runs are chained, never overlapping: a runDue call sees the state as of its call. */
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -26,17 +24,8 @@ export class BillingScheduler {
     return run;
   }
 
-  /** A pass every `intervalMs` (0: never); a tick is skipped while the previous pass still runs. */
-  start(intervalMs: number, onError: (err: unknown) => void): void {
-    if (intervalMs <= 0 || this.timer !== undefined) return;
-    this.timer = new PeriodicTask(() => this.runDue(), onError);
-    this.timer.start(intervalMs);
-  }
-
-  /** Stops the timer and waits for a pass in progress, so the store can close after it. */
+  /** Waits for a pass in progress, so the store can close after it. */
   async stop(): Promise<void> {
-    await this.timer?.stop();
-    this.timer = undefined;
     await this.tail;
   }
 

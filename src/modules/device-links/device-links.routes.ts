@@ -4,7 +4,6 @@ import { NoContent } from '../../http/common-schemas.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { answerWatchable, withWatch } from '../../http/watch.js';
-import { PeriodicTask } from '../../lib/periodic-task.js';
 import { newNonce, pageHeaders, pageStatus, renderDeviceLinkPage } from './device-links.page.js';
 import {
   CompleteDeviceLinkBody,
@@ -16,15 +15,12 @@ import {
 } from './device-links.schemas.js';
 import {
   completeDeviceLink,
-  deleteExpiredDeviceLinks,
   describeDeviceLink,
   prepareDeviceLink,
   watchDeviceLink,
 } from './device-links.service.js';
 
 const TAG = 'devices';
-/** How often expired links are deleted (reads also delete an expired link they come across). */
-const CLEANUP_INTERVAL_MS = 60_000;
 
 export function deviceLinksRoutes(app: TypedApp, deps: Deps): void {
   app.post(
@@ -107,12 +103,4 @@ export function deviceLinksRoutes(app: TypedApp, deps: Deps): void {
         .send(renderDeviceLinkPage(view, request.params.token, nonce));
     },
   );
-
-  // Expired links are deleted in the background too, so unread ones do not pile up.
-  const cleanup = new PeriodicTask(
-    () => deleteExpiredDeviceLinks(deps),
-    (err) => app.log.error({ err }, 'device link clean-up failed'),
-  );
-  app.addHook('onReady', async () => cleanup.start(CLEANUP_INTERVAL_MS));
-  app.addHook('preClose', async () => cleanup.stop());
 }

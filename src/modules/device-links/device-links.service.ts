@@ -112,7 +112,13 @@ export async function completeDeviceLink(
   deps.notifier.notify(deviceLinkWatchKey(link.linkId));
 }
 
-/** The periodic clean-up: deletes expired links and wakes their watchers (who then get TOKEN_EXPIRED). */
+/** How often expired links are deleted (reads also delete an expired link they come across). */
+export const DEVICE_LINK_CLEANUP_INTERVAL_MS = 60_000;
+
+/**
+ * The periodic clean-up: deletes expired links and wakes their watchers (who then get TOKEN_EXPIRED).
+ * A DELETE takes each row once, so two passes racing at a lease hand-over still notify each link once.
+ */
 export async function deleteExpiredDeviceLinks(deps: Deps): Promise<number> {
   const deleted = await repo.deleteExpiredLinks(deps.db, deps.clock.now());
   for (const linkId of deleted) deps.notifier.notify(deviceLinkWatchKey(linkId));

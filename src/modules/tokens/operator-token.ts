@@ -1,6 +1,7 @@
 import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Db } from '../../db/open-db.js';
+import { sql } from 'kysely';
+import { type Db, isPostgres } from '../../db/open-db.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { newOperatorTokenSecret, sha256Hex } from './token-authority.js';
@@ -19,18 +20,25 @@ export async function ensureOperatorToken(
   overrideToken: string | undefined,
 ): Promise<string | undefined> {
   if (overrideToken !== undefined) return undefined;
-  const existing = await db.selectFrom('operator_tokens').select('token_id').limit(1).executeTakeFirst();
-  if (existing !== undefined) return undefined;
+  return db.transaction().execute(async (trx) => {
+    // Instances starting together on one PostgreSQL take turns here, so only the first makes a token.
+    if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${OPERATOR_TOKEN_LOCK_ID})`.execute(trx);
+    const existing = await trx.selectFrom('operator_tokens').select('token_id').limit(1).executeTakeFirst();
+    if (existing !== undefined) return undefined;
 
-  const token = newOperatorTokenSecret();
-  const file = path.join(dataDir, OPERATOR_TOKEN_FILE);
-  const temp = `${file}.tmp-${process.pid}`;
-  writeFileSync(temp, `${token}\n`, { mode: 0o600 });
-  chmodSync(temp, 0o600);
-  renameSync(temp, file);
-  await db
-    .insertInto('operator_tokens')
-    .values({ token_id: newId(), token_sha256: sha256Hex(token), create_ts: clock.now() })
-    .execute();
-  return token;
+    const token = newOperatorTokenSecret();
+    const file = path.join(dataDir, OPERATOR_TOKEN_FILE);
+    const temp = `${file}.tmp-${process.pid}`;
+    writeFileSync(temp, `${token}\n`, { mode: 0o600 });
+    chmodSync(temp, 0o600);
+    renameSync(temp, file);
+    await trx
+      .insertInto('operator_tokens')
+      .values({ token_id: newId(), token_sha256: sha256Hex(token), create_ts: clock.now() })
+      .execute();
+    return token;
+  });
 }
+
+/** An arbitrary application-wide advisory lock key (int8), distinct from Kysely's migration lock. */
+const OPERATOR_TOKEN_LOCK_ID = sql.lit(BigInt('7164102384511029411'));
