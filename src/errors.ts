@@ -74,6 +74,10 @@ export const ERROR_CATALOGUE = {
     summary: 'An exclusive tag key is not among the tags set.',
   },
   BILLING_INVALID_PLAN: { status: 400, summary: 'No such billing plan (trial, indie or studio).' },
+  STORE_UNAVAILABLE: {
+    status: 503,
+    summary: 'The database cannot be reached right now (restarting, failing over); retry shortly.',
+  },
   ERROR: { status: 500, summary: 'An unexpected error; the ray_id identifies it in the logs.' },
 } as const satisfies Record<string, { status: number; summary: string; inputStatus?: number }>;
 
@@ -198,5 +202,7 @@ export const errors = {
         plans,
       },
     ),
+  storeUnavailable: () =>
+    make('STORE_UNAVAILABLE', 'the database cannot be reached right now; retry shortly'),
   internal: () => make('ERROR', 'internal error'),
 };

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, errors } from '../errors.js';
+import { isStoreUnavailable } from '../lib/db-errors.js';
 
 interface AjvIssue {
   instancePath: string;
@@ -52,6 +53,7 @@ function fromValidation(err: FastifyError): AppError {
 /** Maps what Fastify itself throws (parsing, limits) onto the catalogue; anything else is a 500. */
 function toAppError(err: FastifyError, bodyLimit: number, contentType: string): AppError | undefined {
   if (err instanceof AppError) return err;
+  if (isStoreUnavailable(err)) return errors.storeUnavailable();
   if (err.validation !== undefined) return fromValidation(err);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -89,3 +89,26 @@ export async function runServiceToExit(
   });
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stderr })));
 }
+
+/** One HTTP call to a service process; the body is sent as JSON, the answer parsed when there is one. */
+export async function api(
+  baseUrl: string,
+  token: string | null,
+  method: string,
+  url: string,
+  body?: unknown,
+) {
+  const res = await fetch(`${baseUrl}${url}`, {
+    method,
+    headers: {
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    json: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>),
+  };
+}

@@ -11,6 +11,8 @@ import { dropTestDatabase, onPostgres, testDatabaseUrl } from './postgres.js';
 export interface TestService {
   app: Awaited<ReturnType<typeof createService>>['app'];
   deps: Awaited<ReturnType<typeof createService>>['deps'];
+  /** The LISTEN/NOTIFY relay on PostgreSQL; undefined on SQLite. */
+  relay: Awaited<ReturnType<typeof createService>>['relay'];
   clock: ManualClock;
   dataDir: string;
   operatorToken: string;
@@ -51,7 +53,7 @@ export async function startTestService(
   const clock = options.clock ?? new ManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
   const config = await testConfig(dataDir, options.env);
   const databaseUrl = onPostgres ? config.databaseUrl : undefined;
-  const { app, deps, newOperatorToken } = await createService(config, { clock, logger: false });
+  const { app, deps, relay, newOperatorToken } = await createService(config, { clock, logger: false });
   // On a restart over an existing data dir the token is not new: read it back from its file.
   const tokenFile = path.join(dataDir, OPERATOR_TOKEN_FILE);
   const operatorToken =
@@ -62,6 +64,7 @@ export async function startTestService(
   return {
     app,
     deps,
+    relay,
     clock,
     dataDir,
     operatorToken,

@@ -4,23 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { onPostgres } from '../helpers/postgres.js';
-import { runServiceToExit, startServiceProcess } from '../helpers/process.js';
-
-async function api(baseUrl: string, token: string, method: string, url: string, body?: unknown) {
-  const res = await fetch(`${baseUrl}${url}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    json: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>),
-  };
-}
+import { api, runServiceToExit, startServiceProcess } from '../helpers/process.js';
 
 describe('the service as a process', () => {
   const dataDir = path.join(mkdtempSync(path.join(os.tmpdir(), 'gcm-proc-')), 'nested', 'data');

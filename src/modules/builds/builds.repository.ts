@@ -1,5 +1,5 @@
 import type { BuildsTable } from '../../db/database.js';
-import type { Db } from '../../db/open-db.js';
+import { type Db, forUpdate } from '../../db/open-db.js';
 
 export const LIST_LIMIT = 1000;
 
@@ -7,13 +7,14 @@ export function insertBuild(db: Db, row: BuildsTable) {
   return db.insertInto('builds').values(row).execute();
 }
 
-export function findBuild(db: Db, namespaceId: string, buildId: string) {
-  return db
+/** `lock`: inside a transaction that changes the build's tags next, so concurrent changes queue up. */
+export function findBuild(db: Db, namespaceId: string, buildId: string, lock = false) {
+  const query = db
     .selectFrom('builds')
     .selectAll()
     .where('build_id', '=', buildId)
-    .where('namespace_id', '=', namespaceId)
-    .executeTakeFirst();
+    .where('namespace_id', '=', namespaceId);
+  return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
 export type BuildRow = NonNullable<Awaited<ReturnType<typeof findBuild>>>;

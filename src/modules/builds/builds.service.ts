@@ -181,7 +181,7 @@ export async function patchBuildTags(
   if (found.length > 0) throw errors.validation(found);
   await assertEnvironment(deps, gameId, environmentId);
   await deps.db.transaction().execute(async (trx) => {
-    const build = await repo.findBuild(trx, environmentId, buildId);
+    const build = await repo.findBuild(trx, environmentId, buildId, true);
     if (build === undefined || build.complete_ts === null) throw errors.buildNotFound();
     const current = (await repo.tagsOf(trx, [buildId])).get(buildId) ?? {};
     if (Object.keys({ ...current, ...input.tags }).length > BUILD_LIMITS.tags) {

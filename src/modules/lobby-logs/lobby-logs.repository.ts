@@ -1,12 +1,14 @@
 import type { LobbiesTable } from '../../db/database.js';
-import type { Db } from '../../db/open-db.js';
+import { type Db, forUpdate } from '../../db/open-db.js';
 
 export function insertLobby(db: Db, row: LobbiesTable) {
   return db.insertInto('lobbies').values(row).execute();
 }
 
-export function findLobbyById(db: Db, lobbyId: string) {
-  return db.selectFrom('lobbies').selectAll().where('lobby_id', '=', lobbyId).executeTakeFirst();
+/** `lock`: inside a transaction that writes the lobby next, so concurrent events apply one at a time. */
+export function findLobbyById(db: Db, lobbyId: string, lock = false) {
+  const query = db.selectFrom('lobbies').selectAll().where('lobby_id', '=', lobbyId);
+  return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
 export async function updateLobby(

@@ -174,7 +174,7 @@ export async function recordLobbyEvent(
   const givenTs = event.ts !== null && event.ts !== undefined;
   await getNamespace(deps, gameId, namespaceId);
   await deps.db.transaction().execute(async (trx) => {
-    const lobby = await repo.findLobbyById(trx, lobbyId);
+    const lobby = await repo.findLobbyById(trx, lobbyId, true);
     if (lobby === undefined || lobby.namespace_id !== namespaceId) throw errors.lobbyNotFound();
     const sameTs = (recorded: number) => !givenTs || recorded === ts;
     const notBefore = (earlier: number, what: string) => {

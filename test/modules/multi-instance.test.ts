@@ -1,0 +1,299 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { BackgroundJobs } from '../../src/lib/background-jobs.js';
+import { DEGRADED_WAIT_MS } from '../../src/lib/pg-change-relay.js';
+import { PERIOD_MS } from '../../src/modules/billing/billing.rules.js';
+import { createService } from '../../src/service.js';
+import {
+  type BillingBody,
+  billingUrl,
+  choosePlan,
+  createBillingGame,
+  readBilling,
+} from '../helpers/billing.js';
+import { onPostgres, testPgAdminUrl } from '../helpers/postgres.js';
+import { createGameFixture, startTestService, type TestService, testConfig } from '../helpers/service.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
+
+const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)' };
+
+/** A second instance on the first one's database (and clock), as another process behind the balancer. */
+function secondInstance(first: TestService): Promise<TestService> {
+  const databaseUrl = first.deps.config.databaseUrl;
+  assert.ok(databaseUrl !== undefined);
+  return startTestService({
+    clock: first.clock,
+    env: { DATABASE_URL: databaseUrl, GCM_OPERATOR_TOKEN: first.operatorToken },
+  });
+}
+
+async function until(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('job leases', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService({ env: { GCM_BILLING_TICK_MS: '0' } });
+  });
+  after(() => svc.close());
+
+  it('goes to one holder at a time, is renewed by it, and is taken over once it expires', async () => {
+    let now = 1_000_000;
+    const clock = () => now;
+    const noError = (job: string, err: unknown) => assert.fail(`${job}: ${String(err)}`);
+    const a = new BackgroundJobs(svc.deps.db, true, noError, clock);
+    const b = new BackgroundJobs(svc.deps.db, true, noError, clock);
+    assert.equal(await a.takeLease('job', 5_000), true);
+    assert.equal(await b.takeLease('job', 5_000), false, 'held by a');
+    assert.equal(await b.takeLease('other-job', 5_000), true, 'leases are per job');
+    now += 4_000;
+    assert.equal(await a.takeLease('job', 5_000), true, 'a renews');
+    now += 4_000;
+    assert.equal(await b.takeLease('job', 5_000), false, 'renewed, so not expired yet');
+    now += 1_001;
+    assert.equal(await b.takeLease('job', 5_000), true, 'expired: b takes over');
+    assert.equal(await a.takeLease('job', 5_000), false, 'and a no longer holds it');
+  });
+
+  it('is handed back on stop, so another instance takes over at once', async () => {
+    const noError = (job: string, err: unknown) => assert.fail(`${job}: ${String(err)}`);
+    const a = new BackgroundJobs(svc.deps.db, true, noError);
+    const b = new BackgroundJobs(svc.deps.db, true, noError);
+    let runs = 0;
+    a.start({ name: 'handed-back', intervalMs: 10, run: async () => runs++ });
+    await until('a runs the job', 2_000, () => runs > 0);
+    assert.equal(await b.takeLease('handed-back', 60_000), false);
+    await a.stop();
+    assert.equal(await b.takeLease('handed-back', 60_000), true);
+  });
+});
+
+describe('several instances on one PostgreSQL', pgOnly, () => {
+  let a: TestService;
+  let b: TestService;
+  before(async () => {
+    a = await startTestService({ env: { GCM_BILLING_TICK_MS: '0' } });
+    b = await secondInstance(a);
+  });
+  after(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('start together on a fresh database: migrations once, one operator token', async () => {
+    const name = `gcm_t_starts_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: testPgAdminUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const url = new URL(testPgAdminUrl as string);
+    url.pathname = `/${name}`;
+    const dirs = Array.from({ length: 4 }, () => mkdtempSync(path.join(os.tmpdir(), 'gcm-starts-')));
+    try {
+      const configs = await Promise.all(
+        dirs.map((dir) => testConfig(dir, { DATABASE_URL: url.toString(), GCM_BILLING_TICK_MS: '0' })),
+      );
+      // Four instances starting at once on an empty database.
+      const services = await Promise.all(configs.map((config) => createService(config, { logger: false })));
+      try {
+        const made = services.map((s) => s.newOperatorToken).filter((t) => t !== undefined);
+        assert.equal(made.length, 1, 'one operator token, made by the first instance only');
+        const db = services[0]?.deps.db;
+        assert.ok(db !== undefined);
+        const count = (table: 'operator_tokens' | 'signing_keys') =>
+          db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow();
+        assert.equal((await count('operator_tokens')).n, 1);
+        assert.equal(
+          (await count('signing_keys')).n,
+          1,
+          'one signing key, so every instance verifies all tokens',
+        );
+        const applied = await sql<{ n: number }>`select count(*) as n from kysely_migration`.execute(db);
+        assert.equal(applied.rows[0]?.n, 9);
+        // Every instance serves what another wrote.
+        const headers = { authorization: `Bearer ${made[0]}` };
+        const game = await services[1]?.app.inject({
+          method: 'POST',
+          url: '/cloud/games',
+          headers,
+          payload: { name_id: 'shared', display_name: 'Shared' },
+        });
+        assert.equal(game?.statusCode, 200, game?.body);
+        const id = game?.json<{ game_id: string }>().game_id;
+        for (const s of services) {
+          assert.equal(
+            (await s.app.inject({ method: 'GET', url: `/cloud/games/${id}`, headers })).statusCode,
+            200,
+          );
+        }
+      } finally {
+        await Promise.all(services.map((s) => s.app.close()));
+      }
+    } finally {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rolls each due billing period over exactly once when two instances run the roll-over together', async () => {
+    const games: string[] = [];
+    for (let i = 0; i < 150; i++) {
+      const { gameId } = await createBillingGame(a, `roll-${i}`);
+      await choosePlan(i % 2 === 0 ? a : b, gameId, 'indie');
+      games.push(gameId);
+    }
+    const before = new Map<string, BillingBody>();
+    for (const id of games) before.set(id, await readBilling(a, id));
+    a.clock.advance(PERIOD_MS);
+    const [byA, byB] = await Promise.all([
+      a.deps.billingScheduler.runDue(),
+      b.deps.billingScheduler.runDue(),
+    ]);
+    assert.equal(byA + byB, games.length, `a rolled ${byA}, b rolled ${byB}`);
+    for (const id of games) {
+      const was = before.get(id) as BillingBody;
+      const now = await readBilling(b, id);
+      assert.equal(BigInt(now.watch.index), BigInt(was.watch.index) + 1n, `game ${id} rolled over once`);
+      assert.equal(now.subscription?.period_start_ts, was.subscription?.period_end_ts);
+    }
+  });
+
+  it('applies concurrent lobby events through both instances one at a time', async () => {
+    const f = await createGameFixture(a, 'lobby-race');
+    const reporter = await a.call(
+      'POST',
+      `/cloud/games/${f.gameId}/namespaces/${f.namespaceId}/tokens/reporter`,
+    );
+    const token = reporter.json<{ token: string }>().token;
+    const base = `/cloud/games/${f.gameId}/namespaces/${f.namespaceId}/logs/lobbies`;
+    const created = await a.call('POST', base, {
+      token,
+      body: { lobby_group_name_id: 'default', region_id: 'lnd-atl' },
+    });
+    assert.equal(created.statusCode, 200, created.body);
+    const lobbyId = created.json<{ lobby_id: string }>().lobby_id;
+    const t0 = a.clock.now();
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 === 0 ? a : b).call('POST', `${base}/${lobbyId}/events`, {
+          token,
+          body: { kind: 'start', ts: new Date(t0 + 1_000 + i).toISOString() },
+        }),
+      ),
+    );
+    const statuses = answers.map((r) => r.statusCode).sort();
+    assert.deepEqual(statuses, [204, ...Array(11).fill(409)], answers.map((r) => r.body).join('\n'));
+  });
+
+  it('answers watchers at once when the change feed is lost, and hears other instances again after', async () => {
+    const { gameId } = await createBillingGame(a, 'feed-loss');
+    const relay = a.relay;
+    assert.ok(relay !== undefined);
+    await until('a listens', 5_000, () => relay.connected);
+    const index = (await readBilling(a, gameId)).watch.index;
+    const watch = () => a.call('GET', `${billingUrl(gameId)}?watch_index=${index}`);
+
+    const waitingBefore = watch();
+    await until('a watcher waits', 2_000, () => a.deps.notifier.waiting === 1);
+    const pid = relay.listenerPid;
+    assert.ok(pid !== undefined);
+    const admin = new pg.Client({ connectionString: testPgAdminUrl });
+    await admin.connect();
+    const lostAt = Date.now();
+    try {
+      // What a database restart does to the listening connection.
+      await admin.query('select pg_terminate_backend($1)', [pid]);
+    } finally {
+      await admin.end();
+    }
+    const answered = await waitingBefore;
+    assert.equal(answered.statusCode, 200);
+    assert.equal(answered.json<BillingBody>().watch.index, index, 'answered with what is current');
+    assert.ok(Date.now() - lostAt < 1_000, 'answered at once, not left waiting for the timeout');
+
+    await until('a listens again', 10_000, () => relay.connected && relay.listenerPid !== pid);
+    const watching = watch();
+    await until('a watcher waits again', 2_000, () => a.deps.notifier.waiting === 1);
+    await choosePlan(b, gameId, 'studio');
+    const changedAt = Date.now();
+    const woken = await watching;
+    assert.equal(woken.json<BillingBody>().active_plan, 'studio');
+    assert.ok(Date.now() - changedAt < 1_000, 'a change through b wakes a watcher on a within 1 s');
+  });
+
+  it('while the feed is down, watchers answer within about a second rather than hang', async () => {
+    const { gameId } = await createBillingGame(a, 'feed-down');
+    const index = (await readBilling(a, gameId)).watch.index;
+    a.deps.notifier.waitCapMs = DEGRADED_WAIT_MS;
+    try {
+      const started = Date.now();
+      const res = await a.call('GET', `${billingUrl(gameId)}?watch_index=${index}`);
+      const took = Date.now() - started;
+      assert.equal(res.statusCode, 200);
+      assert.ok(
+        took >= DEGRADED_WAIT_MS - 50 && took < DEGRADED_WAIT_MS + 1_000,
+        `answered after ${took} ms`,
+      );
+    } finally {
+      a.deps.notifier.waitCapMs = undefined;
+    }
+  });
+
+  it('rides out a database outage: 503 while it is down, watchers answered, all back after', async () => {
+    const direct = new URL(a.deps.config.databaseUrl as string);
+    const proxy = new TcpProxy(direct.hostname, Number(direct.port));
+    await proxy.start();
+    const viaProxy = new URL(direct);
+    viaProxy.port = String(proxy.port);
+    const c = await startTestService({
+      clock: a.clock,
+      env: { DATABASE_URL: viaProxy.toString(), GCM_OPERATOR_TOKEN: a.operatorToken },
+    });
+    try {
+      const { gameId } = await createBillingGame(c, 'outage');
+      const index = (await readBilling(c, gameId)).watch.index;
+      const watching = c.call('GET', `${billingUrl(gameId)}?watch_index=${index}`);
+      await until('a watcher waits', 2_000, () => c.deps.notifier.waiting === 1);
+
+      await proxy.stop();
+      const cutAt = Date.now();
+      const answered = await watching;
+      assert.ok(Date.now() - cutAt < 1_000, 'the watcher was answered at once');
+      // It re-reads what is current; with the database gone that read fails, cleanly.
+      assert.ok([200, 503].includes(answered.statusCode), answered.body);
+      const down = await c.call('GET', `/cloud/games/${gameId}`);
+      assert.equal(down.statusCode, 503, down.body);
+      assert.equal(down.json<{ code: string }>().code, 'STORE_UNAVAILABLE');
+
+      await proxy.start();
+      await until(
+        'c reads again',
+        10_000,
+        async () => (await c.call('GET', `/cloud/games/${gameId}`)).statusCode === 200,
+      );
+      await until('c listens again', 10_000, () => c.relay?.connected === true);
+      const watchingAgain = c.call('GET', `${billingUrl(gameId)}?watch_index=${index}`);
+      await until('a watcher waits again', 2_000, () => c.deps.notifier.waiting === 1);
+      await choosePlan(b, gameId, 'indie');
+      const changedAt = Date.now();
+      assert.equal((await watchingAgain).json<BillingBody>().active_plan, 'indie');
+      assert.ok(Date.now() - changedAt < 1_000, 'changes through another instance are heard again');
+    } finally {
+      await c.close();
+      await proxy.stop();
+    }
+  });
+});
