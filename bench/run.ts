@@ -1,7 +1,9 @@
 /**
- * `npm run bench [-- --duration N] [-- --only name[,name]]`: starts the real service on a fresh temp store,
- * runs the chosen scenarios against it with autocannon, prints a table per scenario. Exits 1 if any request
- * failed (error or non-2xx), never because a target was missed: it is a benchmark, not a test.
+ * `npm run bench [-- --duration N] [-- --only name[,name]] [-- --pg]`: starts the real service on a fresh
+ * temp store, runs the chosen scenarios against it with autocannon, prints a table per scenario. Exits 1 if
+ * any request failed (error or non-2xx), never because a target was missed: it is a benchmark, not a test.
+ * `--pg` runs the scenarios that support it on PostgreSQL (GCM_BENCH_DATABASE_URL, or a throw-away cluster),
+ * with one instance and with two on the same database.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -9,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ChildRegistry } from './lib/children.js';
 import { abortLoads } from './lib/load.js';
+import { BenchPostgres } from './lib/postgres.js';
 import { describeEnvironment, failedRequests, formatReport } from './lib/report.js';
 import type { ScenarioContext } from './lib/scenario.js';
 import { startService } from './lib/service.js';
@@ -20,18 +23,19 @@ const WARMUP_SEC = 2;
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run bench -- [--duration seconds] [--only ${SCENARIOS.map((s) => s.name).join(',')}]\n`,
+    `${message}\nusage: npm run bench -- [--duration seconds] [--only ${SCENARIOS.map((s) => s.name).join(',')}] [--pg]\n`,
   );
   process.exit(2);
 }
 
 function parseOptions() {
-  let values: { duration?: string; only?: string; help?: boolean };
+  let values: { duration?: string; only?: string; pg?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       options: {
         duration: { type: 'string', default: '10' },
         only: { type: 'string' },
+        pg: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -42,17 +46,30 @@ function parseOptions() {
   if (values.help === true) usage('');
   const durationSec = Number(values.duration);
   if (!Number.isInteger(durationSec) || durationSec < 1) usage('--duration must be a whole number >= 1');
-  const names = values.only?.split(',').map((n) => n.trim()) ?? SCENARIOS.map((s) => s.name);
+  const onPostgres = values.pg === true;
+  const candidates = onPostgres ? SCENARIOS.filter((s) => s.supportsPostgres === true) : SCENARIOS;
+  const names = values.only?.split(',').map((n) => n.trim()) ?? candidates.map((s) => s.name);
   const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
   if (unknown.length > 0) usage(`unknown scenario: ${unknown.join(', ')}`);
-  return { durationSec, scenarios: SCENARIOS.filter((s) => names.includes(s.name)) };
+  const notOnPostgres = names.filter((n) => !candidates.some((s) => s.name === n));
+  if (notOnPostgres.length > 0) {
+    usage(`--pg runs ${candidates.map((s) => s.name).join(', ')} only, not ${notOnPostgres.join(', ')}`);
+  }
+  return { durationSec, onPostgres, scenarios: candidates.filter((s) => names.includes(s.name)) };
 }
 
 async function main(): Promise<number> {
-  const { durationSec, scenarios } = parseOptions();
+  const { durationSec, onPostgres, scenarios } = parseOptions();
   const registry = new ChildRegistry();
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'gcm-bench-'));
   const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+  const postgres = onPostgres ? new BenchPostgres(workDir, log) : undefined;
+  // The services first: they hold connections to the databases that stopping PostgreSQL drops.
+  const cleanUp = async () => {
+    await registry.stopAll();
+    await postgres?.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  };
 
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -60,25 +77,24 @@ async function main(): Promise<number> {
     interrupted = true;
     log(`${signal}: stopping`);
     abortLoads();
-    void registry.stopAll().finally(() => {
-      rmSync(workDir, { recursive: true, force: true });
-      process.exit(130);
-    });
+    void cleanUp().finally(() => process.exit(130));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
   try {
+    await postgres?.start();
+    const databaseUrl = await postgres?.createDatabase('main');
     log('starting the service');
-    const service = await startService(registry, workDir);
+    const service = await startService(registry, workDir, { databaseUrl });
     const settings = { connections: CONNECTIONS, pipelining: PIPELINING, durationSec, warmupSec: WARMUP_SEC };
-    const context: ScenarioContext = { registry, service, workDir, log, ...settings };
+    const context: ScenarioContext = { registry, service, workDir, postgres, log, ...settings };
     const reports = [];
     for (const scenario of scenarios) {
       log(`scenario ${scenario.name}`);
       reports.push(await scenario.run(context));
     }
-    process.stdout.write(`${describeEnvironment(settings)}\n\n`);
+    process.stdout.write(`${describeEnvironment({ ...settings, database: postgres?.description })}\n\n`);
     process.stdout.write(`${reports.map(formatReport).join('\n\n')}\n`);
     const failed = reports.flatMap((r) => r.rows).reduce((sum, row) => sum + failedRequests(row), 0);
     if (failed > 0) {
@@ -87,8 +103,7 @@ async function main(): Promise<number> {
     }
     return 0;
   } finally {
-    await registry.stopAll();
-    rmSync(workDir, { recursive: true, force: true });
+    await cleanUp();
   }
 }
 

@@ -3,7 +3,8 @@ import autocannon from 'autocannon';
 export interface LoadOptions {
   /** What the table calls this row. */
   target: string;
-  url: string;
+  /** Several URLs (instances of one service): the connections are dealt out among them in turn. */
+  url: string | readonly string[];
   headers?: Record<string, string>;
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: string;
@@ -63,7 +64,7 @@ function statusCounts(result: autocannon.Result, into: Record<string, number>): 
 /** A warm-up, then the measured run, against one URL with autocannon. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const base: autocannon.Options = {
-    url: options.url,
+    url: typeof options.url === 'string' ? options.url : [...options.url],
     method: options.method ?? 'GET',
     connections: options.connections,
     pipelining: options.pipelining,

@@ -8,12 +8,15 @@ export function describeEnvironment(settings: {
   pipelining: number;
   durationSec: number;
   warmupSec: number;
+  /** The store, when it is not the default embedded SQLite (`--pg`). */
+  database?: string;
 }): string {
   const memGiB = os.totalmem() / 1024 ** 3;
   return [
     `date: ${new Date().toISOString()}`,
     `machine: ${os.cpus().length} cores, ${memGiB.toFixed(1)} GiB memory, ${os.platform()} ${os.arch()}`,
     `node: ${process.version}`,
+    ...(settings.database === undefined ? [] : [`database: ${settings.database}`]),
     `load: autocannon, ${settings.connections} connections, pipelining ${settings.pipelining}, ` +
       `${settings.durationSec} s per target after a ${settings.warmupSec} s warm-up`,
   ].join('\n');

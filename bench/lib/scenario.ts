@@ -1,5 +1,6 @@
 import type { ChildRegistry } from './children.js';
 import type { LoadResult } from './load.js';
+import type { BenchPostgres } from './postgres.js';
 import type { RunningService } from './service.js';
 
 /** What run.ts hands every scenario: the running service, the load settings, and where to put files. */
@@ -12,6 +13,8 @@ export interface ScenarioContext {
   readonly pipelining: number;
   readonly durationSec: number;
   readonly warmupSec: number;
+  /** The PostgreSQL server of a `--pg` run (`service` then runs on it); undefined on SQLite. */
+  readonly postgres: BenchPostgres | undefined;
   log(message: string): void;
 }
 
@@ -36,5 +39,7 @@ export interface Scenario {
   /** The name `--only` selects it by. */
   readonly name: string;
   readonly description: string;
+  /** Runs on PostgreSQL too, with one and two instances, under `--pg`. */
+  readonly supportsPostgres?: boolean;
   run(context: ScenarioContext): Promise<ScenarioReport>;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { type ChildRegistry, freePort, type ManagedChild, waitUntilAnswering } from './children.js';
 
@@ -13,17 +13,20 @@ export interface RunningService {
   readonly baseUrl: string;
   readonly operatorToken: string;
   readonly dataDir: string;
+  /** The PostgreSQL database it runs on (DATABASE_URL); undefined on the embedded SQLite store. */
+  readonly databaseUrl: string | undefined;
   readonly child: ManagedChild;
 }
 
 /**
  * Starts the real service the way production does (`node --import tsx src/main.ts`) on a fresh data dir
- * under `workDir`, with an operator token chosen here so the benchmark can set up data over HTTP.
+ * under `workDir`, with an operator token chosen here so the benchmark can set up data over HTTP. With
+ * `databaseUrl` it runs on that PostgreSQL database instead of SQLite in the data dir.
  */
 export async function startService(
   registry: ChildRegistry,
   workDir: string,
-  options: { dataDir?: string; name?: string; operatorToken?: string } = {},
+  options: { dataDir?: string; name?: string; operatorToken?: string; databaseUrl?: string } = {},
 ): Promise<RunningService> {
   const dataDir = options.dataDir ?? path.join(workDir, 'service-data');
   mkdirSync(dataDir, { recursive: true });
@@ -38,11 +41,38 @@ export async function startService(
       LOG_LEVEL: 'warn',
       GCM_OPERATOR_TOKEN: operatorToken,
       GCM_REGIONS: BENCH_REGIONS.join(','),
+      ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
     },
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntilAnswering(child, `${baseUrl}/cloud/games`);
-  return { baseUrl, operatorToken, dataDir, child };
+  return { baseUrl, operatorToken, dataDir, databaseUrl: options.databaseUrl, child };
+}
+
+/**
+ * A further instance on the PostgreSQL database of `service`, with the same operator token and a data dir of
+ * its own: the way several instances share one store. SQLite is owned by one process, so it has none.
+ */
+export async function startPeer(
+  registry: ChildRegistry,
+  workDir: string,
+  service: RunningService,
+  name: string,
+): Promise<RunningService> {
+  if (service.databaseUrl === undefined) {
+    throw new Error(`${service.child.name} runs on SQLite, which one process owns: it can have no peer`);
+  }
+  return startService(registry, workDir, {
+    dataDir: mkdtempSync(path.join(workDir, 'peer-data-')),
+    name,
+    operatorToken: service.operatorToken,
+    databaseUrl: service.databaseUrl,
+  });
+}
+
+/** "1 instance", "2 instances": how the --pg figures name their columns and rows. */
+export function instances(count: number): string {
+  return `${count} instance${count === 1 ? '' : 's'}`;
 }
 
 export interface ApiResponse {

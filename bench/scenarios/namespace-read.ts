@@ -1,8 +1,9 @@
 import { randomInt } from 'node:crypto';
+import os from 'node:os';
 import { startBaseline } from '../lib/baseline.js';
-import { runLoad } from '../lib/load.js';
-import type { Scenario, ScenarioContext, ScenarioReport } from '../lib/scenario.js';
-import { apiOk, createGameWithNamespace, type RunningService } from '../lib/service.js';
+import { type LoadResult, runLoad } from '../lib/load.js';
+import type { Comparison, Scenario, ScenarioContext, ScenarioReport } from '../lib/scenario.js';
+import { apiOk, createGameWithNamespace, instances, type RunningService, startPeer } from '../lib/service.js';
 
 const BCRYPT_ALPHABET = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const CDN_USERS = 3;
@@ -38,13 +39,21 @@ async function getText(url: string, headers: Record<string, string> = {}): Promi
   return text;
 }
 
+function ratioToBare(label: string, bare: LoadResult, svc: LoadResult): Comparison {
+  const ratio = bare.requestsPerSec > 0 ? svc.requestsPerSec / bare.requestsPerSec : 0;
+  return { label, value: ratio, target: `ratio >= ${RATIO_TARGET}`, met: ratio >= RATIO_TARGET };
+}
+
 /**
  * GET /cloud/games/{g}/namespaces/{ns} with a game cloud token, against a bare node:http server answering
- * the very same body: the ratio says what the framework, auth and store cost on the hottest read.
+ * the very same body: the ratio says what the framework, auth and store cost on the hottest read. Under
+ * `--pg` the service runs on PostgreSQL, and is measured alone and then with a second instance on the same
+ * database, the connections of one autocannon run alternating between the two.
  */
 export const namespaceRead: Scenario = {
   name: 'namespace-read',
   description: 'GET /cloud/games/{g}/namespaces/{ns} (cloud token) vs bare node:http with the same body',
+  supportsPostgres: true,
   async run(context: ScenarioContext): Promise<ScenarioReport> {
     const { service } = context;
     const { gameId, namespaceId, cloudToken } = await createFixture(service);
@@ -71,9 +80,10 @@ export const namespaceRead: Scenario = {
       url: `${baseline.baseUrl}/`,
     });
     context.log('namespace-read: loading the service');
+    const onPostgres = context.postgres !== undefined;
     const svc = await runLoad({
       ...settings,
-      target: 'service GET /cloud/games/{g}/namespaces/{ns}',
+      target: onPostgres ? `service, ${instances(1)}` : 'service GET /cloud/games/{g}/namespaces/{ns}',
       url: serviceUrl,
       headers,
     });
@@ -81,18 +91,47 @@ export const namespaceRead: Scenario = {
     if ((await getText(serviceUrl, headers)) !== body) {
       throw new Error('the service answered another body after the load than before it');
     }
+    if (!onPostgres) {
+      return {
+        title: `namespace-read: ${namespaceRead.description}`,
+        rows: [bare, svc],
+        comparisons: [ratioToBare('ratio service/bare requests/s', bare, svc)],
+      };
+    }
 
-    const ratio = bare.requestsPerSec > 0 ? svc.requestsPerSec / bare.requestsPerSec : 0;
+    context.log('namespace-read: starting a second instance on the same database');
+    const peer = await startPeer(context.registry, context.workDir, service, 'service (second instance)');
+    const urls = [serviceUrl, serviceUrl.replace(service.baseUrl, peer.baseUrl)];
+    // Its own read of the store: same namespace, and the token made through the first instance holds.
+    if ((await getText(urls[1] as string, headers)) !== body) {
+      throw new Error('the second instance answers another body than the first');
+    }
+    context.log('namespace-read: loading both instances');
+    const pair = await runLoad({
+      ...settings,
+      target: `service, ${instances(2)}`,
+      url: urls,
+      headers,
+    });
+    for (const url of urls) {
+      if ((await getText(url, headers)) !== body) {
+        throw new Error(`${url} answered another body after the load than before it`);
+      }
+    }
     return {
-      title: `namespace-read: ${namespaceRead.description}`,
-      rows: [bare, svc],
+      title: `namespace-read on PostgreSQL: ${namespaceRead.description}`,
+      rows: [bare, svc, pair],
+      notes: [
+        `${instances(2)}: one autocannon run whose ${settings.connections} connections alternate between ` +
+          `the two (${settings.connections / 2} each), so requests/s is their sum and p50/p99 come from one ` +
+          `histogram of both. The load generator, both instances and PostgreSQL share this machine's ` +
+          `${os.cpus().length} cores, so this says what running a second instance costs or gains here, ` +
+          'not what one on a machine of its own would add.',
+        `${instances(2)} / ${instances(1)} requests/s: ${(pair.requestsPerSec / svc.requestsPerSec).toFixed(2)}`,
+      ],
       comparisons: [
-        {
-          label: 'ratio service/bare requests/s',
-          value: ratio,
-          target: `ratio >= ${RATIO_TARGET}`,
-          met: ratio >= RATIO_TARGET,
-        },
+        ratioToBare(`ratio service/bare requests/s, ${instances(1)}`, bare, svc),
+        ratioToBare(`ratio service/bare requests/s, ${instances(2)}`, bare, pair),
       ],
     };
   },

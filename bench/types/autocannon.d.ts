@@ -4,7 +4,8 @@ declare module 'autocannon' {
 
   namespace autocannon {
     interface Options {
-      url: string;
+      /** Several URLs: connection i goes to url[i % url.length]; one run, one latency histogram. */
+      url: string | string[];
       connections?: number;
       pipelining?: number;
       duration?: number;
