@@ -53,12 +53,19 @@ export async function updateNamespace(
   return result.numUpdatedRows > 0n;
 }
 
-export function listCdnAuthUserNames(db: Db, namespaceId: string) {
+/**
+ * The namespace and the names of its CDN users in one round-trip: one row per user (at most 32), or one row
+ * with a null user_name when it has none; no rows when there is no such namespace in the game.
+ */
+export function findNamespaceWithUserNames(db: Db, gameId: string, namespaceId: string) {
   return db
-    .selectFrom('namespace_cdn_auth_users')
-    .select('user_name')
-    .where('namespace_id', '=', namespaceId)
-    .orderBy('user_name', 'asc')
+    .selectFrom('namespaces')
+    .leftJoin('namespace_cdn_auth_users as u', 'u.namespace_id', 'namespaces.namespace_id')
+    .selectAll('namespaces')
+    .select('u.user_name')
+    .where('namespaces.namespace_id', '=', namespaceId)
+    .where('namespaces.game_id', '=', gameId)
+    .orderBy('u.user_name', 'asc')
     .execute();
 }
 

@@ -95,9 +95,10 @@ function namespaceViewKey(gameId: string, namespaceId: string): string {
 }
 
 async function loadNamespaceView(db: Db, gameId: string, namespaceId: string) {
-  const row = await repo.findNamespace(db, gameId, namespaceId);
+  const rows = await repo.findNamespaceWithUserNames(db, gameId, namespaceId);
+  const row = rows[0];
   if (row === undefined) return undefined;
-  const users = await repo.listCdnAuthUserNames(db, namespaceId);
+  const users = rows.flatMap((r) => (r.user_name === null ? [] : [{ user: r.user_name }]));
   return {
     namespace_id: row.namespace_id,
     version_id: row.version_id,
@@ -107,7 +108,7 @@ async function loadNamespaceView(db: Db, gameId: string, namespaceId: string) {
     config: {
       cdn: {
         auth_type: row.cdn_auth_type,
-        auth_user_list: users.map((u) => ({ user: u.user_name })),
+        auth_user_list: users,
         domains: [],
         enable_domain_public_auth: row.cdn_enable_domain_public_auth === 1,
       },
