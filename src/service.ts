@@ -1,6 +1,6 @@
 import { type BuildAppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
-import { migrateToLatest, openDatabase, pgTypes } from './db/open-db.js';
+import { migrateToLatest, openDatabase } from './db/open-db.js';
 import type { Deps } from './deps.js';
 import { trackConnectionsForShutdown } from './http/shutdown-connections.js';
 import { BackgroundJobs } from './lib/background-jobs.js';
@@ -36,8 +36,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
   let logPoolError = (err: Error): void => {
     process.stderr.write(`database pool error: ${err.message}\n`);
   };
-  const { db, pool } = openDatabase(config, (err) => logPoolError(err));
-  const shared = pool !== undefined;
+  const { db, postgres } = openDatabase(config, (err) => logPoolError(err));
+  const shared = postgres !== undefined;
   let relay: PgChangeRelay | undefined;
   try {
     await migrateToLatest(db);
@@ -56,13 +56,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
     const deps: Deps = { config, db, clock, tokens, namespaceViews, blobs, notifier, billingScheduler };
     const app = await buildApp(deps, options);
     logPoolError = (err) => app.log.warn({ err }, 'an idle database connection failed');
-    if (pool !== undefined) {
-      relay = new PgChangeRelay(
-        { connectionString: config.databaseUrl, types: pgTypes },
-        pool,
-        notifier,
-        app.log,
-      );
+    if (postgres !== undefined) {
+      relay = new PgChangeRelay(postgres.clientConfig, postgres.pool, notifier, app.log);
       await relay.start();
     }
     const connections = trackConnectionsForShutdown(app.server);

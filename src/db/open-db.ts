@@ -25,8 +25,8 @@ export class DataDirInUseError extends Error {
 
 export interface OpenedDb {
   db: Db;
-  /** The PostgreSQL pool (undefined on SQLite): the change notifier's LISTEN connection comes from its config. */
-  pool: pg.Pool | undefined;
+  /** On PostgreSQL only: the pool, and the settings its connections use (the LISTEN connection uses them too). */
+  postgres: { pool: pg.Pool; clientConfig: pg.ClientConfig } | undefined;
 }
 
 /**
@@ -38,25 +38,28 @@ export function openDatabase(
   config: { dataDir: string; databaseUrl: string | undefined; pgPoolMax: number },
   onPoolError: (err: Error) => void,
 ): OpenedDb {
-  if (config.databaseUrl === undefined) return { db: openSqlite(config.dataDir), pool: undefined };
+  if (config.databaseUrl === undefined) return { db: openSqlite(config.dataDir), postgres: undefined };
   // The data dir still holds the first operator token's file and the embedded blob store.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const clientConfig: pg.ClientConfig = { connectionString: config.databaseUrl, types: pgTypes };
   const pool = new pg.Pool({
-    connectionString: config.databaseUrl,
+    ...clientConfig,
     max: config.pgPoolMax,
-    types: pgTypes,
     // A request never waits forever for a connection of an exhausted pool or an unreachable server.
     connectionTimeoutMillis: 10_000,
   });
   pool.on('error', onPoolError);
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
+  return {
+    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+    postgres: { pool, clientConfig },
+  };
 }
 
 /**
  * Timestamps are epoch milliseconds in bigint columns, which pg hands back as strings by default (int8 can
  * exceed 2^53). Ours never do, so they come back as numbers, as they do from SQLite.
  */
-export const pgTypes = {
+const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === pg.types.builtins.INT8 && format !== 'binary') return parseInt8;
     // biome-ignore lint/suspicious/noExplicitAny: pg's overloads take a literal format; ours is the union.

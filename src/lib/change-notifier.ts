@@ -45,7 +45,11 @@ export class ChangeNotifier {
   private count = 0;
   private isClosed = false;
   private publisher: ((key: string) => void) | undefined;
-  private cap: number | undefined;
+  /**
+   * The longest a waiter may wait before answering, or undefined for the whole watch timeout. Set while
+   * changes of other instances cannot be heard, so watchers answer about once a second instead of hanging.
+   */
+  waitCapMs: number | undefined;
 
   subscribe(key: string): Subscription {
     let resolveChanged: (wake: Wake) => void = () => {};
@@ -102,18 +106,6 @@ export class ChangeNotifier {
   wakeAll(final: boolean): void {
     const wake = new Wake(final);
     for (const key of [...this.waiters.keys()]) this.wakeLocal(key, wake);
-  }
-
-  /**
-   * The longest a waiter may wait before answering, or undefined for the whole watch timeout. Set while
-   * changes of other instances cannot be heard, so watchers answer about once a second instead of hanging.
-   */
-  get waitCapMs(): number | undefined {
-    return this.cap;
-  }
-
-  set waitCapMs(ms: number | undefined) {
-    this.cap = ms;
   }
 
   /** Requests waiting right now (exposed for tests and the benchmark). */

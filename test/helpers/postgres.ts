@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CompiledQuery, type Kysely, sql } from 'kysely';
 import pg from 'pg';
-import type { Database } from '../../src/db/database.js';
 
 /**
  * The suite runs on SQLite by default and on PostgreSQL when GCM_TEST_DATABASE_URL names a server where
@@ -29,6 +27,11 @@ async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** Runs one statement as the admin on the server's admin database (tests that act on the server itself). */
+export function adminQuery(text: string, values: unknown[] = []): Promise<pg.QueryResult> {
+  return admin((client) => client.query(text, values));
+}
+
 /** Creates the data dir's database if it does not exist yet; returns its URL. */
 export async function testDatabaseUrl(dataDir: string): Promise<string> {
   const name = databaseNameFor(dataDir);
@@ -39,6 +42,15 @@ export async function testDatabaseUrl(dataDir: string): Promise<string> {
   const url = new URL(testPgAdminUrl as string);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/**
+ * On a PostgreSQL run, `env` plus the DATABASE_URL of its GCM_DATA_DIR's own database, unless it names one
+ * itself; on SQLite, `env` as it is. Test services and test processes both start through this.
+ */
+export async function withTestDatabase(env: Record<string, string>): Promise<Record<string, string>> {
+  if (!onPostgres || env.DATABASE_URL !== undefined || env.GCM_DATA_DIR === undefined) return env;
+  return { ...env, DATABASE_URL: await testDatabaseUrl(env.GCM_DATA_DIR) };
 }
 
 /** Drops the data dir's database (ending any connection still open to it). */
@@ -77,20 +89,4 @@ export async function dumpTestDatabase(dataDir: string): Promise<string> {
     parts.push(...rows.map((r) => r.row));
   }
   return parts.join('\n');
-}
-
-/**
- * PostgreSQL's plan for a compiled query, with sequential and bitmap scans priced out: on a test-sized
- * table the planner would rightly scan it whole, and what a test asks is whether the index serves the
- * query in order (no Sort node), as it must at a million rows.
- */
-export async function explainOnPostgres(db: Kysely<Database>, compiled: CompiledQuery): Promise<string> {
-  return db.transaction().execute(async (trx) => {
-    await sql`set local enable_seqscan = off`.execute(trx);
-    await sql`set local enable_bitmapscan = off`.execute(trx);
-    const plan = await trx.executeQuery<{ 'QUERY PLAN': string }>(
-      CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]),
-    );
-    return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
-  });
 }

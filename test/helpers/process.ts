@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { onPostgres, testDatabaseUrl } from './postgres.js';
+import { withTestDatabase } from './postgres.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -13,12 +13,6 @@ export interface ServiceProcess {
   stderr: () => string;
   /** Sends the signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-/** On a PostgreSQL run, the data dir's own database, as startTestService uses (unless env names one). */
-async function withTestDatabase(env: Record<string, string>): Promise<Record<string, string>> {
-  if (!onPostgres || env.DATABASE_URL !== undefined || env.GCM_DATA_DIR === undefined) return env;
-  return { ...env, DATABASE_URL: await testDatabaseUrl(env.GCM_DATA_DIR) };
 }
 
 /** Starts `src/main.ts` as its own process, as `npm start` does, and waits for it to listen. */

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { OPERATOR_TOKEN_FILE } from '../../src/modules/tokens/operator-token.js';
 import { createService } from '../../src/service.js';
-import { dropTestDatabase, onPostgres, testDatabaseUrl } from './postgres.js';
+import { dropTestDatabase, onPostgres, withTestDatabase } from './postgres.js';
 
 export interface TestService {
   app: Awaited<ReturnType<typeof createService>>['app'];
@@ -30,14 +30,7 @@ export interface TestService {
  * when the suite runs on PostgreSQL (unless `env` names a DATABASE_URL itself).
  */
 export async function testConfig(dataDir: string, env: Record<string, string> = {}) {
-  const databaseUrl =
-    onPostgres && env.DATABASE_URL === undefined ? await testDatabaseUrl(dataDir) : undefined;
-  return loadConfig({
-    GCM_DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
-    ...env,
-  });
+  return loadConfig(await withTestDatabase({ GCM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env }));
 }
 
 /**

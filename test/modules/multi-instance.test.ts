@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { BackgroundJobs } from '../../src/lib/background-jobs.js';
 import { DEGRADED_WAIT_MS } from '../../src/lib/pg-change-relay.js';
 import { PERIOD_MS } from '../../src/modules/billing/billing.rules.js';
@@ -16,7 +15,7 @@ import {
   createBillingGame,
   readBilling,
 } from '../helpers/billing.js';
-import { onPostgres, testPgAdminUrl } from '../helpers/postgres.js';
+import { adminQuery, dropTestDatabase, onPostgres, testDatabaseUrl } from '../helpers/postgres.js';
 import { createGameFixture, startTestService, type TestService, testConfig } from '../helpers/service.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -91,16 +90,13 @@ describe('several instances on one PostgreSQL', pgOnly, () => {
   });
 
   it('start together on a fresh database: migrations once, one operator token', async () => {
-    const name = `gcm_t_starts_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: testPgAdminUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const url = new URL(testPgAdminUrl as string);
-    url.pathname = `/${name}`;
-    const dirs = Array.from({ length: 4 }, () => mkdtempSync(path.join(os.tmpdir(), 'gcm-starts-')));
+    // A fresh database of its own (named after `root`), shared by four data dirs.
+    const root = mkdtempSync(path.join(os.tmpdir(), 'gcm-starts-'));
+    const url = await testDatabaseUrl(root);
+    const dirs = ['a', 'b', 'c', 'd'].map((name) => path.join(root, name));
     try {
       const configs = await Promise.all(
-        dirs.map((dir) => testConfig(dir, { DATABASE_URL: url.toString(), GCM_BILLING_TICK_MS: '0' })),
+        dirs.map((dir) => testConfig(dir, { DATABASE_URL: url, GCM_BILLING_TICK_MS: '0' })),
       );
       // Four instances starting at once on an empty database.
       const services = await Promise.all(configs.map((config) => createService(config, { logger: false })));
@@ -142,9 +138,8 @@ describe('several instances on one PostgreSQL', pgOnly, () => {
         await Promise.all(services.map((s) => s.app.close()));
       }
     } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+      await dropTestDatabase(root);
+      rmSync(root, { recursive: true, force: true });
     }
   });
 
@@ -210,15 +205,9 @@ describe('several instances on one PostgreSQL', pgOnly, () => {
     await until('a watcher waits', 2_000, () => a.deps.notifier.waiting === 1);
     const pid = relay.listenerPid;
     assert.ok(pid !== undefined);
-    const admin = new pg.Client({ connectionString: testPgAdminUrl });
-    await admin.connect();
     const lostAt = Date.now();
-    try {
-      // What a database restart does to the listening connection.
-      await admin.query('select pg_terminate_backend($1)', [pid]);
-    } finally {
-      await admin.end();
-    }
+    // What a database restart does to the listening connection.
+    await adminQuery('select pg_terminate_backend($1)', [pid]);
     const answered = await waitingBefore;
     assert.equal(answered.statusCode, 200);
     assert.equal(answered.json<BillingBody>().watch.index, index, 'answered with what is current');
