@@ -3,8 +3,15 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Deps } from './deps.js';
+import { errors } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
+import {
+  assertCleanBody,
+  assertCleanRequestStrings,
+  jsonNestingExceeds,
+  MAX_JSON_DEPTH,
+} from './http/input-guard.js';
 import { redactUrl } from './http/redact.js';
 import { newRayId } from './lib/ids.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
@@ -55,8 +62,26 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
   app.removeContentTypeParser('text/plain');
   const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
-    return defaultJsonParser(request, body as string, done);
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    if (jsonNestingExceeds(text)) {
+      return done(
+        errors.badBody(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`, {
+          field: null,
+          max_depth: MAX_JSON_DEPTH,
+        }),
+        undefined,
+      );
+    }
+    return defaultJsonParser(request, text, (err, parsed) => {
+      if (err !== null) return done(err, undefined);
+      try {
+        assertCleanBody(parsed);
+      } catch (problem) {
+        return done(problem as Error, undefined);
+      }
+      return done(null, parsed);
+    });
   });
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -64,6 +89,17 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
     done();
   });
   registerErrorHandling(app, deps.config.bodyLimitBytes);
+  // After the auth hook (onRequest) and before the route's schema: no id or query value with a control
+  // character reaches a schema, a query or a log line.
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      assertCleanRequestStrings('params', request.params);
+      assertCleanRequestStrings('querystring', request.query);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
+  });
 
   // The docs and the document itself are public; everything else states its rule in routeOptions.
   app.addHook('onRoute', (route) => {

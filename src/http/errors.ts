@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, errors } from '../errors.js';
 import { isStoreUnavailable } from '../lib/db-errors.js';
+import { SINGLE_LINE_PATTERN, UUID_PATTERN } from './common-schemas.js';
 
 interface AjvIssue {
   instancePath: string;
@@ -30,23 +31,37 @@ function fieldOf(issue: AjvIssue): string {
   return segments.join('.');
 }
 
+/** Ajv's wording for the patterns every route shares says nothing to a person; these do. */
+const PATTERN_MESSAGES: Record<string, string> = {
+  [UUID_PATTERN]: 'must be a UUID (lower-case hex, 8-4-4-4-12)',
+  [SINGLE_LINE_PATTERN]: 'must not contain control characters',
+};
+
+function issueMessage(issue: AjvIssue): string {
+  if (issue.keyword === 'pattern' && typeof issue.params.pattern === 'string') {
+    const known = PATTERN_MESSAGES[issue.params.pattern];
+    if (known !== undefined) return known;
+  }
+  if (typeof issue.params.propertyName === 'string') {
+    return `has a key that ${issue.message ?? 'is invalid'}: ${JSON.stringify(issue.params.propertyName.slice(0, 64))}`;
+  }
+  return issue.message ?? 'is invalid';
+}
+
 function fromValidation(err: FastifyError): AppError {
   const context = (err as FastifyError & { validationContext?: string }).validationContext ?? 'body';
   const location = LOCATION[context] ?? (LOCATION.body as NonNullable<(typeof LOCATION)['body']>);
   const issue = (err.validation?.[0] ?? { instancePath: '', keyword: '', params: {} }) as AjvIssue;
   const field = fieldOf(issue);
   if (field === '') {
-    return location.factory(
-      `${context === 'body' ? 'request body' : context} ${issue.message ?? 'is invalid'}`,
-      {
-        field: null,
-      },
-    );
+    return location.factory(`${context === 'body' ? 'request body' : context} ${issueMessage(issue)}`, {
+      field: null,
+    });
   }
   const message =
     issue.keyword === 'required'
       ? `${location.what} "${field}" is required`
-      : `${location.what} "${field}" ${issue.message ?? 'is invalid'}`;
+      : `${location.what} "${field}" ${issueMessage(issue)}`;
   return location.factory(message, { field });
 }
 

@@ -10,7 +10,10 @@ export const WatchSchema = Type.Object({
 
 export const WatchQuery = {
   watch_index: Type.Optional(
-    Type.String({ description: 'block until the data changes from this index (at most the watch timeout)' }),
+    Type.String({
+      maxLength: 32,
+      description: 'block until the data changes from this index (at most the watch timeout)',
+    }),
   ),
 };
 

@@ -218,7 +218,11 @@ describe('HTTP errors', () => {
     });
 
     it('uses the same envelope for resource and validation errors', async () => {
-      assertErrorEnvelope(await svc.call('GET', '/cloud/games/no-such-game'), 404, 'GAME_NOT_FOUND');
+      assertErrorEnvelope(
+        await svc.call('GET', '/cloud/games/0190a0a0-0000-7000-8000-00000000a001'),
+        404,
+        'GAME_NOT_FOUND',
+      );
       const v = assertErrorEnvelope(
         await svc.call('POST', '/cloud/games', { body: { name_id: 'Bad Id', display_name: 'Ok' } }),
         400,

@@ -177,13 +177,20 @@ describe('lobby logs', () => {
   it('validates the report: lobby_id, group name, region and timestamps', async () => {
     const bad = await svc.call('POST', url(f), {
       token: f.reporter,
-      body: { lobby_id: 'nope', lobby_group_name_id: 'bad name', region_id: 'mars-1' },
+      body: { lobby_group_name_id: 'bad name', region_id: 'mars-1' },
     });
     assertError(bad, 400, 'VALIDATION_ERROR');
     assert.deepEqual(
       bad.json<{ metadata: { errors: { path: string[] }[] } }>().metadata.errors.map((e) => e.path.join('.')),
-      ['lobby-id.invalid', 'lobby-group-name-id.invalid', 'region-id.invalid'],
+      ['lobby-group-name-id.invalid', 'region-id.invalid'],
     );
+    // Ids are UUIDs by the schema, before any rule or query.
+    const badId = await svc.call('POST', url(f), {
+      token: f.reporter,
+      body: { lobby_id: 'nope', lobby_group_name_id: 'default', region_id: 'lnd-atl' },
+    });
+    assertError(badId, 400, 'API_BAD_BODY');
+    assert.match(badId.json<{ message: string }>().message, /lobby_id.*UUID/);
     const ts = await svc.call('POST', url(f), {
       token: f.reporter,
       body: { lobby_group_name_id: 'default', region_id: 'lnd-atl', create_ts: 'yesterday' },

@@ -266,7 +266,7 @@ describe('namespaces', () => {
     it('answers 404 VERSION_NOT_FOUND for an unknown version', async () => {
       const f = await fixture();
       const res = await svc.call('POST', `/cloud/games/${f.gameId}/namespaces`, {
-        body: { name_id: 'ghost', display_name: 'Ghost', version_id: 'no-such-version' },
+        body: { name_id: 'ghost', display_name: 'Ghost', version_id: '0190a0a0-0000-7000-8000-00000000a003' },
       });
       assertError(res, 404, 'VERSION_NOT_FOUND');
       assert.equal(await namespaceCount(f.gameId), 1);
@@ -284,7 +284,7 @@ describe('namespaces', () => {
 
     it('answers 404 GAME_NOT_FOUND for an unknown game', async () => {
       const f = await fixture();
-      const res = await svc.call('POST', '/cloud/games/no-such-game/namespaces', {
+      const res = await svc.call('POST', '/cloud/games/0190a0a0-0000-7000-8000-00000000a001/namespaces', {
         body: { name_id: 'orphan', display_name: 'Orphan', version_id: f.versionId },
       });
       assertError(res, 404, 'GAME_NOT_FOUND');
@@ -362,12 +362,15 @@ describe('namespaces', () => {
     it('answers 404 NAMESPACE_NOT_FOUND for an unknown namespace and GAME_NOT_FOUND for an unknown game', async () => {
       const f = await fixture();
       assertError(
-        await svc.call('GET', `/cloud/games/${f.gameId}/namespaces/no-such-ns`),
+        await svc.call('GET', `/cloud/games/${f.gameId}/namespaces/0190a0a0-0000-7000-8000-00000000a002`),
         404,
         'NAMESPACE_NOT_FOUND',
       );
       assertError(
-        await svc.call('GET', `/cloud/games/no-such-game/namespaces/${f.namespaceId}`),
+        await svc.call(
+          'GET',
+          `/cloud/games/0190a0a0-0000-7000-8000-00000000a001/namespaces/${f.namespaceId}`,
+        ),
         404,
         'GAME_NOT_FOUND',
       );
@@ -420,7 +423,7 @@ describe('namespaces', () => {
     it('rejects an unknown version or a version of another game with 404 VERSION_NOT_FOUND', async () => {
       const a = await fixture();
       const b = await fixture();
-      for (const versionId of ['no-such-version', b.versionId]) {
+      for (const versionId of ['0190a0a0-0000-7000-8000-00000000a003', b.versionId]) {
         const res = await svc.call('PUT', nsUrl(a, '/version'), { body: { version_id: versionId } });
         assertError(res, 404, 'VERSION_NOT_FOUND');
       }
@@ -430,8 +433,8 @@ describe('namespaces', () => {
     it('rejects an unknown namespace with 404 NAMESPACE_NOT_FOUND', async () => {
       const a = await fixture();
       const b = await fixture();
-      for (const namespaceId of ['no-such-ns', b.namespaceId]) {
-        for (const versionId of [a.versionId, 'no-such-version']) {
+      for (const namespaceId of ['0190a0a0-0000-7000-8000-00000000a002', b.namespaceId]) {
+        for (const versionId of [a.versionId, '0190a0a0-0000-7000-8000-00000000a003']) {
           const res = await svc.call('PUT', `/cloud/games/${a.gameId}/namespaces/${namespaceId}/version`, {
             body: { version_id: versionId },
           });
@@ -443,9 +446,13 @@ describe('namespaces', () => {
 
     it('rejects an unknown game with 404 GAME_NOT_FOUND', async () => {
       const f = await fixture();
-      const res = await svc.call('PUT', `/cloud/games/no-such-game/namespaces/${f.namespaceId}/version`, {
-        body: { version_id: f.versionId },
-      });
+      const res = await svc.call(
+        'PUT',
+        `/cloud/games/0190a0a0-0000-7000-8000-00000000a001/namespaces/${f.namespaceId}/version`,
+        {
+          body: { version_id: f.versionId },
+        },
+      );
       assertError(res, 404, 'GAME_NOT_FOUND');
     });
 
@@ -577,7 +584,7 @@ describe('namespaces', () => {
     it('answers 404 NAMESPACE_NOT_FOUND for an unknown namespace or one of another game', async () => {
       const a = await fixture();
       const b = await fixture();
-      for (const namespaceId of ['no-such-ns', b.namespaceId]) {
+      for (const namespaceId of ['0190a0a0-0000-7000-8000-00000000a002', b.namespaceId]) {
         const res = await svc.call('POST', `/cloud/games/${a.gameId}/namespaces/${namespaceId}/mm-config`, {
           body: { lobby_count_max: 5, max_players: 5 },
         });
@@ -841,9 +848,13 @@ describe('namespaces', () => {
       const a = await fixture();
       const b = await fixture();
       assertError(
-        await svc.call('PUT', `/cloud/games/${a.gameId}/namespaces/no-such-ns/cdn-auth`, {
-          body: { auth_type: 'basic' },
-        }),
+        await svc.call(
+          'PUT',
+          `/cloud/games/${a.gameId}/namespaces/0190a0a0-0000-7000-8000-00000000a002/cdn-auth`,
+          {
+            body: { auth_type: 'basic' },
+          },
+        ),
         404,
         'NAMESPACE_NOT_FOUND',
       );

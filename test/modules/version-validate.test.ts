@@ -632,7 +632,8 @@ const cases: Case[] = [
   ]),
   c('empty env value', withEnv({ A: '' }), [[...P(), 'env-vars', '*A*', 'value', 'invalid']]),
   c('env value of 513', withEnv({ A: 'v'.repeat(513) }), [[...P(), 'env-vars', '*A*', 'value', 'too-long']]),
-  ...['A=B', 'A B', 'A\tB', 'A\nB', 'A\0B', ' A'].map((key) =>
+  // Control characters never reach the rules: the body itself is refused (see the schema-level refusals).
+  ...['A=B', 'A B', ' A'].map((key) =>
     c(`env key ${JSON.stringify(key)}`, withEnv({ [key]: 'x' }), [
       [...P(), 'env-vars', `*${key}*`, 'key', 'invalid'],
     ]),
@@ -998,7 +999,7 @@ const cases: Case[] = [
       [vpath('find', 'headers', `*${name}*`, 'invalid-name')],
     ),
   ),
-  ...['a\r\nb', 'a\nb', 'a\0b', 'a\x7fb'].map((value) =>
+  ...['a\r\nb', 'a\nb'].map((value) =>
     c(
       `verification header value ${JSON.stringify(value)}`,
       withVerification('create', { headers: { 'X-Ok': value } }),
@@ -1675,6 +1676,22 @@ describe('version config validation (4.10, 2.9)', () => {
   describe('schema-level refusals: 400 API_BAD_BODY naming the field', () => {
     const GM = 'config.matchmaker.game_modes.default';
     const badBodies: { name: string; body: unknown; field: string }[] = [
+      // Control characters: one rule for every body, before any rule of the validator runs.
+      ...['A\tB', 'A\nB', 'A\0B'].map((key) => ({
+        name: `env key ${JSON.stringify(key)}`,
+        body: input(withEnv({ [key]: 'x' })),
+        field: `${GM}.container.env`,
+      })),
+      ...['a\0b', 'a\x7fb', 'a\u0085b'].map((value) => ({
+        name: `verification header value ${JSON.stringify(value)}`,
+        body: input(withVerification('create', { headers: { 'X-Ok': value } })),
+        field: `${GM}.actions.create.verification.headers.X-Ok`,
+      })),
+      {
+        name: 'kv nested 33 deep',
+        body: { display_name: 'x', config: { kv: JSON.parse(`${'{"a":'.repeat(31)}1${'}'.repeat(31)}`) } },
+        field: 'nested deeper than 32 levels',
+      },
       { name: 'display_name a number', body: { display_name: 5, config: {} }, field: 'display_name' },
       { name: 'display_name missing', body: { config: {} }, field: 'display_name' },
       { name: 'config missing', body: { display_name: 'x' }, field: 'config' },

@@ -229,9 +229,9 @@ describe('versions', () => {
       assertError(await getVersion(UNKNOWN_ID, a.versionId), 404, 'GAME_NOT_FOUND');
     });
 
-    it('answers 404 VERSION_NOT_FOUND for an unknown version', async () => {
+    it('answers 404 VERSION_NOT_FOUND for an unknown version, 400 for an id that is no UUID', async () => {
       assertError(await getVersion(a.gameId, UNKNOWN_ID), 404, 'VERSION_NOT_FOUND');
-      assertError(await getVersion(a.gameId, 'not-a-uuid'), 404, 'VERSION_NOT_FOUND');
+      assertError(await getVersion(a.gameId, 'not-a-uuid'), 400, 'API_BAD_PARAMS');
     });
 
     it("does not find another game's version through this game's path", async () => {

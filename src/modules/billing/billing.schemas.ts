@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Timestamp } from '../../http/common-schemas.js';
+import { Text, Timestamp } from '../../http/common-schemas.js';
 import { WatchQuery, WatchSchema } from '../../http/watch.js';
 import { PLANS } from './billing.rules.js';
 
@@ -25,5 +25,5 @@ export const GameBilling = Type.Object({
  * service (listing the allowed ones), not a generic schema error; a non-string is still API_BAD_BODY.
  */
 export const UpdatePlanBody = Type.Object({
-  plan: Type.String({ description: `one of ${PLANS.join(', ')}` }),
+  plan: Text(64, { description: `one of ${PLANS.join(', ')}` }),
 });

@@ -7,12 +7,21 @@ import {
   Build,
   BuildParams,
   EnvironmentParams,
+  PartsQuery,
+  PartsResponse,
   PatchTagsBody,
   PrepareBuildBody,
   PrepareBuildResponse,
   TagsQuery,
 } from './builds.schemas.js';
-import { completeBuild, getBuild, listBuilds, patchBuildTags, prepareBuild } from './builds.service.js';
+import {
+  completeBuild,
+  getBuild,
+  listBuilds,
+  patchBuildTags,
+  prepareBuild,
+  presignBuildParts,
+} from './builds.service.js';
 
 const TAG = 'builds';
 const BASE = '/games/:game_id/environments/:environment_id/builds';
@@ -32,6 +41,25 @@ export function buildsRoutes(app: TypedApp, deps: Deps): void {
     async (request) => {
       const { game_id, environment_id } = request.params;
       return prepareBuild(deps, game_id, environment_id, request.body);
+    },
+  );
+
+  app.get(
+    `${BASE}/:build_id/parts`,
+    routeOptions(
+      {
+        operationId: 'builds.getUploadParts',
+        auth: 'game',
+        summary:
+          'Presigned PUTs of up to 1000 parts of an unfinished build upload from from_part on (fresh URLs each time)',
+        tag: TAG,
+      },
+      { params: BuildParams, querystring: PartsQuery, response: { 200: PartsResponse } },
+    ),
+    async (request) => {
+      const { game_id, environment_id, build_id } = request.params;
+      const fromPart = Number(request.query.from_part ?? '1');
+      return presignBuildParts(deps, game_id, environment_id, build_id, fromPart);
     },
   );
 

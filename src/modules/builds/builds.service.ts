@@ -3,8 +3,10 @@ import { errors, type ValidationErrorItem } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { utf8ByteLength } from '../../lib/names.js';
+import { textProblem } from '../../lib/text.js';
 import * as namespacesRepo from '../namespaces/namespaces.repository.js';
-import { completeUpload, prepareUpload } from '../uploads/uploads.service.js';
+import { findUpload } from '../uploads/uploads.repository.js';
+import { completeUpload, prepareUpload, presignParts } from '../uploads/uploads.service.js';
 import * as repo from './builds.repository.js';
 
 export const BUILD_LIMITS = {
@@ -69,7 +71,7 @@ export async function prepareBuild(
     throw errors.uploadTooLarge(BUILD_LIMITS.parts * partSize);
   }
 
-  const { uploadId, presignedRequests } = await prepareUpload(deps, {
+  const { uploadId, presignedRequests, partCount } = await prepareUpload(deps, {
     gameId,
     kind: 'build',
     path: input.image_file.path,
@@ -91,7 +93,36 @@ export async function prepareBuild(
     });
     await repo.setTags(trx, buildId, tags);
   });
-  return { build_id: buildId, presigned_requests: presignedRequests };
+  return { build_id: buildId, presigned_requests: presignedRequests, part_count: partCount };
+}
+
+/**
+ * The next page of presigned PUTs of a build's upload, from part `fromPart` on: prepare answers only the
+ * first PRESIGN_PAGE_SIZE of a multipart upload's parts.
+ */
+export async function presignBuildParts(
+  deps: Deps,
+  gameId: string,
+  environmentId: string,
+  buildId: string,
+  fromPart: number,
+) {
+  await assertEnvironment(deps, gameId, environmentId);
+  const build = await repo.findBuild(deps.db, environmentId, buildId);
+  if (build === undefined) throw errors.buildNotFound();
+  const upload = await findUpload(deps.db, build.upload_id);
+  if (upload === undefined) throw errors.buildNotFound();
+  if (build.complete_ts !== null || upload.state === 'complete') throw errors.uploadAlreadyComplete();
+  if (fromPart > upload.part_count) {
+    throw errors.badQuery(
+      `query parameter "from_part" is past the last part (${upload.part_count}) of this upload`,
+      { field: 'from_part', part_count: upload.part_count },
+    );
+  }
+  return {
+    presigned_requests: await presignParts(deps, upload, fromPart),
+    part_count: upload.part_count,
+  };
 }
 
 /** Checks every part arrived with its length (UPLOAD_INCOMPLETE otherwise); only then is the build listed. */
@@ -117,9 +148,22 @@ export function parseTagsJson(raw: string | undefined): Record<string, string> {
       field: 'tags_json',
     });
   }
-  for (const [key, value] of Object.entries(parsed)) {
+  const entries = Object.entries(parsed);
+  // Each pair is one more condition in the query: no more than a build can carry.
+  if (entries.length > BUILD_LIMITS.tags) {
+    throw errors.badQuery(`query parameter "tags_json" has more than ${BUILD_LIMITS.tags} pairs`, {
+      field: 'tags_json',
+    });
+  }
+  for (const [key, value] of entries) {
     if (typeof value !== 'string') {
       throw errors.badQuery(`query parameter "tags_json" has a non-string value at "${key}"`, {
+        field: 'tags_json',
+      });
+    }
+    const problem = textProblem(key, false) ?? textProblem(value, false);
+    if (problem !== undefined) {
+      throw errors.badQuery(`query parameter "tags_json" has a key or value that ${problem}`, {
         field: 'tags_json',
       });
     }

@@ -1,11 +1,10 @@
 import { Type } from 'typebox';
-import { Id } from '../../http/common-schemas.js';
+import { Id, Text } from '../../http/common-schemas.js';
 import { WatchQuery, WatchSchema } from '../../http/watch.js';
 
 /** A JWT: three base64url parts; the length only bounds what is worth verifying. */
-const DeviceLinkToken = Type.String({
+const DeviceLinkToken = Text(2048, {
   minLength: 1,
-  maxLength: 2048,
   description: 'the device_link_token (a JWT) that prepare returned',
 });
 

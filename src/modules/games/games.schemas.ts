@@ -1,16 +1,16 @@
 import { Type } from 'typebox';
-import { Id, OptionalNullable, Timestamp } from '../../http/common-schemas.js';
+import { DisplayNameText, Id, OptionalNullable, Text, Timestamp } from '../../http/common-schemas.js';
 
 export const GameIdParams = Type.Object({ game_id: Id });
 
 export const ValidateGameBody = Type.Object({
-  display_name: Type.String(),
-  name_id: OptionalNullable(Type.String()),
+  display_name: DisplayNameText('1-24 bytes'),
+  name_id: OptionalNullable(Text(64, { description: '1-16 of a-z, 0-9 and -' })),
 });
 
 export const CreateGameBody = Type.Object({
-  name_id: Type.String({ description: '1-16 of a-z, 0-9 and -, unique' }),
-  display_name: Type.String({ description: '1-24 bytes' }),
+  name_id: Text(64, { description: '1-16 of a-z, 0-9 and -, unique' }),
+  display_name: DisplayNameText('1-24 bytes'),
 });
 
 export const GameSummary = Type.Object({

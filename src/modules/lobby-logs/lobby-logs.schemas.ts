@@ -1,32 +1,29 @@
 import { Type } from 'typebox';
-import { Id, OptionalNullable, Timestamp } from '../../http/common-schemas.js';
+import { Id, IdOf, OptionalNullable, Text, Timestamp } from '../../http/common-schemas.js';
 
 export const LobbyParams = Type.Object({ game_id: Id, namespace_id: Id, lobby_id: Id });
 
 export const ListLobbiesQuery = Type.Object({
   before_create_ts: Type.Optional(
-    Type.String({ description: 'RFC 3339; lobbies created strictly before it (default: now)' }),
+    Text(64, { description: 'RFC 3339; lobbies created strictly before it (default: now)' }),
   ),
   before_lobby_id: Type.Optional(
-    Type.String({
-      description:
-        'with before_create_ts, continue inside one millisecond: lobbies at that create_ts with a smaller lobby_id come next',
-    }),
+    IdOf(
+      'with before_create_ts, continue inside one millisecond: lobbies at that create_ts with a smaller lobby_id come next',
+    ),
   ),
 });
 
 export const CreateLobbyBody = Type.Object({
-  lobby_id: OptionalNullable(
-    Type.String({ description: 'UUID chosen by the data plane; made here if absent' }),
-  ),
-  lobby_group_name_id: Type.String({ description: 'game mode name' }),
-  region_id: Type.String(),
-  create_ts: OptionalNullable(Type.String({ description: 'RFC 3339; default now' })),
+  lobby_id: OptionalNullable(IdOf('UUID chosen by the data plane; made here if absent')),
+  lobby_group_name_id: Text(256, { description: 'game mode name' }),
+  region_id: Text(64),
+  create_ts: OptionalNullable(Text(64, { description: 'RFC 3339; default now' })),
 });
 
 export const LobbyEventBody = Type.Object({
   kind: Type.Union([Type.Literal('start'), Type.Literal('ready'), Type.Literal('stop')]),
-  ts: OptionalNullable(Type.String({ description: 'RFC 3339; default now' })),
+  ts: OptionalNullable(Text(64, { description: 'RFC 3339; default now' })),
   exit_code: OptionalNullable(
     Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647, description: 'required for stop' }),
   ),

@@ -1,16 +1,16 @@
 import { Type } from 'typebox';
-import { Id, Timestamp, U32 } from '../../http/common-schemas.js';
+import { DisplayNameText, Id, IdOf, MultilineText, Text, Timestamp, U32 } from '../../http/common-schemas.js';
 
 export const NamespaceParams = Type.Object({ game_id: Id, namespace_id: Id });
-export const CdnAuthUserParams = Type.Object({ game_id: Id, namespace_id: Id, user: Type.String() });
+export const CdnAuthUserParams = Type.Object({ game_id: Id, namespace_id: Id, user: Text(256) });
 
 export const CreateNamespaceBody = Type.Object({
-  name_id: Type.String({ description: '1-16 of a-z, 0-9 and -, unique within the game' }),
-  display_name: Type.String({ description: '1-24 bytes' }),
-  version_id: Type.String({ description: 'a version of this game' }),
+  name_id: Text(64, { description: '1-16 of a-z, 0-9 and -, unique within the game' }),
+  display_name: DisplayNameText('1-24 bytes'),
+  version_id: IdOf('a version of this game'),
 });
 
-export const SetNamespaceVersionBody = Type.Object({ version_id: Type.String() });
+export const SetNamespaceVersionBody = Type.Object({ version_id: Id });
 
 export const MatchmakerConfigBody = Type.Object({
   lobby_count_max: U32,
@@ -18,8 +18,12 @@ export const MatchmakerConfigBody = Type.Object({
 });
 
 export const CdnAuthUserBody = Type.Object({
-  user: Type.String({ description: 'user name, 1-64 bytes, no white space, control characters or colon' }),
-  password: Type.String({ description: 'bcrypt hash of the password; stored, never returned' }),
+  // The CDN user rules report white space in either as their own codes, so the schema leaves TAB and LF to
+  // them (other control characters are refused with every body).
+  user: MultilineText(256, {
+    description: 'user name, 1-64 bytes, no white space, control characters or colon',
+  }),
+  password: MultilineText(256, { description: 'bcrypt hash of the password; stored, never returned' }),
 });
 
 export const CdnAuthTypeBody = Type.Object({

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Id, OptionalNullable } from '../../http/common-schemas.js';
+import { Id, OptionalNullable, Text } from '../../http/common-schemas.js';
 
 export const PresignedRequestSchema = Type.Object(
   {
@@ -14,14 +14,8 @@ export const PresignedRequestSchema = Type.Object(
 );
 
 export const PrepareAvatarBody = Type.Object({
-  path: Type.String({
-    minLength: 1,
-    maxLength: 1024,
-    description: 'file name ending in .png, .jpg or .jpeg',
-  }),
-  mime: OptionalNullable(
-    Type.String({ maxLength: 255, description: 'image/png or image/jpeg, agreeing with the extension' }),
-  ),
+  path: Text(1024, { minLength: 1, description: 'file name ending in .png, .jpg or .jpeg' }),
+  mime: OptionalNullable(Text(255, { description: 'image/png or image/jpeg, agreeing with the extension' })),
   content_length: Type.Integer({
     minimum: 1,
     // u64 on the wire; JSON numbers are exact only this far, and every accepted size is far below it.
@@ -41,14 +35,19 @@ export const UploadIdParams = Type.Object({ upload_id: Id });
 // Path and query values are strings (types are never coerced): digits only, so Number() is exact.
 export const UploadPartParams = Type.Object({
   upload_id: Id,
-  part: Type.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'part number, from 1' }),
+  part: Type.String({ pattern: '^[1-9][0-9]{0,4}$', maxLength: 5, description: 'part number, from 1' }),
 });
 
 export const SignedPutQuery = Type.Object({
   expires: Type.String({
     pattern: '^[0-9]{1,12}$',
+    maxLength: 12,
     description: 'epoch seconds after which the URL is refused',
   }),
-  length: Type.String({ pattern: '^[0-9]{1,16}$', description: 'exact body length in bytes' }),
-  sig: Type.String({ pattern: '^[A-Za-z0-9_-]{1,128}$', description: 'HMAC-SHA256 of the values above' }),
+  length: Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, description: 'exact body length in bytes' }),
+  sig: Type.String({
+    pattern: '^[A-Za-z0-9_-]{1,128}$',
+    maxLength: 128,
+    description: 'HMAC-SHA256 of the values above',
+  }),
 });

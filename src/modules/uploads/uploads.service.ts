@@ -33,41 +33,31 @@ export interface PrepareUploadInput {
 }
 
 /**
- * Records an upload and presigns one PUT per part. Generic over kinds: avatars use one PUT, builds will
- * call this with `multipart`. The game must exist (callers check it with their own error).
+ * The most presigned requests one answer carries. A multipart upload may have 10,000 parts; answering all
+ * of them at once made a 100-byte request cost megabytes (and the client's file name is echoed in each), so
+ * prepare answers the first page and the client asks for the rest, a page at a time, when it gets there.
+ */
+export const PRESIGN_PAGE_SIZE = 1000;
+
+/**
+ * Records an upload and presigns the PUTs of its first PRESIGN_PAGE_SIZE parts (every part, for all but
+ * the largest multipart uploads). Generic over kinds: avatars use one PUT, builds may be multipart. The
+ * game must exist (callers check it with their own error).
  */
 export async function prepareUpload(
   deps: Deps,
   input: PrepareUploadInput,
-): Promise<{ uploadId: string; presignedRequests: PresignedRequest[] }> {
+): Promise<{ uploadId: string; presignedRequests: PresignedRequest[]; partCount: number }> {
   const uploadId = newId();
   // Keys are the service's own, never the client's file name, so no user input reaches a file path.
   const key = `${input.kind}/${input.gameId}/${uploadId}`;
   const partSize = input.multipart?.partSize ?? Math.max(input.contentLength, 1);
-  const parts = splitIntoParts(input.contentLength, partSize);
+  const partCount = countParts(input.contentLength, partSize);
   const multipartId =
     input.multipart === undefined
       ? undefined
       : (await deps.blobs.createMultipart({ key, uploadId })).multipartId;
-  const presigned = await Promise.all(
-    parts.map(async (p) => {
-      const { url, expireTs } = await deps.blobs.presignPut({
-        key,
-        uploadId,
-        part: p.part,
-        multipartId,
-        contentLength: p.contentLength,
-      });
-      const request: PresignedRequest = {
-        byte_offset: p.byteOffset,
-        content_length: p.contentLength,
-        path: input.path,
-        url,
-      };
-      return { request, expireTs };
-    }),
-  );
-  await repo.insertUpload(deps.db, {
+  const row: UploadRow = {
     upload_id: uploadId,
     game_id: input.gameId,
     kind: input.kind,
@@ -75,15 +65,48 @@ export async function prepareUpload(
     path: input.path,
     mime: input.mime,
     content_length: input.contentLength,
-    part_count: parts.length,
+    part_count: partCount,
     part_size: partSize,
     multipart_id: multipartId ?? null,
     create_ts: deps.clock.now(),
-    expire_ts: presigned.reduce((min, p) => Math.min(min, p.expireTs), Number.POSITIVE_INFINITY),
+    expire_ts: deps.clock.now() + deps.config.uploadUrlTtlSeconds * 1000,
     complete_ts: null,
     state: 'pending',
-  });
-  return { uploadId, presignedRequests: presigned.map((p) => p.request) };
+  };
+  const presigned = await presignParts(deps, row, 1);
+  await repo.insertUpload(deps.db, row);
+  return { uploadId, presignedRequests: presigned, partCount };
+}
+
+/** How many parts `contentLength` bytes make in parts of `partSize` (a zero-byte file is one part). */
+function countParts(contentLength: number, partSize: number): number {
+  return Math.max(1, Math.ceil(contentLength / partSize));
+}
+
+/**
+ * Presigned PUTs of up to PRESIGN_PAGE_SIZE parts of `upload`, from part `fromPart` on. Fresh URLs each
+ * time, so a client resuming a long upload can also replace URLs that have expired.
+ */
+export async function presignParts(
+  deps: Deps,
+  upload: UploadRow,
+  fromPart: number,
+): Promise<PresignedRequest[]> {
+  const last = Math.min(upload.part_count, fromPart + PRESIGN_PAGE_SIZE - 1);
+  const requests: PresignedRequest[] = [];
+  for (let part = fromPart; part <= last; part++) {
+    const byteOffset = (part - 1) * upload.part_size;
+    const contentLength = Math.min(upload.part_size, upload.content_length - byteOffset);
+    const { url } = await deps.blobs.presignPut({
+      key: upload.object_key,
+      uploadId: upload.upload_id,
+      part,
+      multipartId: upload.multipart_id ?? undefined,
+      contentLength,
+    });
+    requests.push({ byte_offset: byteOffset, content_length: contentLength, path: upload.path, url });
+  }
+  return requests;
 }
 
 /** games.avatars.prepareCustomAvatarUpload (4.12). */

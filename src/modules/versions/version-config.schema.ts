@@ -7,11 +7,24 @@
  * acted on. Unknown keys are ignored (and stored as given).
  */
 import { type Static, type TSchema, Type } from 'typebox';
-import { OptionalNullable, U32 } from '../../http/common-schemas.js';
+import { MultilineText, OptionalNullable, Text, TextMap, U32 } from '../../http/common-schemas.js';
+
+/*
+ * Wire bounds: every string, list and map has one, set well above the validator's rules (LIMITS in
+ * version-config.validate.ts) so that the rules still report `too-long`/`too-many` with their paths, and
+ * only sizes no rule could accept are refused outright as API_BAD_BODY.
+ */
+/** Identifiers, names, keys, URLs: one line. */
+const Name = Text(1024);
+/** Values that may span lines: environment values, arguments, commands, header values. */
+const Value = MultilineText(4096);
+const MAP_LIMITS = { maxEntries: 256, keyMax: 256 } as const;
+/** Objects whose members the service stores without reading them (engines, kv). */
+const OpaqueObject = Type.Object({}, { maxProperties: 256 });
 
 /** "integer" in the interface: signed, and held to 32 bit like every number the service stores. */
 const Int32 = Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 });
-const StringMap = Type.Record(Type.String(), Type.String());
+const StringMap = TextMap(Value, MAP_LIMITS);
 const cliOnly = <T extends TSchema>(schema: T, what: string) =>
   Type.Optional(
     Type.Union([schema, Type.Null()], {
@@ -23,35 +36,36 @@ const MinMaxInt = Type.Object({ min: Int32, max: Int32 });
 const MinMaxU32 = Type.Object({ min: U32, max: U32 });
 
 const CustomHeadersMiddleware = Type.Object({
-  headers: Type.Array(Type.Object({ name: Type.String(), value: Type.String() })),
+  headers: Type.Array(Type.Object({ name: Name, value: Value }), { maxItems: 128 }),
 });
 
 const CdnRoute = Type.Object({
-  glob: Type.String(),
+  glob: Name,
   priority: U32,
   middlewares: Type.Array(
     Type.Object({
       kind: Type.Object({ custom_headers: OptionalNullable(CustomHeadersMiddleware) }),
     }),
+    { maxItems: 128 },
   ),
 });
 
 const CdnConfig = Type.Object({
-  build_command: cliOnly(Type.String(), 'command that builds the site'),
+  build_command: cliOnly(Value, 'command that builds the site'),
   build_env: cliOnly(StringMap, 'environment of the build command'),
-  build_output: cliOnly(Type.String(), 'folder the build writes'),
-  site_id: OptionalNullable(Type.String()),
-  routes: OptionalNullable(Type.Array(CdnRoute)),
+  build_output: cliOnly(Name, 'folder the build writes'),
+  site_id: OptionalNullable(Name),
+  routes: OptionalNullable(Type.Array(CdnRoute, { maxItems: 128 })),
 });
 
 const EngineConfig = Type.Object({
-  custom: OptionalNullable(Type.Object({})),
-  engine_a: OptionalNullable(Type.Object({})),
-  html5: OptionalNullable(Type.Object({})),
-  engine_b: OptionalNullable(Type.Object({})),
+  custom: OptionalNullable(OpaqueObject),
+  engine_a: OptionalNullable(OpaqueObject),
+  html5: OptionalNullable(OpaqueObject),
+  engine_b: OptionalNullable(OpaqueObject),
   engine_c: OptionalNullable(
     Type.Object({
-      game_module: Type.String({ description: 'CLI only: module that holds the game code' }),
+      game_module: Text(1024, { description: 'CLI only: module that holds the game code' }),
     }),
   ),
 });
@@ -59,11 +73,11 @@ const EngineConfig = Type.Object({
 const CaptchaConfig = Type.Object({
   captcha_provider_a: OptionalNullable(
     Type.Object({
-      secret_key: OptionalNullable(Type.String()),
-      site_key: OptionalNullable(Type.String()),
+      secret_key: OptionalNullable(Name),
+      site_key: OptionalNullable(Name),
     }),
   ),
-  captcha_provider_b: OptionalNullable(Type.Object({ secret_key: Type.String(), site_key: Type.String() })),
+  captcha_provider_b: OptionalNullable(Type.Object({ secret_key: Name, site_key: Name })),
   requests_before_reverify: Int32,
   verification_ttl: Int32,
 });
@@ -71,7 +85,7 @@ const CaptchaConfig = Type.Object({
 const Port = Type.Object({
   dev_port: cliOnly(Int32, 'port the local development server listens on'),
   dev_port_range: cliOnly(MinMaxU32, 'port range of the local development server'),
-  dev_protocol: cliOnly(Type.String(), 'protocol of the local development server'),
+  dev_protocol: cliOnly(Name, 'protocol of the local development server'),
   port: OptionalNullable(Int32),
   port_range: OptionalNullable(MinMaxU32),
   protocol: OptionalNullable(
@@ -87,14 +101,14 @@ const Port = Type.Object({
 });
 
 const containerRuntimeProperties = {
-  args: OptionalNullable(Type.Array(Type.String())),
+  args: OptionalNullable(Type.Array(Value, { maxItems: 256 })),
   build_args: cliOnly(StringMap, 'build arguments of the image'),
-  dockerfile: cliOnly(Type.String(), 'Dockerfile the image is built from'),
+  dockerfile: cliOnly(Name, 'Dockerfile the image is built from'),
   env: OptionalNullable(StringMap),
-  image: cliOnly(Type.String(), 'local image tag to upload'),
-  image_id: OptionalNullable(Type.String()),
+  image: cliOnly(Name, 'local image tag to upload'),
+  image_id: OptionalNullable(Name),
   network_mode: OptionalNullable(Type.Union([Type.Literal('bridge'), Type.Literal('host')])),
-  ports: OptionalNullable(Type.Record(Type.String(), Port)),
+  ports: OptionalNullable(TextMap(Port, { maxEntries: 64, keyMax: 256 })),
 };
 export const ContainerRuntime = Type.Object(containerRuntimeProperties);
 /** Existing clients send the runtime as `docker`; accepted as an alias (never together with `container`). */
@@ -102,10 +116,13 @@ const DockerAlias = Type.Object(containerRuntimeProperties, { description: 'olde
 
 const RegionConfig = Type.Object({
   idle_lobbies: OptionalNullable(MinMaxInt),
-  tier: OptionalNullable(Type.String()),
+  tier: OptionalNullable(Name),
 });
 
-const Verification = Type.Object({ url: Type.String(), headers: StringMap });
+const Verification = Type.Object({
+  url: Text(2048),
+  headers: TextMap(Value, { maxEntries: 128, keyMax: 256 }),
+});
 const ActionFind = Type.Object({ enabled: Type.Boolean(), verification: OptionalNullable(Verification) });
 const ActionCreate = Type.Object({
   enabled: Type.Boolean(),
@@ -130,30 +147,30 @@ const GameMode = Type.Object({
   max_players: OptionalNullable(Int32),
   max_players_direct: OptionalNullable(Int32),
   max_players_party: OptionalNullable(Int32),
-  regions: OptionalNullable(Type.Record(Type.String(), RegionConfig)),
+  regions: OptionalNullable(TextMap(RegionConfig, { maxEntries: 128, keyMax: 256 })),
   taggable: OptionalNullable(Type.Boolean()),
-  tier: OptionalNullable(Type.String()),
+  tier: OptionalNullable(Name),
 });
 
 const MatchmakerConfig = Type.Object({
   captcha: OptionalNullable(CaptchaConfig),
-  dev_hostname: cliOnly(Type.String(), 'host name of the local development server'),
+  dev_hostname: cliOnly(Name, 'host name of the local development server'),
   container: OptionalNullable(ContainerRuntime),
   docker: OptionalNullable(DockerAlias),
-  game_modes: OptionalNullable(Type.Record(Type.String(), GameMode)),
+  game_modes: OptionalNullable(TextMap(GameMode, { maxEntries: 128, keyMax: 256 })),
   idle_lobbies: OptionalNullable(MinMaxInt),
   max_players: OptionalNullable(Int32),
   max_players_direct: OptionalNullable(Int32),
   max_players_party: OptionalNullable(Int32),
-  regions: OptionalNullable(Type.Record(Type.String(), RegionConfig)),
-  tier: OptionalNullable(Type.String()),
+  regions: OptionalNullable(TextMap(RegionConfig, { maxEntries: 128, keyMax: 256 })),
+  tier: OptionalNullable(Name),
 });
 
 export const VersionConfigSchema = Type.Object(
   {
     cdn: OptionalNullable(CdnConfig),
     engine: OptionalNullable(EngineConfig),
-    kv: OptionalNullable(Type.Object({})),
+    kv: OptionalNullable(Type.Object({}, { maxProperties: 1024 })),
     matchmaker: OptionalNullable(MatchmakerConfig),
     scripts: OptionalNullable(StringMap),
   },

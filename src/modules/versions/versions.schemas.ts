@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { Id, Timestamp } from '../../http/common-schemas.js';
+import { DisplayNameText, Id, Timestamp } from '../../http/common-schemas.js';
 import { VersionConfigSchema } from './version-config.schema.js';
 
 export const VersionParams = Type.Object({ game_id: Id, version_id: Id });
 
 export const VersionBody = Type.Object({
-  display_name: Type.String({ description: '1-128 bytes, unique among the versions of the game' }),
+  display_name: DisplayNameText('1-128 bytes, unique among the versions of the game'),
   config: VersionConfigSchema,
 });
 
