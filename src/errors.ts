@@ -145,7 +145,10 @@ export const errors = {
     make('CDN_TOO_MANY_AUTH_USERS', `a namespace may have at most ${max} CDN users`),
   lobbyNotFound: () => make('LOBBY_NOT_FOUND', 'lobby not found'),
   lobbyAlreadyExists: () =>
-    make('LOBBY_ALREADY_EXISTS', 'a lobby with this lobby_id was already reported with other values'),
+    make(
+      'LOBBY_ALREADY_EXISTS',
+      'a lobby with this lobby_id was already reported in this namespace with other values',
+    ),
   lobbyInvalidTransition: (message: string) => make('LOBBY_INVALID_TRANSITION', message),
   lobbyInvalidTimestamp: (message: string) => make('LOBBY_INVALID_TIMESTAMP', message),
   uploadInvalidFileType: (message: string) => make('UPLOAD_INVALID_FILE_TYPE', message, { field: 'path' }),

@@ -1,10 +1,16 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { Migrator } from 'kysely';
+import { migrationProvider } from '../../src/db/migrations/index.js';
+import { openDatabase } from '../../src/db/open-db.js';
 import { lobbiesBeforeQuery } from '../../src/modules/lobby-logs/lobby-logs.repository.js';
-import { onPostgres } from '../helpers/postgres.js';
+import { dropTestDatabase, onPostgres } from '../helpers/postgres.js';
 import { queryPlan } from '../helpers/query-plan.js';
-import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+import { createGameFixture, startTestService, type TestService, testConfig } from '../helpers/service.js';
 
 interface LobbySummary {
   create_ts: string;
@@ -288,6 +294,58 @@ describe('lobby logs', () => {
     assertError(await svc.call('GET', url(f), { token: null }), 401, 'API_UNAUTHORIZED');
   });
 
+  it('scopes lobby ids to the namespace: another game cannot see, take or touch them', async () => {
+    const x = '0190a0a0-2222-7000-8000-000000000001';
+    // Game B (`other`) reports lobby X first and starts it.
+    assert.equal(await report(other, { lobby_id: x, lobby_group_name_id: 'ranked', create_ts: iso(T0) }), x);
+    assert.equal((await event(other, x, { kind: 'start', ts: iso(T0 + 1_000) })).statusCode, 204);
+    const before = await svc.call('GET', url(other, `/${x}`), { token: other.cloudToken });
+    assert.equal(before.statusCode, 200, before.body);
+
+    // Game A's events for X, which exists only in B's namespace, are refused exactly like an unknown id.
+    const unknown = await event(f, '0190a0a0-2222-7000-8000-00000000ffff', { kind: 'start' });
+    const foreign = await event(f, x, { kind: 'start' });
+    assertError(unknown, 404, 'LOBBY_NOT_FOUND');
+    assertError(foreign, 404, 'LOBBY_NOT_FOUND');
+    assert.equal(foreign.json<{ message: string }>().message, unknown.json<{ message: string }>().message);
+    assertError(await svc.call('GET', url(f, `/${x}`), { token: f.cloudToken }), 404, 'LOBBY_NOT_FOUND');
+
+    // A's reporter creating X with other values gets its own lobby X, not a 409 telling it B has one.
+    assert.equal(
+      await report(f, { lobby_id: x, lobby_group_name_id: 'casual', create_ts: iso(T0 + 5_000) }),
+      x,
+    );
+    assert.equal((await event(f, x, { kind: 'stop', exit_code: 3, ts: iso(T0 + 6_000) })).statusCode, 204);
+    const mine = await getOne(f, x);
+    assert.equal(mine.namespace_id, f.namespaceId);
+    assert.equal(mine.lobby_group_name_id, 'casual');
+    assert.deepEqual(mine.status.stopped, { exit_code: 3, failed: true, stop_ts: iso(T0 + 6_000) });
+    assert.equal(mine.start_ts, undefined);
+    assert.deepEqual(
+      (await page(f, `?before_create_ts=${iso(T0 + 5_001)}`)).filter((l) => l.lobby_id === x),
+      [mine],
+    );
+
+    // B's lobby is untouched.
+    const after = await svc.call('GET', url(other, `/${x}`), { token: other.cloudToken });
+    assert.deepEqual(after.json(), before.json());
+    assert.equal(after.json<{ lobby: LobbySummary }>().lobby.status.stopped, undefined);
+
+    // Two namespaces of one game are two id spaces as well.
+    const ns = await svc.call('POST', `/cloud/games/${f.gameId}/namespaces`, {
+      body: { name_id: 'staging', display_name: 'Staging', version_id: f.versionId },
+    });
+    assert.equal(ns.statusCode, 200, ns.body);
+    const namespaceId = ns.json<{ namespace_id: string }>().namespace_id;
+    const tok = await svc.call('POST', `/cloud/games/${f.gameId}/namespaces/${namespaceId}/tokens/reporter`);
+    assert.equal(tok.statusCode, 200, tok.body);
+    const staging: Fixture = { ...f, namespaceId, reporter: tok.json<{ token: string }>().token };
+    assertError(await event(staging, x, { kind: 'start' }), 404, 'LOBBY_NOT_FOUND');
+    assert.equal(await report(staging, { lobby_id: x, region_id: 'lnd-fra', create_ts: iso(T0) }), x);
+    assert.equal((await getOne(staging, x)).region_id, 'lnd-fra');
+    assert.deepEqual(await getOne(f, x), mine);
+  });
+
   it('inspects and revokes a reporter token', async () => {
     const x = await fixture();
     const who = await svc.call('GET', '/cloud/auth/inspect', { token: x.reporter });
@@ -324,6 +382,65 @@ describe('lobby logs', () => {
         );
         assert.doesNotMatch(plan, /SCAN|TEMP B-TREE/, plan);
       }
+    }
+  });
+});
+
+describe('migration 0010 (lobby ids per namespace)', () => {
+  it('keeps every lobby through down and up again, and the listing index with it', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gcm-test-'));
+    try {
+      let svc = await startTestService({ dataDir });
+      const base = await createGameFixture(svc, 'lobby-migration');
+      const lobbiesUrl = `/cloud/games/${base.gameId}/namespaces/${base.namespaceId}/logs/lobbies`;
+      const tok = await svc.call(
+        'POST',
+        `/cloud/games/${base.gameId}/namespaces/${base.namespaceId}/tokens/reporter`,
+      );
+      const reporter = tok.json<{ token: string }>().token;
+      for (const [i, lobbyId] of [
+        '0190a0a0-3333-7000-8000-000000000001',
+        '0190a0a0-3333-7000-8000-000000000002',
+      ].entries()) {
+        const res = await svc.call('POST', lobbiesUrl, {
+          token: reporter,
+          body: {
+            lobby_id: lobbyId,
+            lobby_group_name_id: 'default',
+            region_id: 'lnd-atl',
+            create_ts: iso(T0 + i),
+          },
+        });
+        assert.equal(res.statusCode, 200, res.body);
+      }
+      const listed = (await svc.call('GET', lobbiesUrl)).json();
+      await svc.close();
+
+      // Back to 0009 (one id space) and up again, as a store made before 0010 is upgraded.
+      const config = await testConfig(dataDir);
+      const { db } = openDatabase({ dataDir, databaseUrl: config.databaseUrl, pgPoolMax: 1 }, () => {});
+      try {
+        const down = await new Migrator({ db, provider: migrationProvider }).migrateDown();
+        assert.equal(down.error, undefined);
+        assert.deepEqual(
+          down.results?.map((r) => [r.migrationName, r.status]),
+          [['0010_lobby_id_per_namespace', 'Success']],
+        );
+      } finally {
+        await db.destroy();
+      }
+
+      svc = await startTestService({ dataDir });
+      try {
+        assert.deepEqual((await svc.call('GET', lobbiesUrl)).json(), listed);
+        const compiled = lobbiesBeforeQuery(svc.deps.db, base.namespaceId, T0, undefined, 65).compile();
+        assert.match(await queryPlan(svc.deps.db, compiled), /lobbies_namespace_create/);
+      } finally {
+        await svc.close();
+      }
+    } finally {
+      if (onPostgres) await dropTestDatabase(dataDir);
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { migrationProvider } from '../../src/db/migrations/index.js';
 import { BackgroundJobs } from '../../src/lib/background-jobs.js';
 import { DEGRADED_WAIT_MS } from '../../src/lib/pg-change-relay.js';
 import { PERIOD_MS } from '../../src/modules/billing/billing.rules.js';
@@ -117,7 +118,9 @@ describe('several instances on one PostgreSQL', pgOnly, () => {
           'one signing key, so every instance verifies all tokens',
         );
         const applied = await sql<{ n: number }>`select count(*) as n from kysely_migration`.execute(db);
-        assert.equal(applied.rows[0]?.n, 9);
+        // Every migration the build lists, each once (not a fixed number, which each new migration would break).
+        const listed = Object.keys(await migrationProvider.getMigrations()).length;
+        assert.equal(Number(applied.rows[0]?.n), listed);
         // Every instance serves what another wrote.
         const headers = { authorization: `Bearer ${made[0]}` };
         const game = await services[1]?.app.inject({

@@ -5,18 +5,31 @@ export function insertLobby(db: Db, row: LobbiesTable) {
   return db.insertInto('lobbies').values(row).execute();
 }
 
-/** `lock`: inside a transaction that writes the lobby next, so concurrent events apply one at a time. */
-export function findLobbyById(db: Db, lobbyId: string, lock = false) {
-  const query = db.selectFrom('lobbies').selectAll().where('lobby_id', '=', lobbyId);
+/**
+ * A lobby is (namespace_id, lobby_id): the same id in another namespace is another lobby, never this one.
+ * `lock`: inside a transaction that writes the lobby next, so concurrent events apply one at a time.
+ */
+export function findLobby(db: Db, namespaceId: string, lobbyId: string, lock = false) {
+  const query = db
+    .selectFrom('lobbies')
+    .selectAll()
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId);
   return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
 export async function updateLobby(
   db: Db,
+  namespaceId: string,
   lobbyId: string,
   values: Partial<Pick<LobbiesTable, 'start_ts' | 'ready_ts' | 'stop_ts' | 'exit_code' | 'failed'>>,
 ): Promise<void> {
-  await db.updateTable('lobbies').set(values).where('lobby_id', '=', lobbyId).execute();
+  await db
+    .updateTable('lobbies')
+    .set(values)
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId)
+    .execute();
 }
 
 /**

@@ -95,8 +95,8 @@ function pageOf(rows: LobbyRow[], exactCursor: boolean): LobbyRow[] {
 
 export async function getLobby(deps: Deps, gameId: string, namespaceId: string, lobbyId: string) {
   await getNamespace(deps, gameId, namespaceId);
-  const row = await repo.findLobbyById(deps.db, lobbyId);
-  if (row === undefined || row.namespace_id !== namespaceId) throw errors.lobbyNotFound();
+  const row = await repo.findLobby(deps.db, namespaceId, lobbyId);
+  if (row === undefined) throw errors.lobbyNotFound();
   return toLobbySummary(row);
 }
 
@@ -138,11 +138,11 @@ export async function createLobby(
     await repo.insertLobby(deps.db, row);
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
-    // A retried report of the same lobby is answered like the first; anything else is a conflict.
-    const existing = await repo.findLobbyById(deps.db, row.lobby_id);
+    // A retried report of the same lobby is answered like the first; anything else is a conflict. Only
+    // this namespace's lobbies can conflict, so no answer tells anything about another game's ids.
+    const existing = await repo.findLobby(deps.db, namespaceId, row.lobby_id);
     const same =
       existing !== undefined &&
-      existing.namespace_id === namespaceId &&
       existing.lobby_group_name_id === row.lobby_group_name_id &&
       existing.region_id === row.region_id &&
       (input.create_ts === null || input.create_ts === undefined || existing.create_ts === createTs);
@@ -174,8 +174,8 @@ export async function recordLobbyEvent(
   const givenTs = event.ts !== null && event.ts !== undefined;
   await getNamespace(deps, gameId, namespaceId);
   await deps.db.transaction().execute(async (trx) => {
-    const lobby = await repo.findLobbyById(trx, lobbyId, true);
-    if (lobby === undefined || lobby.namespace_id !== namespaceId) throw errors.lobbyNotFound();
+    const lobby = await repo.findLobby(trx, namespaceId, lobbyId, true);
+    if (lobby === undefined) throw errors.lobbyNotFound();
     const sameTs = (recorded: number) => !givenTs || recorded === ts;
     const notBefore = (earlier: number, what: string) => {
       if (ts < earlier) {
@@ -196,7 +196,7 @@ export async function recordLobbyEvent(
       }
       if (lobby.stop_ts !== null) throw afterStop();
       notBefore(lobby.create_ts, 'creation');
-      await repo.updateLobby(trx, lobbyId, { start_ts: ts });
+      await repo.updateLobby(trx, namespaceId, lobbyId, { start_ts: ts });
       return;
     }
     if (event.kind === 'ready') {
@@ -208,7 +208,7 @@ export async function recordLobbyEvent(
       if (lobby.start_ts === null)
         throw errors.lobbyInvalidTransition('a lobby is ready only after it started');
       notBefore(lobby.start_ts, 'start');
-      await repo.updateLobby(trx, lobbyId, { ready_ts: ts });
+      await repo.updateLobby(trx, namespaceId, lobbyId, { ready_ts: ts });
       return;
     }
     if (event.exit_code === null || event.exit_code === undefined) {
@@ -224,6 +224,10 @@ export async function recordLobbyEvent(
       lobby.ready_ts ?? lobby.start_ts ?? lobby.create_ts,
       lobby.ready_ts !== null ? 'ready' : lobby.start_ts !== null ? 'start' : 'creation',
     );
-    await repo.updateLobby(trx, lobbyId, { stop_ts: ts, exit_code: event.exit_code, failed: failed ? 1 : 0 });
+    await repo.updateLobby(trx, namespaceId, lobbyId, {
+      stop_ts: ts,
+      exit_code: event.exit_code,
+      failed: failed ? 1 : 0,
+    });
   });
 }
