@@ -32,7 +32,7 @@ export async function markBuildComplete(db: Db, buildId: string, now: number): P
 export function listCompleteBuilds(
   db: Db,
   namespaceId: string,
-  tags: Record<string, string>,
+  tags: ReadonlyMap<string, string>,
   buildId?: string,
 ) {
   let query = db
@@ -41,7 +41,7 @@ export function listCompleteBuilds(
     .where('namespace_id', '=', namespaceId)
     .where('complete_ts', 'is not', null);
   if (buildId !== undefined) query = query.where('build_id', '=', buildId);
-  for (const [key, value] of Object.entries(tags)) {
+  for (const [key, value] of tags) {
     query = query.where((eb) =>
       eb.exists(
         eb
@@ -57,19 +57,18 @@ export function listCompleteBuilds(
 }
 
 export async function tagsOf(db: Db, buildIds: string[]): Promise<Map<string, Record<string, string>>> {
-  const out = new Map<string, Record<string, string>>(buildIds.map((id) => [id, {}]));
-  if (buildIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('build_tags')
-    .select(['build_id', 'tag_key', 'tag_value'])
-    .where('build_id', 'in', buildIds)
-    .orderBy('tag_key')
-    .execute();
-  for (const row of rows) {
-    const tags = out.get(row.build_id);
-    if (tags !== undefined) tags[row.tag_key] = row.tag_value;
+  const pairs = new Map<string, [string, string][]>(buildIds.map((id) => [id, []]));
+  if (buildIds.length > 0) {
+    const rows = await db
+      .selectFrom('build_tags')
+      .select(['build_id', 'tag_key', 'tag_value'])
+      .where('build_id', 'in', buildIds)
+      .orderBy('tag_key')
+      .execute();
+    for (const row of rows) pairs.get(row.build_id)?.push([row.tag_key, row.tag_value]);
   }
-  return out;
+  // fromEntries defines own properties, where `tags[key] = value` would set the prototype for "__proto__".
+  return new Map([...pairs].map(([id, entries]) => [id, Object.fromEntries(entries)]));
 }
 
 export async function setTags(db: Db, buildId: string, tags: Record<string, string>): Promise<void> {

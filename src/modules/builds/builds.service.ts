@@ -134,9 +134,13 @@ export async function completeBuild(deps: Deps, gameId: string, environmentId: s
   await repo.markBuildComplete(deps.db, buildId, deps.clock.now());
 }
 
-/** tags_json: a JSON object of string → string, or a clear 400 naming what is wrong with it. */
-export function parseTagsJson(raw: string | undefined): Record<string, string> {
-  if (raw === undefined) return {};
+/**
+ * tags_json: a JSON object of string → string, or a clear 400 naming what is wrong with it. A Map, not the
+ * parsed object: JSON.parse keeps "__proto__" as an own key, and every key stays a plain tag key.
+ */
+export function parseTagsJson(raw: string | undefined): Map<string, string> {
+  const tags = new Map<string, string>();
+  if (raw === undefined) return tags;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -167,8 +171,9 @@ export function parseTagsJson(raw: string | undefined): Record<string, string> {
         field: 'tags_json',
       });
     }
+    tags.set(key, value);
   }
-  return parsed as Record<string, string>;
+  return tags;
 }
 
 async function withTags(deps: Deps, rows: repo.BuildRow[]) {
@@ -218,7 +223,8 @@ export async function patchBuildTags(
   input: { tags: Record<string, string>; exclusive_tags?: string[] | null },
 ): Promise<void> {
   const exclusive = [...new Set(input.exclusive_tags ?? [])];
-  const missing = exclusive.filter((k) => !(k in input.tags));
+  // Own keys only: `in` would also find "toString", "constructor" or "__proto__" on every object.
+  const missing = exclusive.filter((k) => !Object.hasOwn(input.tags, k));
   if (missing.length > 0) throw errors.buildsTagsMissingExclusiveKey(missing);
   const found: ValidationErrorItem[] = [];
   checkTags(input.tags, found);
@@ -228,7 +234,7 @@ export async function patchBuildTags(
     const build = await repo.findBuild(trx, environmentId, buildId, true);
     if (build === undefined || build.complete_ts === null) throw errors.buildNotFound();
     const current = (await repo.tagsOf(trx, [buildId])).get(buildId) ?? {};
-    if (Object.keys({ ...current, ...input.tags }).length > BUILD_LIMITS.tags) {
+    if (new Set([...Object.keys(current), ...Object.keys(input.tags)]).size > BUILD_LIMITS.tags) {
       throw errors.validation([{ path: ['tags-meta', 'too-many'] }]);
     }
     await repo.setTags(trx, buildId, input.tags);

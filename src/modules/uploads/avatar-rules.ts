@@ -5,11 +5,12 @@ export const AVATAR_MAX_BYTES = 1_999_999;
 
 export type AvatarMime = 'image/png' | 'image/jpeg';
 
-const MIME_BY_EXTENSION: Readonly<Record<string, AvatarMime>> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-};
+// A Map, so an extension such as "constructor" or "__proto__" finds nothing rather than Object's members.
+const MIME_BY_EXTENSION: ReadonlyMap<string, AvatarMime> = new Map([
+  ['png', 'image/png'],
+  ['jpg', 'image/jpeg'],
+  ['jpeg', 'image/jpeg'],
+]);
 
 /**
  * The avatar's type, from its file name and (when given) its mime, which must agree: the type decides how
@@ -20,7 +21,7 @@ export function avatarMimeOf(filePath: string, mime: string | null | undefined):
   const name = filePath.split(/[/\\]/).pop() ?? '';
   const dot = name.lastIndexOf('.');
   const extension = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
-  const byExtension = MIME_BY_EXTENSION[extension];
+  const byExtension = MIME_BY_EXTENSION.get(extension);
   if (byExtension === undefined) {
     throw errors.uploadInvalidFileType(
       `path "${filePath}" must name a .png, .jpg or .jpeg file (an avatar is a PNG or JPEG image)`,

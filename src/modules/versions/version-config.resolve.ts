@@ -92,13 +92,15 @@ export function runtimeOf(owner: {
   return owner.container ?? owner.docker ?? undefined;
 }
 
-/** Copies `value` without its null and undefined members: null means "not set" on the wire. */
+/**
+ * Copies `value` without its null and undefined members: null means "not set" on the wire. Every map of
+ * the resolved config is built with Object.fromEntries, which defines own properties: assigning
+ * `out[key]` would set the prototype for a key "__proto__" (a config parsed by a CLI or a browser has
+ * such own keys) and lose the key.
+ */
 function compact<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], null> } {
-  const out: Record<string, unknown> = {};
-  for (const [key, member] of Object.entries(value)) {
-    if (member !== null && member !== undefined) out[key] = member;
-  }
-  return out as { [K in keyof T]: Exclude<T[K], null> };
+  const kept = Object.entries(value).filter(([, member]) => member !== null && member !== undefined);
+  return Object.fromEntries(kept) as { [K in keyof T]: Exclude<T[K], null> };
 }
 
 function resolvePort(port: PortConfig): ResolvedPort {
@@ -117,8 +119,9 @@ function resolveContainer(
   if (base === undefined) return undefined;
   // The game mode's runtime replaces the top-level one whole, except env, merged with the game mode winning.
   const env = own === undefined ? { ...(top?.env ?? {}) } : { ...(top?.env ?? {}), ...(own.env ?? {}) };
-  const ports: Record<string, ResolvedPort> = {};
-  for (const [label, port] of Object.entries(base.ports ?? {})) ports[label] = resolvePort(port);
+  const ports: Record<string, ResolvedPort> = Object.fromEntries(
+    Object.entries(base.ports ?? {}).map(([label, port]) => [label, resolvePort(port)]),
+  );
   return {
     ...compact(base),
     args: [...(base.args ?? [])],
@@ -135,12 +138,14 @@ function resolveRegions(
   idleLobbies: MinMax,
 ): Record<string, ResolvedRegion> {
   const named = own ?? Object.fromEntries(facts.regions.map((r) => [r, {} as RegionSettings]));
-  const out: Record<string, ResolvedRegion> = {};
-  for (const name of Object.keys(named).sort()) {
-    const region = named[name] ?? {};
-    out[name] = { tier: region.tier ?? tier, idle_lobbies: region.idle_lobbies ?? idleLobbies };
-  }
-  return out;
+  return Object.fromEntries(
+    Object.keys(named)
+      .sort()
+      .map((name): [string, ResolvedRegion] => {
+        const region = named[name] ?? {};
+        return [name, { tier: region.tier ?? tier, idle_lobbies: region.idle_lobbies ?? idleLobbies }];
+      }),
+  );
 }
 
 function resolveVerification(v: Verification | null | undefined) {
@@ -191,9 +196,10 @@ export function resolveVersionConfig(config: VersionConfig, facts: ResolveFacts)
   const { matchmaker, ...rest } = compact(config);
   if (matchmaker === undefined) return rest;
   const { container: _container, docker: _docker, game_modes: gameModes, ...mm } = compact(matchmaker);
-  const resolved: Record<string, ResolvedGameMode> = {};
-  for (const name of Object.keys(gameModes ?? {}).sort()) {
-    resolved[name] = resolveGameMode(matchmaker, gameModes?.[name] ?? {}, facts);
-  }
+  const resolved: Record<string, ResolvedGameMode> = Object.fromEntries(
+    Object.keys(gameModes ?? {})
+      .sort()
+      .map((name) => [name, resolveGameMode(matchmaker, gameModes?.[name] ?? {}, facts)]),
+  );
   return { ...rest, matchmaker: { ...mm, game_modes: resolved } };
 }
