@@ -10,9 +10,3 @@ export function newId(): string {
 export function newRayId(): string {
   return randomUUID();
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import { parseTimestamp, toTimestamp } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
-import { isUuid, newId } from '../../lib/ids.js';
+import { newId } from '../../lib/ids.js';
 import { getNamespace } from '../namespaces/namespaces.service.js';
 import * as repo from './lobby-logs.repository.js';
 
@@ -112,9 +112,6 @@ export async function createLobby(
   },
 ) {
   const found: { path: string[] }[] = [];
-  if (input.lobby_id !== null && input.lobby_id !== undefined && !isUuid(input.lobby_id)) {
-    found.push({ path: ['lobby-id', 'invalid'] });
-  }
   if (!GROUP_NAME_ID.test(input.lobby_group_name_id))
     found.push({ path: ['lobby-group-name-id', 'invalid'] });
   if (!deps.config.regions.includes(input.region_id)) found.push({ path: ['region-id', 'invalid'] });
