@@ -112,6 +112,10 @@ describe('two instances on one PostgreSQL', { skip: !onPostgres && 'needs GCM_TE
 
   it('loses nothing B acknowledged when B is killed', async () => {
     const created: string[] = [];
+    let firstAck: () => void = () => {};
+    const acked = new Promise<void>((resolve) => {
+      firstAck = resolve;
+    });
     // Writes in flight while B dies: every one B answered 200 to must be there; the others may or may not.
     const writes = Array.from({ length: 40 }, (_, i) =>
       api(b.baseUrl, operatorToken, 'POST', '/cloud/games', {
@@ -120,10 +124,13 @@ describe('two instances on one PostgreSQL', { skip: !onPostgres && 'needs GCM_TE
       })
         .then((res) => {
           if (res.status === 200) created.push(res.json?.game_id as string);
+          firstAck();
         })
         .catch(() => {}),
     );
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Killed once B has answered one (a fixed delay found none answered yet on a loaded machine), while
+    // the rest are still in flight.
+    await Promise.race([acked, new Promise((resolve) => setTimeout(resolve, 10_000))]);
     await b.stop('SIGKILL');
     await Promise.all(writes);
     assert.ok(created.length > 0, 'B acknowledged some writes before it was killed');
