@@ -181,12 +181,14 @@ export const errors = {
         : 'the file has not been uploaded in full yet: PUT it to the presigned URL first',
       { parts: badParts },
     ),
-  uploadInvalidContent: (expected: string, detected: string | undefined) =>
+  uploadInvalidContent: (expected: string, detected: string | undefined, problem?: string) =>
     make(
       'UPLOAD_INVALID_CONTENT',
-      `the uploaded bytes are not ${expected} by their magic bytes` +
-        (detected === undefined ? '' : ` but ${detected}`),
-      { expected, detected: detected ?? null },
+      problem === undefined
+        ? `the uploaded bytes are not ${expected} by their magic bytes` +
+            (detected === undefined ? '' : ` but ${detected}`)
+        : `the uploaded bytes are not a well-formed ${expected}: ${problem}`,
+      { expected, detected: detected ?? null, ...(problem === undefined ? {} : { problem }) },
     ),
   environmentNotFound: () => make('ENVIRONMENT_NOT_FOUND', 'environment not found'),
   buildNotFound: () => make('BUILD_NOT_FOUND', 'build not found'),

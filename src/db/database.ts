@@ -108,6 +108,11 @@ export interface UploadsTable {
   complete_ts: number | null;
   /** 'pending' until complete succeeds, then 'complete'. */
   state: string;
+  /**
+   * Set by complete: the key of the checked file, the only one read afterwards (a single PUT's frozen copy,
+   * a multipart upload's joined object). Null while pending, and on uploads completed before migration 0012.
+   */
+  frozen_key: string | null;
 }
 
 export interface BuildsTable {

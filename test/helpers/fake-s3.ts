@@ -5,7 +5,7 @@ import type { Clock } from '../../src/lib/clock.js';
 /**
  * An in-memory S3 for tests, in two halves:
  * - `requestHandler` is the S3Client's transport: it answers the SDK's own calls (HeadObject, GetObject,
- *   CreateMultipartUpload, ListParts, CompleteMultipartUpload, DeleteObject) without a network;
+ *   CopyObject, CreateMultipartUpload, ListParts, CompleteMultipartUpload, DeleteObject) without a network;
  * - `clientPut` is what a client does with a presigned URL. It checks the URL the way S3 does: SigV4 query
  *   signature over the method, path, query and signed headers (so a body of another content-length, or any
  *   edited parameter, is refused), and expiry against the test clock.
@@ -138,6 +138,18 @@ export class FakeS3 {
         }
         if (uploadId !== undefined) return this.completeMultipart(key, uploadId, bodyText(request.body));
         return xmlError(400, 'InvalidRequest');
+      }
+      case 'PUT': {
+        // The service itself only copies (CopyObject); clients' PUTs come through clientPut.
+        const source = request.headers['x-amz-copy-source'];
+        if (source === undefined) return xmlError(400, 'InvalidRequest');
+        const sourceKey = this.keyOf(`/${decodeURIComponent(source).replace(/^\//, '')}`);
+        const object = sourceKey === undefined ? undefined : this.objects.get(sourceKey);
+        if (object === undefined) return xmlError(404, 'NoSuchKey');
+        this.objects.set(key, Buffer.from(object));
+        return xml(
+          `<CopyObjectResult><ETag>"${etag(object)}"</ETag><LastModified>2026-01-01T00:00:00.000Z</LastModified></CopyObjectResult>`,
+        );
       }
       case 'DELETE':
         this.objects.delete(key);

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { type BlobStorage, splitIntoParts } from '../../src/lib/blob/blob-storage.js';
-import { EmbeddedBlobStorage } from '../../src/lib/blob/embedded-blob-storage.js';
+import { EmbeddedBlobStorage, STALE_TEMP_MS } from '../../src/lib/blob/embedded-blob-storage.js';
 import { S3BlobStorage } from '../../src/lib/blob/s3-blob-storage.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { FakeS3 } from '../helpers/fake-s3.js';
@@ -24,7 +24,7 @@ interface PutTarget {
 interface Harness {
   storage: BlobStorage;
   clock: ManualClock;
-  /** PUTs `body` to the URL as a client would; 200 when stored, 4xx when refused. */
+  /** PUTs `body` to the URL as a client would; 200 when accepted, 4xx when refused. */
   put(url: string, body: Buffer, target: PutTarget): Promise<number>;
   close(): void;
 }
@@ -56,7 +56,8 @@ async function embeddedHarness(): Promise<Harness & { root: string; storage: Emb
       if (check !== 'ok') return 403;
       const length = Number(u.searchParams.get('length'));
       const result = await storage.writePart(target, length, Readable.from([body]));
-      return result.ok ? 200 : 400;
+      if (result.ok) return 200;
+      return result.reason === 'closed' ? 409 : 400;
     },
     close: () => rmSync(root, { recursive: true, force: true }),
   };
@@ -165,6 +166,34 @@ function blobContract(name: string, makeHarness: () => Promise<Harness> | Harnes
       assert.equal(await h.storage.statObject(key), undefined);
     });
 
+    it('freezes an object: moved to a key no URL names, which no later PUT changes', async () => {
+      const { uploadId, key } = fresh();
+      const bytes = randomBytes(300);
+      const { url } = await h.storage.presignPut({ key, uploadId, part: 1, contentLength: 300 });
+      const target = { key, uploadId, part: 1, multipart: false };
+      assert.equal(await h.storage.freeze(key), undefined, 'nothing to freeze before the PUT');
+      assert.equal(await h.put(url, bytes, target), 200);
+      const frozen = await h.storage.freeze(key);
+      assert.ok(frozen);
+      assert.equal(frozen.size, 300);
+      assert.ok(frozen.key.startsWith(`frozen/${key}/`), frozen.key);
+      assert.equal(await h.storage.statObject(key), undefined, 'moved, not copied');
+      await assert.rejects(
+        h.storage.presignPut({ key: frozen.key, uploadId, part: 1, contentLength: 300 }),
+        /frozen copy/,
+      );
+      // The embedded store refuses the PUT (409); a bucket takes it, but not into the frozen copy.
+      const late = await h.put(url, randomBytes(300), target);
+      assert.ok(late === 409 || (late === 200 && h.storage.driver === 's3'), String(late));
+      const stream = await h.storage.openRead(frozen.key);
+      assert.ok(stream);
+      assert.deepEqual(await collect(stream), bytes);
+      // Dropping the frozen copy (a refused file) opens the upload to PUTs again.
+      await h.storage.delete(frozen.key);
+      assert.equal(await h.put(url, bytes, target), 200);
+      assert.deepEqual(await h.storage.statObject(key), { size: 300 });
+    });
+
     it('joins multipart parts PUT in any order, once every part has its length', async () => {
       const { uploadId, key } = fresh();
       const file = randomBytes(2500);
@@ -208,6 +237,11 @@ function blobContract(name: string, makeHarness: () => Promise<Harness> | Harnes
       assert.deepEqual(await h.storage.completeMultipart({ key, uploadId, multipartId, parts: expected }), {
         ok: true,
       });
+      // A part PUT after the join does not reach the joined object.
+      assert.ok((await putPart(0)) >= 400);
+      const after = await h.storage.openRead(key);
+      assert.ok(after);
+      assert.deepEqual(await collect(after), file);
     });
   });
 }
@@ -280,9 +314,30 @@ describe('embedded driver', () => {
         body,
       );
       setImmediate(() => body.destroy(new Error('aborted')));
-      assert.deepEqual(await writing, { ok: false, received: 10 });
+      assert.deepEqual(await writing, { ok: false, reason: 'length', received: 10 });
       assert.equal(await h.storage.statObject('k/torn'), undefined);
       assert.deepEqual(readdirSync(path.join(h.root, 'tmp')), []);
+    } finally {
+      h.close();
+    }
+  });
+
+  it('sweeps temp files left untouched for 10 minutes at start-up, and keeps newer ones', async () => {
+    const h = await embeddedHarness();
+    try {
+      const tmp = path.join(h.root, 'tmp');
+      writeFileSync(path.join(tmp, 'killed-put'), 'x');
+      const old = (Date.now() - STALE_TEMP_MS - 60_000) / 1000;
+      utimesSync(path.join(tmp, 'killed-put'), old, old);
+      writeFileSync(path.join(tmp, 'live-put'), 'x');
+      await EmbeddedBlobStorage.open({
+        root: h.root,
+        publicUrl: 'http://gcm.test',
+        secret: randomBytes(32),
+        clock: h.clock,
+        urlTtlSeconds: TTL_SECONDS,
+      });
+      assert.deepEqual(readdirSync(tmp), ['live-put']);
     } finally {
       h.close();
     }

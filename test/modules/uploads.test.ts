@@ -12,13 +12,14 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { prepareUpload } from '../../src/modules/uploads/uploads.service.js';
 import { createService } from '../../src/service.js';
 import { FakeS3 } from '../helpers/fake-s3.js';
+import { jpegImage, pngImage } from '../helpers/images.js';
 import { startListening } from '../helpers/listening.js';
 import { createGameFixture, type TestService, testConfig } from '../helpers/service.js';
 
 interface ErrorBody {
   code: string;
   message: string;
-  metadata?: { field?: string; parts?: number[]; detected?: string | null };
+  metadata?: { field?: string; parts?: number[]; detected?: string | null; problem?: string };
 }
 
 interface Prepared {
@@ -29,9 +30,10 @@ interface Prepared {
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const JPEG_MAGIC = Buffer.from([0xff, 0xd8, 0xff, 0xe0]);
 
-/** An image as far as magic bytes go: the signature, then random bytes up to `size`. */
-function image(magic: Buffer, size: number): Buffer {
-  return Buffer.concat([magic, randomBytes(size - magic.length)]);
+/** An HTML page behind an image signature: what the structure check at complete must refuse. */
+function disguised(magic: Buffer, size: number): Buffer {
+  const page = Buffer.from('<html><script>alert(document.cookie)</script></html>'.padEnd(size, ' '));
+  return Buffer.concat([magic, page]).subarray(0, size);
 }
 
 async function put(url: string, body: Buffer, contentType = 'image/png') {
@@ -40,14 +42,13 @@ async function put(url: string, body: Buffer, contentType = 'image/png') {
   return { status: res.status, text, error: text === '' ? undefined : (JSON.parse(text) as ErrorBody) };
 }
 
-/** A PUT over a raw socket connection, for bodies fetch will not send: a lying or missing content-length. */
-function rawPut(
-  url: string,
-  chunks: Buffer[],
-  headers: Record<string, string> = {},
-): Promise<{ status: number; error: ErrorBody | undefined }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'PUT', headers }, (res) => {
+type RawAnswer = { status: number; error: ErrorBody | undefined };
+
+/** A PUT over a raw socket connection whose body the caller writes; `answer` settles with the response. */
+function openRawPut(url: string, headers: Record<string, string>) {
+  let req: http.ClientRequest | undefined;
+  const answer = new Promise<RawAnswer>((resolve, reject) => {
+    req = http.request(url, { method: 'PUT', headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => {
@@ -61,9 +62,32 @@ function rawPut(
       );
     });
     req.on('error', reject);
-    for (const chunk of chunks) req.write(chunk);
-    req.end();
   });
+  if (req === undefined) throw new Error('the request was not created');
+  return { req, answer };
+}
+
+/** For bodies fetch will not send: a lying or missing content-length. */
+function rawPut(url: string, chunks: Buffer[], headers: Record<string, string> = {}): Promise<RawAnswer> {
+  const { req, answer } = openRawPut(url, headers);
+  for (const chunk of chunks) req.write(chunk);
+  req.end();
+  return answer;
+}
+
+/**
+ * A PUT whose first `split` bytes are sent at once and the rest only on `finish()`: a client still
+ * uploading while something else happens.
+ */
+async function stalledPut(url: string, body: Buffer, split: number) {
+  const { req, answer } = openRawPut(url, { 'content-length': String(body.length) });
+  await new Promise<void>((resolve) => req.write(body.subarray(0, split), () => resolve()));
+  return {
+    finish: () => {
+      req.end(body.subarray(split));
+      return answer;
+    },
+  };
 }
 
 function assertError(res: LightMyRequestResponse, status: number, code: string): ErrorBody {
@@ -109,14 +133,28 @@ describe('avatar uploads through the embedded store', () => {
     (await svc.call('GET', `/cloud/games/${gameId}`)).json<{ game: { avatar_url?: string } }>().game
       .avatar_url;
 
-  for (const { name, file, mime, magic, size } of [
-    { name: 'PNG', file: 'icon.png', mime: 'image/png', magic: PNG_MAGIC, size: 4096 },
-    { name: 'JPEG', file: 'art/Photo.JPEG', mime: 'image/jpeg', magic: JPEG_MAGIC, size: 3000 },
+  for (const { name, file, mime, make, size, served } of [
+    { name: 'PNG', file: 'icon.png', mime: 'image/png', make: pngImage, size: 4096, served: 'avatar.png' },
+    {
+      name: 'JPEG',
+      file: 'art/Photo.JPEG',
+      mime: 'image/jpeg',
+      make: jpegImage,
+      size: 3000,
+      served: 'avatar.jpg',
+    },
     // Over the 1 MiB JSON body limit: the PUT route streams with the signed length as its only limit.
-    { name: '1.5 MB PNG', file: 'big.png', mime: undefined, magic: PNG_MAGIC, size: 1_500_000 },
+    {
+      name: '1.5 MB PNG',
+      file: 'big.png',
+      mime: undefined,
+      make: pngImage,
+      size: 1_500_000,
+      served: 'avatar.png',
+    },
   ]) {
     it(`${name}: prepare, PUT, complete; the game shows the avatar and it serves the bytes`, async () => {
-      const bytes = image(magic, size);
+      const bytes = make(size);
       const prepared = await prepareOk(file, size, mime);
       assert.match(prepared.upload_id, /^[0-9a-f-]{36}$/);
       const { presigned_request: pr } = prepared;
@@ -137,6 +175,8 @@ describe('avatar uploads through the embedded store', () => {
       assert.equal(res.headers.get('content-type'), mime ?? 'image/png');
       assert.equal(res.headers.get('content-length'), String(size));
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(res.headers.get('content-security-policy'), "default-src 'none'");
+      assert.equal(res.headers.get('content-disposition'), `inline; filename="${served}"`);
       assert.deepEqual(Buffer.from(await res.arrayBuffer()), bytes);
       const head = await fetch(avatarUrl as string, { method: 'HEAD' });
       assert.equal(head.status, 200);
@@ -146,7 +186,7 @@ describe('avatar uploads through the embedded store', () => {
 
   it('accepts a PUT of any content type or none, while JSON routes still refuse text/plain', async () => {
     for (const contentType of ['image/png', 'text/plain', 'multipart/form-data; boundary=x', undefined]) {
-      const bytes = image(PNG_MAGIC, 64);
+      const bytes = pngImage(64);
       const { presigned_request: pr } = await prepareOk('a.png', 64);
       const headers: Record<string, string> =
         contentType === undefined ? {} : { 'content-type': contentType };
@@ -289,7 +329,7 @@ describe('avatar uploads through the embedded store', () => {
     it('refuses a tampered signature, length, expiry, part or upload id (403) and stores nothing', async () => {
       const { upload_id, presigned_request: pr } = await prepareOk('a.png', 100);
       const another = await prepareOk('b.png', 100);
-      const bytes = image(PNG_MAGIC, 100);
+      const bytes = pngImage(100);
       const url = new URL(pr.url);
       const sig = url.searchParams.get('sig') ?? '';
       const edits: [string, (u: URL) => void][] = [
@@ -305,7 +345,7 @@ describe('avatar uploads through the embedded store', () => {
       for (const [what, edit] of edits) {
         const tampered = new URL(url);
         edit(tampered);
-        const res = await put(tampered.toString(), what === 'length' ? image(PNG_MAGIC, 101) : bytes);
+        const res = await put(tampered.toString(), what === 'length' ? pngImage(101) : bytes);
         assert.equal(res.status, 403, `${what}: ${res.text}`);
         assert.equal(res.error?.code, 'UPLOAD_URL_INVALID_SIGNATURE', what);
       }
@@ -321,7 +361,7 @@ describe('avatar uploads through the embedded store', () => {
       const expires = Number(new URL(pr.url).searchParams.get('expires')) * 1000;
       assert.ok(expires - svc.clock.now() <= 3600_000 && expires - svc.clock.now() > 3590_000);
       svc.clock.advance(3600_000);
-      const res = await put(pr.url, image(PNG_MAGIC, 100));
+      const res = await put(pr.url, pngImage(100));
       assert.equal(res.status, 403, res.text);
       assert.equal(res.error?.code, 'UPLOAD_URL_EXPIRED');
       assertError(await complete(upload_id), 400, 'UPLOAD_INCOMPLETE');
@@ -329,7 +369,7 @@ describe('avatar uploads through the embedded store', () => {
 
     it('refuses a body shorter or longer than signed, declared or streamed, then takes the right one', async () => {
       const { upload_id, presigned_request: pr } = await prepareOk('a.png', 1000);
-      const bytes = image(PNG_MAGIC, 1000);
+      const bytes = pngImage(1000);
       for (const wrong of [bytes.subarray(0, 999), Buffer.concat([bytes, Buffer.from([0])])]) {
         const declared = await put(pr.url, wrong);
         assert.equal(declared.status, 400, declared.text);
@@ -361,7 +401,7 @@ describe('avatar uploads through the embedded store', () => {
       await new Promise<void>((resolve) => {
         const req = http.request(pr.url, { method: 'PUT', headers: { 'content-length': '100000' } });
         req.on('error', () => resolve());
-        req.write(image(PNG_MAGIC, 50_000), () => {
+        req.write(pngImage(50_000), () => {
           setTimeout(() => {
             req.destroy();
             resolve();
@@ -376,15 +416,46 @@ describe('avatar uploads through the embedded store', () => {
       assertError(await complete(upload_id), 400, 'UPLOAD_INCOMPLETE');
     });
 
+    it('keeps no temp file of a client that hangs up right after its headers', async () => {
+      const tmp = path.join(svc.dataDir, 'blobs', 'tmp');
+      for (let i = 0; i < 20; i++) {
+        const { presigned_request: pr } = await prepareOk('a.png', 100_000);
+        await new Promise<void>((resolve) => {
+          const req = http.request(pr.url, { method: 'PUT', headers: { 'content-length': '100000' } });
+          req.on('error', () => resolve());
+          req.flushHeaders();
+          setTimeout(() => {
+            req.destroy();
+            resolve();
+          }, i % 5);
+        });
+      }
+      for (let i = 0; i < 100 && readdirSync(tmp).length > 0; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(readdirSync(tmp), []);
+    });
+
+    it('refuses a PUT still streaming when complete ran (409): what was checked is what is served', async () => {
+      const bytes = pngImage(4096);
+      const { upload_id, presigned_request: pr } = await prepareOk('a.png', 4096);
+      assert.equal((await put(pr.url, bytes)).status, 200);
+      // Same length, signed URL, HTML behind a PNG signature; half of it sent before the complete.
+      const swap = await stalledPut(pr.url, disguised(PNG_MAGIC, 4096), 2048);
+      assert.equal((await complete(upload_id)).statusCode, 204);
+      const late = await swap.finish();
+      assert.equal(late.status, 409);
+      assert.equal(late.error?.code, 'UPLOAD_ALREADY_COMPLETE');
+      const served = await fetch(`${publicUrl}/avatars/${upload_id}`);
+      assert.equal(served.headers.get('content-type'), 'image/png');
+      assert.deepEqual(Buffer.from(await served.arrayBuffer()), bytes);
+      assert.deepEqual(readdirSync(path.join(svc.dataDir, 'blobs', 'tmp')), []);
+    });
+
     it('refuses a second PUT once the upload is complete (409), keeping the checked file', async () => {
-      const bytes = image(PNG_MAGIC, 200);
+      const bytes = pngImage(200);
       const { upload_id, presigned_request: pr } = await prepareOk('a.png', 200);
       assert.equal((await put(pr.url, bytes)).status, 200);
-      assert.equal(
-        (await put(pr.url, image(PNG_MAGIC, 200))).status,
-        200,
-        'before complete, a retry replaces',
-      );
+      assert.equal((await put(pr.url, pngImage(200))).status, 200, 'before complete, a retry replaces');
       assert.equal((await put(pr.url, bytes)).status, 200);
       assert.equal((await complete(upload_id)).statusCode, 204);
       const again = await put(pr.url, Buffer.alloc(200));
@@ -411,21 +482,66 @@ describe('avatar uploads through the embedded store', () => {
       assert.equal((await put(pr.url, Buffer.from('x'.repeat(100)))).status, 200);
       const text = assertError(await complete(upload_id), 400, 'UPLOAD_INVALID_CONTENT');
       assert.equal(text.metadata?.detected, null);
-      assert.equal((await put(pr.url, image(JPEG_MAGIC, 100))).status, 200);
+      assert.equal((await put(pr.url, jpegImage(100))).status, 200);
       const jpeg = assertError(await complete(upload_id), 400, 'UPLOAD_INVALID_CONTENT');
       assert.equal(jpeg.metadata?.detected, 'image/jpeg');
       assert.equal(await avatarOf(), before);
       // Still pending: the right bytes to the same URL complete it.
-      assert.equal((await put(pr.url, image(PNG_MAGIC, 100))).status, 200);
+      assert.equal((await put(pr.url, pngImage(100))).status, 200);
       assert.equal((await complete(upload_id)).statusCode, 204);
+    });
+
+    it('walks the whole file: a signature followed by anything else is 400 UPLOAD_INVALID_CONTENT', async () => {
+      const before = await avatarOf();
+      const png = pngImage(300);
+      const jpeg = jpegImage(300);
+      const cases: [string, string, Buffer, RegExp][] = [
+        ['HTML behind a PNG signature', 'a.png', disguised(PNG_MAGIC, 300), /chunk 0/],
+        [
+          'a PNG cut short',
+          'a.png',
+          Buffer.concat([png.subarray(0, 200), png.subarray(0, 10)]),
+          /IEND|CRC|past the end/,
+        ],
+        [
+          'a PNG with trailing HTML',
+          'a.png',
+          Buffer.concat([pngImage(250), disguised(PNG_MAGIC, 50).subarray(8)]),
+          /follow the IEND/,
+        ],
+        ['a PNG with a flipped byte', 'a.png', Buffer.from(png.map((b, i) => (i === 40 ? b ^ 1 : b))), /CRC/],
+        ['HTML behind a JPEG signature', 'a.jpg', disguised(JPEG_MAGIC, 300), /segment|marker/],
+        [
+          'a JPEG with trailing HTML',
+          'a.jpg',
+          Buffer.concat([jpegImage(250), disguised(JPEG_MAGIC, 50).subarray(4)]),
+          /follow the EOI/,
+        ],
+        [
+          'a JPEG cut short',
+          'a.jpg',
+          Buffer.concat([jpeg.subarray(0, 298), Buffer.from([0x41, 0x41])]),
+          /EOI/,
+        ],
+      ];
+      for (const [name, file, bytes, problem] of cases) {
+        const { upload_id, presigned_request: pr } = await prepareOk(file, bytes.length);
+        assert.equal((await put(pr.url, bytes)).status, 200, name);
+        const res = assertError(await complete(upload_id), 400, 'UPLOAD_INVALID_CONTENT');
+        assert.match(res.metadata?.problem ?? '', problem, `${name}: ${res.message}`);
+        assert.match(res.message, /well-formed/, name);
+        // The refused file is dropped: the same URL takes the right bytes and complete then succeeds.
+        assertError(await complete(upload_id), 400, 'UPLOAD_INCOMPLETE');
+      }
+      assert.equal(await avatarOf(), before);
     });
 
     it('is idempotent, by either route, and an older upload completed again does not come back', async () => {
       const first = await prepareOk('a.png', 100);
-      assert.equal((await put(first.presigned_request.url, image(PNG_MAGIC, 100))).status, 200);
+      assert.equal((await put(first.presigned_request.url, pngImage(100))).status, 200);
       assert.equal((await complete(first.upload_id)).statusCode, 204);
       const second = await prepareOk('b.jpg', 100);
-      assert.equal((await put(second.presigned_request.url, image(JPEG_MAGIC, 100))).status, 200);
+      assert.equal((await put(second.presigned_request.url, jpegImage(100))).status, 200);
       const generic = await svc.call('POST', `/cloud/uploads/${second.upload_id}/complete`, {
         token: game.cloudToken,
       });
@@ -439,7 +555,7 @@ describe('avatar uploads through the embedded store', () => {
 
     it('hides other games’ uploads: 403 for a foreign game path, 404 for a foreign upload id', async () => {
       const { upload_id, presigned_request: pr } = await prepareOk('a.png', 100);
-      assert.equal((await put(pr.url, image(PNG_MAGIC, 100))).status, 200);
+      assert.equal((await put(pr.url, pngImage(100))).status, 200);
       // Another game's token on this game's path: refused before anything is read.
       assertError(await complete(upload_id, other.cloudToken), 403, 'API_FORBIDDEN');
       // Its own game's path with this game's upload id, or the generic route: as if it did not exist.
@@ -499,7 +615,19 @@ describe('avatar uploads through the embedded store', () => {
     );
     assert.deepEqual(missing.metadata?.parts, [last + 1]);
     await putPart(last);
+    // A part PUT still streaming while the parts are joined is refused once its bytes are in, and so is
+    // any PUT after: the joined object is what completed.
+    const first = presignedRequests[0];
+    assert.ok(first);
+    const late = await stalledPut(first.url, randomBytes(first.content_length), 1000);
     assert.equal((await svc.call('POST', `/cloud/uploads/${uploadId}/complete`)).statusCode, 204);
+    const lateAnswer = await late.finish();
+    assert.equal(lateAnswer.status, 409);
+    assert.equal(lateAnswer.error?.code, 'UPLOAD_ALREADY_COMPLETE');
+    const after = await put(first.url, randomBytes(first.content_length));
+    assert.equal(after.status, 409, after.text);
+    assert.equal(after.error?.code, 'UPLOAD_ALREADY_COMPLETE');
+    assert.deepEqual(readdirSync(path.join(svc.dataDir, 'blobs', 'parts')), [], 'no part is left behind');
     assert.equal((await svc.call('POST', `/cloud/uploads/${uploadId}/complete`)).statusCode, 204);
     const key = `build/${game.gameId}/${uploadId}`;
     const stream = await svc.deps.blobs.openRead(key);
@@ -530,7 +658,7 @@ describe('a restart between prepare and complete', () => {
 
     const second = await startListening({ dataDir, port: first.port });
     try {
-      const bytes = image(PNG_MAGIC, 500);
+      const bytes = pngImage(500);
       assert.equal((await put(prepared.presigned_request.url, bytes)).status, 200);
       const done = await second.svc.call(
         'POST',
@@ -594,7 +722,7 @@ describe('avatar uploads through the S3 driver (mocked transport)', () => {
   it('prepare → PUT to the bucket → complete → the avatar is served from the bucket', async () => {
     const game = await call('POST', '/cloud/games', { name_id: 's3-game', display_name: 'S3 Game' });
     const gameId = game.json<{ game_id: string }>().game_id;
-    const bytes = image(JPEG_MAGIC, 2048);
+    const bytes = jpegImage(2048);
     const res = await call('POST', `/cloud/games/${gameId}/prepare`, { path: 'a.jpg', content_length: 2048 });
     assert.equal(res.statusCode, 200, res.body);
     const { upload_id, presigned_request: pr } = res.json<Prepared>();
@@ -630,7 +758,49 @@ describe('avatar uploads through the S3 driver (mocked transport)', () => {
     const served = await app.inject({ method: 'GET', url: `/avatars/${upload_id}` });
     assert.equal(served.statusCode, 200);
     assert.equal(served.headers['content-type'], 'image/jpeg');
+    assert.equal(served.headers['content-disposition'], 'inline; filename="avatar.jpg"');
     assert.deepEqual(served.rawPayload, bytes);
+
+    // The checked file was copied to a key no URL names (CopyObject) and the uploaded one removed.
+    const frozen = [...fake.objects.keys()].filter((k) =>
+      k.startsWith(`frozen/avatar/${gameId}/${upload_id}/`),
+    );
+    assert.equal(frozen.length, 1);
+    assert.equal(fake.objects.has(`avatar/${gameId}/${upload_id}`), false);
+    assert.ok(
+      fake.calls.some((c) => c.startsWith(`PUT /gcm-avatars/${frozen[0]}`)),
+      'a server-side copy',
+    );
+    // A bucket cannot revoke a presigned URL, so a late PUT is stored, but never where the avatar is read.
+    assert.equal(fake.clientPut(pr.url, disguised(JPEG_MAGIC, 2048)).status, 200);
+    const again = await app.inject({ method: 'GET', url: `/avatars/${upload_id}` });
+    assert.deepEqual(again.rawPayload, bytes);
+    assert.equal(
+      (await call('POST', `/cloud/games/${gameId}/avatar-upload/${upload_id}/complete`)).statusCode,
+      204,
+    );
+    assert.deepEqual((await app.inject({ method: 'GET', url: `/avatars/${upload_id}` })).rawPayload, bytes);
+  });
+
+  it('refuses a well-signed JPEG header followed by other content', async () => {
+    const game = await call('POST', '/cloud/games', {
+      name_id: 's3-disguised',
+      display_name: 'S3 Disguised',
+    });
+    const gameId = game.json<{ game_id: string }>().game_id;
+    const res = await call('POST', `/cloud/games/${gameId}/prepare`, { path: 'a.jpg', content_length: 500 });
+    const { upload_id, presigned_request: pr } = res.json<Prepared>();
+    assert.equal(fake.clientPut(pr.url, disguised(JPEG_MAGIC, 500)).status, 200);
+    assertError(
+      await call('POST', `/cloud/games/${gameId}/avatar-upload/${upload_id}/complete`),
+      400,
+      'UPLOAD_INVALID_CONTENT',
+    );
+    assert.deepEqual(
+      [...fake.objects.keys()].filter((k) => k.includes(upload_id)),
+      [],
+      'the refused copy is deleted; the client PUTs again',
+    );
   });
 
   it('has no embedded PUT route: uploads go to the bucket', async () => {
@@ -648,7 +818,7 @@ describe('avatar uploads through the S3 driver (mocked transport)', () => {
     const res = await call('POST', `/cloud/games/${gameId}/prepare`, { path: 'a.png', content_length: 10 });
     const { presigned_request: pr } = res.json<Prepared>();
     clock.advance(3601_000);
-    assert.equal(fake.clientPut(pr.url, image(PNG_MAGIC, 10)).status, 403);
+    assert.equal(fake.clientPut(pr.url, Buffer.alloc(10)).status, 403);
   });
 });
 

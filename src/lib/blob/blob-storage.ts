@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 
 /**
@@ -28,6 +29,15 @@ export interface BlobStorage {
    * client can upload them and complete again. Idempotent: completing a completed upload succeeds.
    */
   completeMultipart(input: CompleteMultipartInput): Promise<CompleteMultipartResult>;
+
+  /**
+   * Moves the single-PUT object `key` to a new key that no presigned URL names (`frozenKeyFor`) and returns
+   * that key with the moved object's size; undefined when nothing is stored under `key`. Complete checks this
+   * copy and the service serves only it, so a PUT to `key` that lands later cannot change what was checked.
+   * The embedded driver also refuses PUTs to `key` while a frozen copy of it exists; an S3 bucket cannot
+   * revoke a presigned URL, so there a late PUT is stored under `key` but never read.
+   */
+  freeze(key: string): Promise<{ key: string; size: number } | undefined>;
 
   /** The stored object's size, or undefined when nothing (complete) is stored under `key`. */
   statObject(key: string): Promise<{ size: number } | undefined>;
@@ -88,6 +98,32 @@ export function splitIntoParts(contentLength: number, partSize: number): UploadP
 // Keys become file paths in the embedded driver: a strict alphabet and no `.`/`..` segments keep every key
 // inside the blob directory whatever a future caller passes.
 const KEY_SEGMENT = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
+
+/** The prefix of frozen copies; the service's upload keys start with their kind, never with this. */
+const FROZEN_PREFIX = 'frozen/';
+
+/**
+ * Where `freeze` moves `key`: below the key itself, with a fresh id, so two completes of one upload at once
+ * never check or delete each other's copy.
+ */
+export function frozenKeyFor(key: string): string {
+  return `${frozenDirOf(key)}/${randomUUID()}`;
+}
+
+/** The folder of every frozen copy of `key`. */
+export function frozenDirOf(key: string): string {
+  return `${FROZEN_PREFIX}${key}`;
+}
+
+export function isFrozenKey(key: string): boolean {
+  return key.startsWith(FROZEN_PREFIX);
+}
+
+/** A presigned URL may name any valid key but a frozen copy: those must stay as they were checked. */
+export function assertPresignableKey(key: string): void {
+  assertValidKey(key);
+  if (isFrozenKey(key)) throw new Error(`blob key "${key}" is a frozen copy`);
+}
 
 export function assertValidKey(key: string): void {
   const segments = key.split('/');

@@ -1,15 +1,19 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../clock.js';
 import {
+  assertPresignableKey,
   assertValidKey,
   type BlobStorage,
   type CompleteMultipartInput,
   type CompleteMultipartResult,
+  frozenDirOf,
+  frozenKeyFor,
+  isFrozenKey,
   type PresignPutInput,
 } from './blob-storage.js';
 
@@ -36,8 +40,14 @@ export interface SignedPutRequest {
 
 export type PutUrlCheck = 'ok' | 'bad_signature' | 'expired';
 
-/** `received` counts the bytes read before the body ended or went past the signed length. */
-export type WritePartResult = { ok: true } | { ok: false; received: number };
+/**
+ * `length`: the body ended or went past the signed length after `received` bytes. `closed`: the upload was
+ * completed (or a complete is checking it) while the body arrived, so the bytes were not kept.
+ */
+export type WritePartResult =
+  | { ok: true }
+  | { ok: false; reason: 'length'; received: number }
+  | { ok: false; reason: 'closed' };
 
 export interface PartTarget {
   key: string;
@@ -48,8 +58,9 @@ export interface PartTarget {
 }
 
 const UPLOAD_ID = /^[A-Za-z0-9-]{1,64}$/;
-// A crash mid-upload leaves a temp file behind; anything this old can belong to no PUT still running.
-const STALE_TEMP_MS = 24 * 60 * 60 * 1000;
+// A crash mid-upload leaves a temp file behind. A PUT writes its temp file as bytes arrive, so one untouched
+// this long belongs to no live PUT; the margin is for instances that share one blob directory.
+export const STALE_TEMP_MS = 10 * 60 * 1000;
 
 class BodyTooLong extends Error {}
 
@@ -65,6 +76,9 @@ export class EmbeddedBlobStorage implements BlobStorage {
   private readonly tmpDir: string;
   // Two completes of one multipart upload at once would both read parts the first one then deletes.
   private readonly joining = new Map<string, Promise<CompleteMultipartResult>>();
+  // Whether an upload is closed and putting its bytes in place must be one step, or a PUT could land between
+  // a complete's freeze (or join) and its check: both hold the key's lock.
+  private readonly keyLocks = new Map<string, Promise<unknown>>();
 
   private constructor(private readonly options: EmbeddedBlobStorageOptions) {
     this.objectsDir = path.join(options.root, 'objects');
@@ -88,7 +102,7 @@ export class EmbeddedBlobStorage implements BlobStorage {
   }
 
   async presignPut(input: PresignPutInput): Promise<{ url: string; expireTs: number }> {
-    assertValidKey(input.key);
+    assertPresignableKey(input.key);
     const expires = Math.floor(this.options.clock.now() / 1000) + this.options.urlTtlSeconds;
     const sig = this.sign(input.uploadId, input.part, input.contentLength, expires);
     const url = new URL(`${this.options.publicUrl}${uploadPartPath(input.uploadId, input.part)}`);
@@ -110,7 +124,8 @@ export class EmbeddedBlobStorage implements BlobStorage {
   /**
    * Streams `body` to a temp file, counting bytes: past `contentLength` it stops reading at once; short of
    * it (the client hung up) nothing is kept. The request stream is not destroyed on excess, so the route
-   * can still answer 400 before the connection closes.
+   * can still answer 400 before the connection closes. The bytes are put in place only if the upload is
+   * still open then (no frozen copy of a single PUT, no joined object of a multipart one).
    */
   async writePart(target: PartTarget, contentLength: number, body: Readable): Promise<WritePartResult> {
     const dest = target.multipart ? this.partPath(target.uploadId, target.part) : this.objectPath(target.key);
@@ -129,32 +144,52 @@ export class EmbeddedBlobStorage implements BlobStorage {
         throw err;
       }
     }
+    // flush: fsync before close, so a 200 means the bytes are on disk.
+    const file = createWriteStream(tmp, { flags: 'wx', mode: 0o600, flush: true });
     try {
-      await pipeline(
-        body.iterator({ destroyOnReturn: false }),
-        limited,
-        // flush: fsync before close, so a 200 means the bytes are on disk.
-        createWriteStream(tmp, { flags: 'wx', mode: 0o600, flush: true }),
-      );
+      await pipeline(body.iterator({ destroyOnReturn: false }), limited, file);
+      if (received !== contentLength) return { ok: false, reason: 'length', received };
+      const placed = await this.withKeyLock(target.key, async () => {
+        if (await this.isClosed(target)) return false;
+        await mkdir(path.dirname(dest), { recursive: true, mode: 0o700 });
+        await rename(tmp, dest);
+        await syncDir(path.dirname(dest));
+        return true;
+      });
+      return placed ? { ok: true } : { ok: false, reason: 'closed' };
     } catch (err) {
-      await rm(tmp, { force: true });
-      if (err instanceof BodyTooLong || bodyFailed) return { ok: false, received };
+      if (err instanceof BodyTooLong || bodyFailed) return { ok: false, reason: 'length', received };
       throw err;
-    }
-    if (received !== contentLength) {
+    } finally {
+      // A body that fails early can end the pipeline while the file is still being opened: removing it
+      // before the stream closed could run first and leave the file behind.
+      if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
       await rm(tmp, { force: true });
-      return { ok: false, received };
     }
-    await mkdir(path.dirname(dest), { recursive: true, mode: 0o700 });
-    await rename(tmp, dest);
-    await syncDir(path.dirname(dest));
-    return { ok: true };
+  }
+
+  async freeze(key: string): Promise<{ key: string; size: number } | undefined> {
+    const source = this.objectPath(key);
+    const frozenKey = frozenKeyFor(key);
+    const dest = this.objectPath(frozenKey);
+    return this.withKeyLock(key, async () => {
+      const size = await statFile(source);
+      if (size === undefined) return undefined;
+      // A rename: instant whatever the size, and the checked inode can no longer be written by anyone.
+      await mkdir(path.dirname(dest), { recursive: true, mode: 0o700 });
+      await rename(source, dest);
+      await syncDir(path.dirname(dest));
+      await syncDir(path.dirname(source));
+      return { key: frozenKey, size };
+    });
   }
 
   completeMultipart(input: CompleteMultipartInput): Promise<CompleteMultipartResult> {
     const running = this.joining.get(input.uploadId);
     if (running !== undefined) return running;
-    const job = this.joinParts(input).finally(() => this.joining.delete(input.uploadId));
+    const job = this.withKeyLock(input.key, () => this.joinParts(input)).finally(() =>
+      this.joining.delete(input.uploadId),
+    );
     this.joining.set(input.uploadId, job);
     return job;
   }
@@ -189,6 +224,36 @@ export class EmbeddedBlobStorage implements BlobStorage {
 
   async delete(key: string): Promise<void> {
     await rm(this.objectPath(key), { force: true });
+    // A frozen copy's folder, once empty, would otherwise keep refusing PUTs to its upload (isClosed).
+    if (isFrozenKey(key)) {
+      await rmdir(path.dirname(this.objectPath(key))).catch(() => {});
+    }
+  }
+
+  /** Runs `fn` after every earlier call for `key` has finished. */
+  private withKeyLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.keyLocks.get(key) ?? Promise.resolve();
+    const run = previous.then(fn);
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    this.keyLocks.set(key, settled);
+    void settled.then(() => {
+      if (this.keyLocks.get(key) === settled) this.keyLocks.delete(key);
+    });
+    return run;
+  }
+
+  /** A multipart upload is closed once joined; a single PUT once a complete froze it. */
+  private async isClosed(target: PartTarget): Promise<boolean> {
+    if (target.multipart) return (await statFile(this.objectPath(target.key))) !== undefined;
+    try {
+      return (await readdir(this.objectPath(frozenDirOf(target.key)))).length > 0;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
   }
 
   private async joinParts(input: CompleteMultipartInput): Promise<CompleteMultipartResult> {
@@ -243,6 +308,7 @@ export class EmbeddedBlobStorage implements BlobStorage {
     return path.join(this.partsDir, uploadId, String(part));
   }
 
+  /** At start-up: what a crash or a PUT killed before its clean-up ran left in the temp folder. */
   private async sweepStaleTemps(): Promise<void> {
     const cutoff = Date.now() - STALE_TEMP_MS;
     for (const name of await readdir(this.tmpDir)) {

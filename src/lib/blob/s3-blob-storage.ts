@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import {
   CompleteMultipartUploadCommand,
+  CopyObjectCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -16,10 +17,12 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Clock } from '../clock.js';
 import {
+  assertPresignableKey,
   assertValidKey,
   type BlobStorage,
   type CompleteMultipartInput,
   type CompleteMultipartResult,
+  frozenKeyFor,
   type PresignPutInput,
 } from './blob-storage.js';
 
@@ -72,7 +75,7 @@ export class S3BlobStorage implements BlobStorage {
   }
 
   async presignPut(input: PresignPutInput): Promise<{ url: string; expireTs: number }> {
-    assertValidKey(input.key);
+    assertPresignableKey(input.key);
     // ContentLength becomes the content-length header, which SigV4 signs: the store refuses any other
     // length. The signing time comes from the service clock so expiry follows it (tests move it).
     const now = this.options.clock.now();
@@ -117,6 +120,29 @@ export class S3BlobStorage implements BlobStorage {
       }),
     );
     return { ok: true };
+  }
+
+  async freeze(key: string): Promise<{ key: string; size: number } | undefined> {
+    assertValidKey(key);
+    const frozenKey = frozenKeyFor(key);
+    // S3 has no rename: a server-side copy (one atomic snapshot of the object), then the original goes.
+    // Keys are [A-Za-z0-9._/-] only (assertValidKey), so the copy source needs no encoding.
+    try {
+      await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.options.bucket,
+          Key: frozenKey,
+          CopySource: `${this.options.bucket}/${key}`,
+        }),
+      );
+    } catch (err) {
+      if (isS3Error(err, 'NoSuchKey', 404)) return undefined;
+      throw err;
+    }
+    await this.delete(key);
+    const stored = await this.statObject(frozenKey);
+    if (stored === undefined) throw new Error(`S3 lost the frozen copy ${frozenKey}`);
+    return { key: frozenKey, size: stored.size };
   }
 
   async statObject(key: string): Promise<{ size: number } | undefined> {

@@ -22,11 +22,19 @@ export function findUpload(db: Db, uploadId: string) {
 
 export type UploadRow = NonNullable<Awaited<ReturnType<typeof findUpload>>>;
 
-/** Marks a pending upload complete; false when another complete got there first. */
-export async function markComplete(db: Db, uploadId: string, now: number): Promise<boolean> {
+/**
+ * Marks a pending upload complete, recording the key of the file that was checked (`frozenKey`); false when
+ * another complete got there first.
+ */
+export async function markComplete(
+  db: Db,
+  uploadId: string,
+  now: number,
+  frozenKey: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('uploads')
-    .set({ state: 'complete', complete_ts: now })
+    .set({ state: 'complete', complete_ts: now, frozen_key: frozenKey })
     .where('upload_id', '=', uploadId)
     .where('state', '=', 'pending')
     .executeTakeFirst();
@@ -35,15 +43,17 @@ export async function markComplete(db: Db, uploadId: string, now: number): Promi
 
 /**
  * Completes an avatar upload and makes it the game's avatar in one transaction, so the game never shows
- * an avatar whose upload is not complete, nor a complete upload that was never applied.
+ * an avatar whose upload is not complete, nor a complete upload that was never applied. False when another
+ * complete got there first.
  */
-export function completeAvatar(db: Db, upload: UploadRow, avatarUrl: string, now: number) {
+export function completeAvatar(db: Db, upload: UploadRow, avatarUrl: string, now: number, frozenKey: string) {
   return db.transaction().execute(async (trx) => {
-    if (!(await markComplete(trx, upload.upload_id, now))) return;
+    if (!(await markComplete(trx, upload.upload_id, now, frozenKey))) return false;
     await trx
       .updateTable('games')
       .set({ avatar_url: avatarUrl })
       .where('game_id', '=', upload.game_id)
       .execute();
+    return true;
   });
 }

@@ -6,7 +6,14 @@ import type { EmbeddedBlobStorage, SignedPutRequest } from '../../lib/blob/embed
 import { newId } from '../../lib/ids.js';
 import { assertGameExists } from '../games/games.service.js';
 import type { Caller } from '../tokens/token-authority.js';
-import { AVATAR_MAX_BYTES, avatarMimeOf, detectImageMime, IMAGE_SIGNATURE_BYTES } from './avatar-rules.js';
+import {
+  AVATAR_FILE_NAME,
+  AVATAR_MAX_BYTES,
+  type AvatarMime,
+  avatarMimeOf,
+  detectImageMime,
+  imageStructureProblem,
+} from './avatar-rules.js';
 import type { UploadRow } from './uploads.repository.js';
 import * as repo from './uploads.repository.js';
 
@@ -72,6 +79,7 @@ export async function prepareUpload(
     expire_ts: deps.clock.now() + deps.config.uploadUrlTtlSeconds * 1000,
     complete_ts: null,
     state: 'pending',
+    frozen_key: null,
   };
   const presigned = await presignParts(deps, row, 1);
   await repo.insertUpload(deps.db, row);
@@ -134,6 +142,10 @@ export async function prepareAvatarUpload(
  * Checks that every byte arrived, then does what the upload is for. `scope` narrows what the caller may
  * complete; an upload outside it is "not found", never "forbidden", so its existence is not revealed.
  * Completing a completed upload is a no-op, so a client may retry a complete whose answer it lost.
+ *
+ * The file is frozen before it is checked: a single PUT's file is moved to a key no upload URL names, and a
+ * multipart upload's parts are joined into an object no part URL writes. Only that file is checked and
+ * recorded, so no PUT racing the complete can change what is served afterwards.
  */
 export async function completeUpload(
   deps: Deps,
@@ -149,15 +161,34 @@ export async function completeUpload(
     throw errors.uploadNotFound();
   }
   if (upload.state === 'complete') return;
-  await assertAllBytesArrived(deps, upload);
-  const now = deps.clock.now();
-  if (upload.kind === 'avatar') {
-    const detected = detectImageMime(await deps.blobs.readHead(upload.object_key, IMAGE_SIGNATURE_BYTES));
-    if (detected !== upload.mime) throw errors.uploadInvalidContent(upload.mime, detected);
-    await repo.completeAvatar(deps.db, upload, avatarUrl(deps, upload.upload_id), now);
+  if (upload.multipart_id !== null) {
+    await joinAllParts(deps, upload, upload.multipart_id);
+    await repo.markComplete(deps.db, upload.upload_id, deps.clock.now(), upload.object_key);
     return;
   }
-  await repo.markComplete(deps.db, upload.upload_id, now);
+  const frozen = await deps.blobs.freeze(upload.object_key);
+  if (frozen === undefined) {
+    // A complete running at the same time may have frozen the file already.
+    if ((await repo.findUpload(deps.db, uploadId))?.state === 'complete') return;
+    throw errors.uploadIncomplete([1], false);
+  }
+  let recorded = false;
+  try {
+    if (frozen.size !== upload.content_length) throw errors.uploadIncomplete([1], false);
+    const now = deps.clock.now();
+    if (upload.kind === 'avatar') {
+      // Prepare stored the mime avatarMimeOf gave, so it is one of the AvatarMime values.
+      await assertAvatarImage(deps, frozen.key, upload.mime as AvatarMime, upload.content_length);
+      const url = avatarUrl(deps, upload.upload_id);
+      recorded = await repo.completeAvatar(deps.db, upload, url, now, frozen.key);
+    } else {
+      recorded = await repo.markComplete(deps.db, upload.upload_id, now, frozen.key);
+    }
+  } finally {
+    // A refused file is dropped (the client PUTs the right one to the same URL), as is the copy of a
+    // complete that lost the race to another: only the recorded copy is ever read.
+    if (!recorded) await deps.blobs.delete(frozen.key);
+  }
 }
 
 /** The generic complete: a cloud token may complete its own game's uploads, the operator any. */
@@ -165,22 +196,40 @@ export function completeUploadAs(deps: Deps, caller: Caller, uploadId: string): 
   return completeUpload(deps, uploadId, { gameId: caller.kind === 'operator' ? undefined : caller.gameId });
 }
 
-async function assertAllBytesArrived(deps: Deps, upload: UploadRow): Promise<void> {
-  if (upload.multipart_id === null) {
-    const stored = await deps.blobs.statObject(upload.object_key);
-    if (stored?.size !== upload.content_length) throw errors.uploadIncomplete([1], false);
-    return;
-  }
+async function joinAllParts(deps: Deps, upload: UploadRow, multipartId: string): Promise<void> {
   const result = await deps.blobs.completeMultipart({
     key: upload.object_key,
     uploadId: upload.upload_id,
-    multipartId: upload.multipart_id,
+    multipartId,
     parts: splitIntoParts(upload.content_length, upload.part_size).map((p) => ({
       part: p.part,
       contentLength: p.contentLength,
     })),
   });
   if (!result.ok) throw errors.uploadIncomplete(result.badParts, true);
+}
+
+/** The whole frozen file (under 2 MB) must be an image of the declared type, not only its first bytes. */
+async function assertAvatarImage(deps: Deps, key: string, mime: AvatarMime, size: number): Promise<void> {
+  const stream = await deps.blobs.openRead(key);
+  if (stream === undefined) throw errors.uploadIncomplete([1], false);
+  const chunks: Buffer[] = [];
+  let read = 0;
+  for await (const chunk of stream) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    read += buffer.length;
+    // The size was checked, but a store is not trusted to stop at it: memory stays bounded either way.
+    if (read > size) {
+      stream.destroy();
+      throw errors.uploadIncomplete([1], false);
+    }
+    chunks.push(buffer);
+  }
+  const bytes = Buffer.concat(chunks);
+  const detected = detectImageMime(bytes);
+  if (detected !== mime) throw errors.uploadInvalidContent(mime, detected);
+  const problem = imageStructureProblem(bytes, mime);
+  if (problem !== undefined) throw errors.uploadInvalidContent(mime, detected, problem);
 }
 
 /** Avatars are served by this service (GET /avatars/{upload_id}) whatever the driver, so buckets stay private. */
@@ -192,14 +241,17 @@ export function avatarUrl(deps: Deps, uploadId: string): string {
 export async function openAvatar(
   deps: Deps,
   uploadId: string,
-): Promise<{ mime: string; size: number; body: Readable }> {
+): Promise<{ mime: string; fileName: string; size: number; body: Readable }> {
   const upload = await repo.findUpload(deps.db, uploadId);
   if (upload === undefined || upload.kind !== 'avatar' || upload.state !== 'complete') {
     throw errors.uploadNotFound();
   }
-  const body = await deps.blobs.openRead(upload.object_key);
+  // Only the checked copy; avatars completed before copies were made (no frozen_key) are where they were.
+  const body = await deps.blobs.openRead(upload.frozen_key ?? upload.object_key);
   if (body === undefined) throw errors.uploadNotFound();
-  return { mime: upload.mime, size: upload.content_length, body };
+  // Prepare stored the mime avatarMimeOf gave, so it is one of the AvatarMime values.
+  const fileName = AVATAR_FILE_NAME[upload.mime as AvatarMime] ?? 'avatar';
+  return { mime: upload.mime, fileName, size: upload.content_length, body };
 }
 
 /**
@@ -218,8 +270,8 @@ export async function receiveUploadPart(
   if (check === 'expired') throw errors.uploadUrlExpired();
   const upload = await repo.findUpload(deps.db, signed.uploadId);
   if (upload === undefined || signed.part > upload.part_count) throw errors.uploadNotFound();
-  // Once complete, the checked file is what the game shows: it may not be swapped for other bytes. (A PUT
-  // already streaming when the complete lands can still finish; it carries the same signed length.)
+  // Once complete, the checked file is what the game shows: it may not be swapped for other bytes. A PUT
+  // already streaming when a complete starts is refused by the store when its bytes are in (writePart).
   if (upload.state === 'complete') throw errors.uploadAlreadyComplete();
   if (declaredLength !== undefined && declaredLength !== signed.length) {
     throw errors.uploadLengthMismatch(signed.length, `content-length ${declaredLength}`);
@@ -234,6 +286,7 @@ export async function receiveUploadPart(
     signed.length,
     body,
   );
+  if (!result.ok && result.reason === 'closed') throw errors.uploadAlreadyComplete();
   if (!result.ok) {
     throw errors.uploadLengthMismatch(
       signed.length,
