@@ -416,6 +416,26 @@ describe('avatar uploads through the embedded store', () => {
       assertError(await complete(upload_id), 400, 'UPLOAD_INCOMPLETE');
     });
 
+    it('accepts only the canonical decimal form of length and expires (400 otherwise)', async () => {
+      const { upload_id, presigned_request: pr } = await prepareOk('a.png', 100);
+      const bytes = pngImage(100);
+      for (const [param, edit] of [
+        ['length', (v: string) => `0${v}`],
+        ['expires', (v: string) => `0${v}`],
+        ['length', (v: string) => `+${v}`],
+        ['expires', (v: string) => `${v}.0`],
+      ] as const) {
+        const url = new URL(pr.url);
+        url.searchParams.set(param, edit(url.searchParams.get(param) ?? ''));
+        const res = await put(url.toString(), bytes);
+        assert.equal(res.status, 400, `${param}: ${res.text}`);
+        assert.equal(res.error?.code, 'API_BAD_QUERY', param);
+        assert.match(res.error?.message ?? '', new RegExp(param), param);
+      }
+      assertError(await complete(upload_id), 400, 'UPLOAD_INCOMPLETE');
+      assert.equal((await put(pr.url, bytes)).status, 200, 'the URL as signed still works');
+    });
+
     it('keeps no temp file of a client that hangs up right after its headers', async () => {
       const tmp = path.join(svc.dataDir, 'blobs', 'tmp');
       for (let i = 0; i < 20; i++) {

@@ -32,7 +32,8 @@ export const PrepareAvatarResponse = Type.Object({
 export const GameUploadParams = Type.Object({ game_id: Id, upload_id: Id });
 export const UploadIdParams = Type.Object({ upload_id: Id });
 
-// Path and query values are strings (types are never coerced): digits only, so Number() is exact.
+// Path and query values are strings (types are never coerced): digits only, so Number() is exact, and in
+// canonical form (no leading zeros), so each signed URL has exactly one spelling.
 export const UploadPartParams = Type.Object({
   upload_id: Id,
   part: Type.String({ pattern: '^[1-9][0-9]{0,4}$', maxLength: 5, description: 'part number, from 1' }),
@@ -40,11 +41,15 @@ export const UploadPartParams = Type.Object({
 
 export const SignedPutQuery = Type.Object({
   expires: Type.String({
-    pattern: '^[0-9]{1,12}$',
+    pattern: '^(0|[1-9][0-9]{0,11})$',
     maxLength: 12,
-    description: 'epoch seconds after which the URL is refused',
+    description: 'epoch seconds after which the URL is refused (decimal, no leading zeros)',
   }),
-  length: Type.String({ pattern: '^[0-9]{1,16}$', maxLength: 16, description: 'exact body length in bytes' }),
+  length: Type.String({
+    pattern: '^(0|[1-9][0-9]{0,15})$',
+    maxLength: 16,
+    description: 'exact body length in bytes (decimal, no leading zeros)',
+  }),
   sig: Type.String({
     pattern: '^[A-Za-z0-9_-]{1,128}$',
     maxLength: 128,
