@@ -12,6 +12,7 @@ import {
   jsonNestingExceeds,
   MAX_JSON_DEPTH,
 } from './http/input-guard.js';
+import { AuthFailureGuard, registerRouteLimits } from './http/rate-limits.js';
 import { redactUrl } from './http/redact.js';
 import { newRayId } from './lib/ids.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
@@ -52,6 +53,8 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
     requestIdHeader: false,
     // Types are never coerced: "5" for a number is a client bug worth a clear 400, not a silent fix.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // Who the client is (request.ip, which every per-address limit keys on) behind trusted proxies.
+    trustProxy: deps.config.trustProxy === false ? false : [...deps.config.trustProxy],
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -104,10 +107,11 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
   // The docs and the document itself are public; everything else states its rule in routeOptions.
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs') || route.url === '/openapi.json') {
-      route.config = { ...route.config, auth: 'public' };
+      route.config = { ...route.config, auth: 'public', limit: 'publicReads' };
     }
   });
-  registerAuth(app, deps.tokens);
+  await registerRouteLimits(app, deps.rateCounters, deps.clock, deps.config.rateLimits);
+  registerAuth(app, deps.tokens, new AuthFailureGuard(deps.rateCounters, deps.clock, deps.config.rateLimits));
 
   await app.register(swagger, {
     openapi: {

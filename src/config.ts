@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export interface Config {
@@ -27,6 +28,26 @@ export interface Config {
   readonly uploadUrlTtlSeconds: number;
   /** An S3-compatible bucket for uploads; undefined keeps them as files under the data dir. */
   readonly s3: S3Config | undefined;
+  /** Fastify's `trustProxy`: which proxies may say who the client is (X-Forwarded-For). */
+  readonly trustProxy: false | readonly string[];
+  readonly rateLimits: RateLimitConfig;
+}
+
+/** Per client address and window; 0 turns a limit off. */
+export interface RateLimitConfig {
+  readonly windowMs: number;
+  /** Failed bearer-token checks before requests with a token are refused unchecked. */
+  readonly authFailures: number;
+  /** Device link starts (POST /cloud/devices/links). */
+  readonly deviceLinkStarts: number;
+  /** Device link reads: get (each long poll counts once) and the page. */
+  readonly deviceLinkReads: number;
+  /** Avatars, the OpenAPI document and the docs page. */
+  readonly publicReads: number;
+  /** PUTs to the embedded store's signed upload URLs. */
+  readonly uploadPuts: number;
+  /** Device links started from one address that are neither completed nor expired. */
+  readonly pendingDeviceLinks: number;
 }
 
 export interface S3Config {
@@ -126,6 +147,17 @@ export function loadConfig(env: Env = process.env): Config {
   const billingTickMs = int('GCM_BILLING_TICK_MS', 1_000, 0, 3_600_000);
   const buildPartSizeBytes = int('GCM_BUILD_PART_SIZE_BYTES', 100 * 1024 * 1024, 1024 * 1024, 5 * 1024 ** 3);
 
+  const trustProxy = readTrustProxy(read('GCM_TRUST_PROXY'), problems);
+  const rateLimits: RateLimitConfig = Object.freeze({
+    windowMs: int('GCM_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400) * 1000,
+    authFailures: int('GCM_RATE_LIMIT_AUTH_FAILURES', 20, 0, 1_000_000),
+    deviceLinkStarts: int('GCM_RATE_LIMIT_DEVICE_LINK_STARTS', 10, 0, 1_000_000),
+    deviceLinkReads: int('GCM_RATE_LIMIT_DEVICE_LINK_READS', 120, 0, 1_000_000),
+    publicReads: int('GCM_RATE_LIMIT_PUBLIC_READS', 600, 0, 1_000_000),
+    uploadPuts: int('GCM_RATE_LIMIT_UPLOAD_PUTS', 600, 0, 1_000_000),
+    pendingDeviceLinks: int('GCM_DEVICE_LINK_PENDING_MAX', 10, 0, 1_000_000),
+  });
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     host,
@@ -145,7 +177,41 @@ export function loadConfig(env: Env = process.env): Config {
     billingTickMs,
     uploadUrlTtlSeconds,
     s3,
+    trustProxy,
+    rateLimits,
   });
+}
+
+/**
+ * `false` (unset): the client is the connection's peer. A list of proxy addresses/CIDRs lets those proxies
+ * name the client in X-Forwarded-For. Neither `true` (believe any X-Forwarded-For) nor a hop count is
+ * accepted: with either, a client connecting directly could pick its own address and slip out of every
+ * per-address limit (Fastify 5 turns a hop count into trusting nobody for that reason).
+ */
+function readTrustProxy(raw: string | undefined, problems: string[]): Config['trustProxy'] {
+  if (raw === undefined || raw === 'false') return false;
+  const entries = raw.split(',').map((e) => e.trim());
+  const bad = entries.filter((e) => !isAddressOrCidr(e));
+  if (bad.length > 0) {
+    problems.push(
+      'GCM_TRUST_PROXY must be false or a comma-separated list of proxy addresses, CIDRs, loopback, ' +
+        `linklocal or uniquelocal (got "${raw}")`,
+    );
+    return false;
+  }
+  return Object.freeze(entries);
+}
+
+/** proxy-addr's names for whole ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isAddressOrCidr(value: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(value)) return true;
+  const [address = '', prefix, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 function isPostgresUrl(raw: string): boolean {

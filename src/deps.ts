@@ -3,6 +3,7 @@ import type { Db } from './db/open-db.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
 import type { ChangeNotifier } from './lib/change-notifier.js';
 import type { Clock } from './lib/clock.js';
+import type { RateCounters } from './lib/rate-counters.js';
 import type { ReadCache } from './lib/read-cache.js';
 import type { BillingScheduler } from './modules/billing/billing.scheduler.js';
 import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
@@ -22,4 +23,6 @@ export interface Deps {
   readonly namespaceViews: ReadCache<string, NamespaceView>;
   /** Uploaded files (avatars, build images): the embedded or the S3 driver. */
   readonly blobs: BlobStorage;
+  /** Per-client-address limit counters: in the shared database on PostgreSQL, in memory on SQLite. */
+  readonly rateCounters: RateCounters;
 }

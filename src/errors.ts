@@ -74,6 +74,14 @@ export const ERROR_CATALOGUE = {
     summary: 'An exclusive tag key is not among the tags set.',
   },
   BILLING_INVALID_PLAN: { status: 400, summary: 'No such billing plan (trial, indie or studio).' },
+  RATE_LIMITED: {
+    status: 429,
+    summary: 'Too many requests from this client address; wait metadata.retry_after_seconds (Retry-After).',
+  },
+  DEVICE_LINK_TOO_MANY_PENDING: {
+    status: 429,
+    summary: 'This client address has too many device links neither completed nor expired.',
+  },
   STORE_UNAVAILABLE: {
     status: 503,
     summary: 'The database cannot be reached right now (restarting, failing over); retry shortly.',
@@ -206,6 +214,17 @@ export const errors = {
         field: 'plan',
         plans,
       },
+    ),
+  rateLimited: (retryAfterSeconds: number, message: string) =>
+    make('RATE_LIMITED', `${message}; retry in ${retryAfterSeconds} s`, {
+      retry_after_seconds: retryAfterSeconds,
+    }),
+  deviceLinkTooManyPending: (max: number, retryAfterSeconds: number) =>
+    make(
+      'DEVICE_LINK_TOO_MANY_PENDING',
+      `this address already has ${max} device links waiting to be completed; complete one, or retry in ` +
+        `${retryAfterSeconds} s when the oldest expires`,
+      { max, retry_after_seconds: retryAfterSeconds },
     ),
   storeUnavailable: () =>
     make('STORE_UNAVAILABLE', 'the database cannot be reached right now; retry shortly'),

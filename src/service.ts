@@ -9,6 +9,7 @@ import { createBlobStorage } from './lib/blob/create-blob-storage.js';
 import { ChangeNotifier } from './lib/change-notifier.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { PgChangeRelay } from './lib/pg-change-relay.js';
+import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
 import { ReadCache } from './lib/read-cache.js';
 import { BillingScheduler } from './modules/billing/billing.scheduler.js';
 import {
@@ -19,6 +20,9 @@ import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { TokenAuthority } from './modules/tokens/token-authority.js';
 import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
+
+/** How often ended rate-limit windows are deleted (a hit also restarts an ended window in place). */
+const RATE_LIMIT_CLEANUP_INTERVAL_MS = 60_000;
 
 export interface StartOptions extends BuildAppOptions {
   clock?: Clock;
@@ -53,7 +57,20 @@ export async function createService(config: Config, options: StartOptions = {}) 
       options.blobs ?? (await createBlobStorage(config, clock, () => loadUploadSigningSecret(db)));
     const notifier = new ChangeNotifier();
     const billingScheduler = new BillingScheduler({ db, clock, notifier });
-    const deps: Deps = { config, db, clock, tokens, namespaceViews, blobs, notifier, billingScheduler };
+    // One process owns the embedded store, so its memory is the whole truth; instances sharing PostgreSQL
+    // must count together, or each would allow the limit again.
+    const rateCounters = shared ? new TableCounters(db, clock) : new MemoryCounters(clock);
+    const deps: Deps = {
+      config,
+      db,
+      clock,
+      tokens,
+      namespaceViews,
+      blobs,
+      notifier,
+      billingScheduler,
+      rateCounters,
+    };
     const app = await buildApp(deps, options);
     logPoolError = (err) => app.log.warn({ err }, 'an idle database connection failed');
     if (postgres !== undefined) {
@@ -79,6 +96,11 @@ export async function createService(config: Config, options: StartOptions = {}) 
       name: 'device-link-clean-up',
       intervalMs: DEVICE_LINK_CLEANUP_INTERVAL_MS,
       run: () => deleteExpiredDeviceLinks(deps),
+    });
+    jobs.start({
+      name: 'rate-limit-clean-up',
+      intervalMs: RATE_LIMIT_CLEANUP_INTERVAL_MS,
+      run: () => rateCounters.prune(),
     });
     const stopRelay = relay;
     app.addHook('onClose', async () => {

@@ -157,6 +157,20 @@ export interface DeviceLinksTable {
   complete_ts: number | null;
   /** The watch index; bumped by every change. */
   version: number;
+  /** Who started the link (shown on its page; pending links are capped per address); null before 0011. */
+  client_address: string | null;
+  /** The starting request's User-Agent, bounded and without control characters; null when it sent none. */
+  user_agent: string | null;
+  /** The confirmation code the tool prints and the page shows (XXXX-XXXX); null before 0011. */
+  user_code: string | null;
+}
+
+export interface RateLimitWindowsTable {
+  /** `<limit name>:<normalised client address>`. */
+  bucket_key: string;
+  hits: number;
+  /** Epoch ms at which this window ends (and the next hit starts a new one). */
+  reset_ts: number;
 }
 
 export interface JobLeasesTable {
@@ -183,4 +197,5 @@ export interface Database {
   game_billing: GameBillingTable;
   device_links: DeviceLinksTable;
   job_leases: JobLeasesTable;
+  rate_limit_windows: RateLimitWindowsTable;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errors } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import type { Caller, TokenAuthority } from '../modules/tokens/token-authority.js';
+import type { AuthFailureGuard } from './rate-limits.js';
 
 /**
  * Who may call a route, declared in its `config.auth`:
@@ -32,14 +33,17 @@ export const AUTH_DESCRIPTIONS: Record<AuthRule, string> = {
   operator: 'Who may call: the operator only.',
 };
 
-/** Runs in onRequest: the token is checked before the body is even parsed, let alone any data read. */
-export function registerAuth(app: FastifyInstance, authority: TokenAuthority): void {
+/**
+ * Runs in onRequest: the token is checked before the body is even parsed, let alone any data read. An
+ * address that failed too many token checks gets 429 before its token is looked at (`guard`).
+ */
+export function registerAuth(app: FastifyInstance, authority: TokenAuthority, guard: AuthFailureGuard): void {
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request) => {
     if (request.is404) return;
     const rule = request.routeOptions.config.auth ?? 'operator';
     if (rule === 'public') return;
-    const caller = await authority.authenticate(request.headers.authorization);
+    const caller = await authenticate(authority, guard, request);
     request.caller = caller;
     if (caller.kind === 'operator' || rule === 'self') return;
     const params = request.params as Record<string, string | undefined>;
@@ -60,6 +64,23 @@ export function registerAuth(app: FastifyInstance, authority: TokenAuthority): v
       throw errors.forbidden('this token belongs to another game');
     }
   });
+}
+
+/** Only requests that carry a token take part in the failure count: one without is no guess. */
+async function authenticate(
+  authority: TokenAuthority,
+  guard: AuthFailureGuard,
+  request: FastifyRequest,
+): Promise<Caller> {
+  const header = request.headers.authorization;
+  if (header === undefined) return authority.authenticate(header);
+  await guard.check(request);
+  try {
+    return await authority.authenticate(header);
+  } catch (err) {
+    if (err instanceof AppError && err.statusCode === 401) await guard.failed(request);
+    throw err;
+  }
 }
 
 /** The caller of a route whose rule is not `public`; the hook guarantees it is set. */

@@ -96,6 +96,8 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
       request.log.error({ err }, appError.message);
     }
     const e = appError ?? errors.internal();
+    const retryAfter = e.metadata?.retry_after_seconds;
+    if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
     reply.code(e.statusCode).send({
       code: e.code,
       message: e.message,

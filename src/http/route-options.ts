@@ -1,10 +1,13 @@
 import type { FastifySchema } from 'fastify';
 import { AUTH_DESCRIPTIONS, type AuthRule } from './auth.js';
 import { errorResponses } from './common-schemas.js';
+import type { RouteLimit } from './rate-limits.js';
 
 interface RouteMeta {
   operationId: string;
   auth: AuthRule;
+  /** The per-address limit of a route anyone may call (every `public` route names one). */
+  limit?: RouteLimit;
   summary: string;
   tag: string;
 }
@@ -18,7 +21,7 @@ export function routeOptions<S extends FastifySchema & { response: Record<string
   schema: S,
 ) {
   return {
-    config: { auth: meta.auth },
+    config: { auth: meta.auth, limit: meta.limit },
     schema: {
       ...schema,
       operationId: meta.operationId,

@@ -6,6 +6,7 @@ export interface PreparedLink {
   device_link_id: string;
   device_link_token: string;
   device_link_url: string;
+  device_link_user_code: string;
 }
 
 export interface LinkResult {

@@ -26,11 +26,32 @@ export interface TestService {
 }
 
 /**
- * The configuration of a test service on `dataDir`: silent, and on the data dir's own PostgreSQL database
- * when the suite runs on PostgreSQL (unless `env` names a DATABASE_URL itself).
+ * Every per-address limit off: the suite sends thousands of requests from one address. Tests of the limits
+ * themselves pass DEFAULT_LIMITS (or their own small values) in `env`.
+ */
+export const RELAXED_LIMITS: Readonly<Record<string, string>> = {
+  GCM_RATE_LIMIT_AUTH_FAILURES: '0',
+  GCM_RATE_LIMIT_DEVICE_LINK_STARTS: '0',
+  GCM_RATE_LIMIT_DEVICE_LINK_READS: '0',
+  GCM_RATE_LIMIT_PUBLIC_READS: '0',
+  GCM_RATE_LIMIT_UPLOAD_PUTS: '0',
+  GCM_DEVICE_LINK_PENDING_MAX: '0',
+};
+
+/** The limits as a deployment has them by default (an empty variable is an unset one). */
+export const DEFAULT_LIMITS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.keys(RELAXED_LIMITS).map((name) => [name, '']),
+);
+
+/**
+ * The configuration of a test service on `dataDir`: silent, limits relaxed (RELAXED_LIMITS), and on the
+ * data dir's own PostgreSQL database when the suite runs on PostgreSQL (unless `env` names a DATABASE_URL
+ * itself).
  */
 export async function testConfig(dataDir: string, env: Record<string, string> = {}) {
-  return loadConfig(await withTestDatabase({ GCM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env }));
+  return loadConfig(
+    await withTestDatabase({ GCM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...RELAXED_LIMITS, ...env }),
+  );
 }
 
 /**
@@ -80,6 +101,19 @@ export async function startTestService(
       }
     },
   };
+}
+
+/**
+ * A second instance on the first one's PostgreSQL database (and clock), as another process behind the
+ * balancer; `env` adds to its environment.
+ */
+export function secondInstance(first: TestService, env: Record<string, string> = {}): Promise<TestService> {
+  const databaseUrl = first.deps.config.databaseUrl;
+  if (databaseUrl === undefined) throw new Error('a second instance needs the first one on PostgreSQL');
+  return startTestService({
+    clock: first.clock,
+    env: { ...env, DATABASE_URL: databaseUrl, GCM_OPERATOR_TOKEN: first.operatorToken },
+  });
 }
 
 /** A game with one version and one namespace, plus a cloud token of that game: the usual test fixture. */

@@ -59,7 +59,13 @@ describe('device links', () => {
   describe('POST /cloud/devices/links', () => {
     it('needs no token and answers the link id, a JWT naming it and the page URL', async () => {
       const link = await prepareLink(svc);
-      assert.deepEqual(Object.keys(link).sort(), ['device_link_id', 'device_link_token', 'device_link_url']);
+      assert.deepEqual(Object.keys(link).sort(), [
+        'device_link_id',
+        'device_link_token',
+        'device_link_url',
+        'device_link_user_code',
+      ]);
+      assert.match(link.device_link_user_code, /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
       assert.equal(link.device_link_url, `http://localhost:8080/devices/link/${link.device_link_token}`);
       const claims = payloadOf(link.device_link_token);
       assert.equal(claims.sub, link.device_link_id);

@@ -17,20 +17,16 @@ import {
   readBilling,
 } from '../helpers/billing.js';
 import { adminQuery, dropTestDatabase, onPostgres, testDatabaseUrl } from '../helpers/postgres.js';
-import { createGameFixture, startTestService, type TestService, testConfig } from '../helpers/service.js';
+import {
+  createGameFixture,
+  secondInstance,
+  startTestService,
+  type TestService,
+  testConfig,
+} from '../helpers/service.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 
 const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)' };
-
-/** A second instance on the first one's database (and clock), as another process behind the balancer. */
-function secondInstance(first: TestService): Promise<TestService> {
-  const databaseUrl = first.deps.config.databaseUrl;
-  assert.ok(databaseUrl !== undefined);
-  return startTestService({
-    clock: first.clock,
-    env: { DATABASE_URL: databaseUrl, GCM_OPERATOR_TOKEN: first.operatorToken },
-  });
-}
 
 async function until(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
   const deadline = Date.now() + ms;

@@ -9,6 +9,7 @@ import * as m0007 from './0007_device_links.js';
 import * as m0008 from './0008_job_leases.js';
 import * as m0009 from './0009_pg_wide_player_caps.js';
 import * as m0010 from './0010_lobby_id_per_namespace.js';
+import * as m0011 from './0011_rate_limits.js';
 import * as m0012 from './0012_upload_frozen_key.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0008_job_leases': m0008,
   '0009_pg_wide_player_caps': m0009,
   '0010_lobby_id_per_namespace': m0010,
+  '0011_rate_limits': m0011,
   '0012_upload_frozen_key': m0012,
 };
 

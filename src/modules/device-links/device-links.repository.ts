@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import type { DeviceLinksTable } from '../../db/database.js';
-import type { Db } from '../../db/open-db.js';
+import { type Db, isPostgres } from '../../db/open-db.js';
 
 export function insertLink(db: Db, row: DeviceLinksTable) {
   return db.insertInto('device_links').values(row).execute();
@@ -7,6 +8,32 @@ export function insertLink(db: Db, row: DeviceLinksTable) {
 
 export function findLink(db: Db, linkId: string) {
   return db.selectFrom('device_links').selectAll().where('link_id', '=', linkId).executeTakeFirst();
+}
+
+/**
+ * Serialises link starts of one client address across instances for the rest of the transaction, so the
+ * pending-links count it reads cannot be overtaken by another start. SQLite has one writer anyway.
+ */
+export async function lockClientAddress(db: Db, clientAddress: string): Promise<void> {
+  if (!isPostgres(db)) return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`device-link-start:${clientAddress}`}, 0))`.execute(
+    db,
+  );
+}
+
+/** The address's links neither completed nor expired at `now`: how many, and when the first of them ends. */
+export async function pendingLinksOf(db: Db, clientAddress: string, now: number) {
+  const row = await db
+    .selectFrom('device_links')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('count'),
+      eb.fn.min('expire_ts').as('first_expire_ts'),
+    ])
+    .where('client_address', '=', clientAddress)
+    .where('expire_ts', '>', now)
+    .where('token_id', 'is', null)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), firstExpireTs: row.first_expire_ts ?? now };
 }
 
 export type DeviceLinkRow = NonNullable<Awaited<ReturnType<typeof findLink>>>;

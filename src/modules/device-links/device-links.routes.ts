@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { callerOf } from '../../http/auth.js';
 import { NoContent } from '../../http/common-schemas.js';
+import { clientKey } from '../../http/rate-limits.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { answerWatchable, withWatch } from '../../http/watch.js';
@@ -29,13 +30,18 @@ export function deviceLinksRoutes(app: TypedApp, deps: Deps): void {
       {
         operationId: 'devices.links.prepare',
         auth: 'public',
+        limit: 'deviceLinkStarts',
         summary:
           'Start a device login: a link token (valid one hour) and the URL where a person completes it',
         tag: TAG,
       },
       { response: { 200: PrepareDeviceLinkResponse } },
     ),
-    async () => prepareDeviceLink(deps),
+    async (request) =>
+      prepareDeviceLink(deps, {
+        clientAddress: clientKey(request),
+        userAgent: request.headers['user-agent'],
+      }),
   );
 
   app.get(
@@ -44,6 +50,7 @@ export function deviceLinksRoutes(app: TypedApp, deps: Deps): void {
       {
         operationId: 'devices.links.get',
         auth: 'public',
+        limit: 'deviceLinkReads',
         summary:
           'The cloud token once the link is completed; with watch_index, waits for the next change (at most the watch timeout)',
         tag: TAG,
@@ -86,6 +93,7 @@ export function deviceLinksRoutes(app: TypedApp, deps: Deps): void {
       {
         operationId: 'devices.links.page',
         auth: 'public',
+        limit: 'deviceLinkReads',
         summary: 'The page where a person completes a device link with an operator token (HTML)',
         tag: TAG,
       },

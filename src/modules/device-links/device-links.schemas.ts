@@ -14,6 +14,10 @@ export const PrepareDeviceLinkResponse = Type.Object({
     description: 'a JWT naming the link, valid one hour; grants nothing itself',
   }),
   device_link_url: Type.String({ description: 'the page where a person completes the link' }),
+  device_link_user_code: Type.String({
+    description:
+      'a confirmation code (XXXX-XXXX) the page shows too: print it, so the person can tell the page is for this device',
+  }),
 });
 
 export const GetDeviceLinkQuery = Type.Object({ device_link_token: DeviceLinkToken, ...WatchQuery });

@@ -1,7 +1,9 @@
+import { randomInt } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { AppError, errors } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { secondsUntil } from '../../lib/rate-counters.js';
 import { gameExists } from '../games/games.repository.js';
 import type { Caller } from '../tokens/token-authority.js';
 import { recordToken, signStoredToken } from '../tokens/tokens.service.js';
@@ -17,26 +19,80 @@ export function deviceLinkWatchKey(linkId: string): string {
 
 type VerifiedLink = Awaited<ReturnType<Deps['tokens']['verifyDeviceLinkToken']>>;
 
-/** Starts a login: a link row and the token naming it (no auth; the token grants nothing by itself). */
-export async function prepareDeviceLink(deps: Deps) {
+/** Who asked for a link, as the starting request showed it. */
+export interface LinkOrigin {
+  clientAddress: string;
+  /** The raw User-Agent header, if any; cleaned before it is stored. */
+  userAgent: string | undefined;
+}
+
+/** RFC 8628's user-code alphabet: consonants only, so no lookalikes (0/O, 1/I) and no words. */
+const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+
+/** Eight letters shown as XXXX-XXXX (20^8, about 2.6e10 codes): compared by eye, never looked up. */
+export function newUserCode(): string {
+  let code = '';
+  for (let i = 0; i < 8; i += 1) code += USER_CODE_ALPHABET[randomInt(USER_CODE_ALPHABET.length)];
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+
+/** Longest User-Agent kept; real ones are well under it, and the page must stay readable. */
+export const USER_AGENT_MAX_LENGTH = 200;
+
+/**
+ * The User-Agent as it may be stored and shown: control and format characters (C0, DEL, C1, soft hyphen;
+ * header values arrive as latin1) become spaces, runs of white space one space, and it is cut at
+ * USER_AGENT_MAX_LENGTH. Nothing left: null. It is the client's say-so, shown as such, and escaped like
+ * everything else on the page.
+ */
+export function cleanUserAgent(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  const cleaned = raw
+    .replace(/[\p{Cc}\p{Cf}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (cleaned === '') return null;
+  return cleaned.length > USER_AGENT_MAX_LENGTH ? `${cleaned.slice(0, USER_AGENT_MAX_LENGTH - 1)}…` : cleaned;
+}
+
+/**
+ * Starts a login: a link row and the token naming it (no auth; the token grants nothing by itself). The
+ * row records who asked, for the page, and an address may hold only so many links still pending.
+ */
+export async function prepareDeviceLink(deps: Deps, origin: LinkOrigin) {
   const linkId = newId();
   const createTs = deps.clock.now();
   // On a whole second: the token's `exp` counts seconds, so row and token expire at the same instant.
   const expireTs = Math.floor((createTs + DEVICE_LINK_TTL_MS) / 1000) * 1000;
-  await repo.insertLink(deps.db, {
-    link_id: linkId,
-    create_ts: createTs,
-    expire_ts: expireTs,
-    game_id: null,
-    token_id: null,
-    complete_ts: null,
-    version: 1,
+  const userCode = newUserCode();
+  const maxPending = deps.config.rateLimits.pendingDeviceLinks;
+  await deps.db.transaction().execute(async (trx) => {
+    if (maxPending > 0) {
+      await repo.lockClientAddress(trx, origin.clientAddress);
+      const pending = await repo.pendingLinksOf(trx, origin.clientAddress, createTs);
+      if (pending.count >= maxPending) {
+        throw errors.deviceLinkTooManyPending(maxPending, secondsUntil(pending.firstExpireTs, createTs));
+      }
+    }
+    await repo.insertLink(trx, {
+      link_id: linkId,
+      create_ts: createTs,
+      expire_ts: expireTs,
+      game_id: null,
+      token_id: null,
+      complete_ts: null,
+      version: 1,
+      client_address: origin.clientAddress,
+      user_agent: cleanUserAgent(origin.userAgent),
+      user_code: userCode,
+    });
   });
   const token = await deps.tokens.signDeviceLinkToken({ linkId, createTs, expireTs });
   return {
     device_link_id: linkId,
     device_link_token: token,
     device_link_url: `${deps.config.publicUrl}/devices/link/${token}`,
+    device_link_user_code: userCode,
   };
 }
 
@@ -125,8 +181,16 @@ export async function deleteExpiredDeviceLinks(deps: Deps): Promise<number> {
   return deleted.length;
 }
 
+/** Who asked for a pending link, as recorded when it started (null: a link from before that was kept). */
+export interface PendingLinkOrigin {
+  clientAddress: string | null;
+  userAgent: string | null;
+  userCode: string | null;
+  createTs: string;
+}
+
 export type DeviceLinkPageState =
-  | { state: 'pending'; expireTs: string }
+  | { state: 'pending'; expireTs: string; origin: PendingLinkOrigin }
   | { state: 'complete' }
   | { state: 'expired' }
   | { state: 'invalid' };
@@ -136,7 +200,16 @@ export async function describeDeviceLink(deps: Deps, token: string): Promise<Dev
   try {
     const row = await findLiveLink(deps, await deps.tokens.verifyDeviceLinkToken(token));
     return row.token_id === null
-      ? { state: 'pending', expireTs: toTimestamp(row.expire_ts) }
+      ? {
+          state: 'pending',
+          expireTs: toTimestamp(row.expire_ts),
+          origin: {
+            clientAddress: row.client_address,
+            userAgent: row.user_agent,
+            userCode: row.user_code,
+            createTs: toTimestamp(row.create_ts),
+          },
+        }
       : { state: 'complete' };
   } catch (err) {
     if (err instanceof AppError && err.code === 'TOKEN_EXPIRED') return { state: 'expired' };

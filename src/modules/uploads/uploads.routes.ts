@@ -88,7 +88,13 @@ export function uploadsRoutes(app: TypedApp, deps: Deps): void {
   app.get(
     '/avatars/:upload_id',
     routeOptions(
-      { operationId: 'avatars.getAvatar', auth: 'public', summary: 'A game avatar image', tag: TAG },
+      {
+        operationId: 'avatars.getAvatar',
+        auth: 'public',
+        limit: 'publicReads',
+        summary: 'A game avatar image',
+        tag: TAG,
+      },
       { params: UploadIdParams, response: { 200: AvatarImage } },
     ),
     async (request, reply) => {
@@ -126,6 +132,7 @@ function embeddedPutRoute(app: TypedApp, deps: Deps, storage: EmbeddedBlobStorag
         {
           operationId: 'uploads.putUploadPart',
           auth: 'public',
+          limit: 'uploadPuts',
           summary: 'Upload one part (or the whole file) to a URL signed by prepare; any content type',
           tag: TAG,
         },

@@ -1,0 +1,139 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RateLimitConfig } from '../config.js';
+import { errors } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { type RateCounters, RateLimit, secondsUntil } from '../lib/rate-counters.js';
+
+/** The per-address limits a route without a token may declare; each is a RateLimitConfig field. */
+export type RouteLimit = 'deviceLinkStarts' | 'deviceLinkReads' | 'publicReads' | 'uploadPuts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Which per-address limit counts this route's requests; every `public` route must name one. */
+    limit?: RouteLimit;
+  }
+}
+
+/** What counts as one client: the address (after GCM_TRUST_PROXY), an IPv6 client by its /64. */
+export function clientKey(request: FastifyRequest): string {
+  return rateLimit.normalizeIP(request.ip);
+}
+
+/**
+ * Counts failed bearer-token checks per client address. Once an address has failed `max` times in a
+ * window, its requests carrying a token are refused (429) before the token is looked at, until the
+ * window ends; requests whose token checks out are not counted.
+ */
+export class AuthFailureGuard {
+  private readonly limit: RateLimit | undefined;
+
+  constructor(
+    counters: RateCounters,
+    private readonly clock: Clock,
+    config: RateLimitConfig,
+  ) {
+    this.limit =
+      config.authFailures > 0
+        ? new RateLimit(counters, clock, config.authFailures, config.windowMs)
+        : undefined;
+  }
+
+  async check(request: FastifyRequest): Promise<void> {
+    const resetTs = await this.limit?.exhausted(this.key(request));
+    if (resetTs !== undefined) throw this.refusal(resetTs);
+  }
+
+  /** Counts the failure; throws 429 instead when the limit was used up already (by another instance). */
+  async failed(request: FastifyRequest): Promise<void> {
+    const window = await this.limit?.hit(this.key(request));
+    if (window?.over === true) throw this.refusal(window.resetTs);
+  }
+
+  private key(request: FastifyRequest): string {
+    return `auth-failures:${clientKey(request)}`;
+  }
+
+  private refusal(resetTs: number) {
+    return errors.rateLimited(
+      secondsUntil(resetTs, this.clock.now()),
+      'too many failed token checks from this address',
+    );
+  }
+}
+
+/**
+ * The plugin's store contract over our counters: `child` is called once per limited route with its
+ * merged options, and gets a RateLimit of that route's max and window (keys already name the limit).
+ */
+function storeOver(counters: RateCounters, clock: Clock) {
+  return class CountersStore {
+    private readonly limit: RateLimit | undefined;
+
+    // The plugin passes its merged limit options (max, timeWindow); its types call them route options.
+    constructor(options: object) {
+      const { max, timeWindow } = options as { max?: unknown; timeWindow?: unknown };
+      this.limit =
+        typeof max === 'number' && typeof timeWindow === 'number'
+          ? new RateLimit(counters, clock, max, timeWindow)
+          : undefined;
+    }
+
+    incr(
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+    ): void {
+      if (this.limit === undefined) {
+        callback(new Error('rate limit store used without a route limit'));
+        return;
+      }
+      this.limit.hit(key).then(
+        (window) => callback(null, { current: window.hits, ttl: window.resetTs - clock.now() }),
+        (err: Error) => callback(err),
+      );
+    }
+
+    child(options: object): CountersStore {
+      return new CountersStore(options);
+    }
+  };
+}
+
+/**
+ * Per-address limits on the routes anyone may call, by @fastify/rate-limit over `counters` (shared
+ * through PostgreSQL, or this process's memory on SQLite). Must be registered before any route, so its
+ * onRoute hook sees them all; a public route that names no limit fails the start.
+ */
+export async function registerRouteLimits(
+  app: FastifyInstance,
+  counters: RateCounters,
+  clock: Clock,
+  config: RateLimitConfig,
+): Promise<void> {
+  app.addHook('onRoute', (route) => {
+    const limit = route.config?.limit;
+    if (limit === undefined) {
+      if (route.config?.auth === 'public') {
+        throw new Error(`public route ${route.method} ${route.url} names no rate limit`);
+      }
+      return;
+    }
+    const max = config[limit];
+    if (max === 0) return;
+    route.config = {
+      ...route.config,
+      rateLimit: { max, timeWindow: config.windowMs, keyGenerator: (req) => `${limit}:${clientKey(req)}` },
+    };
+  });
+  await app.register(rateLimit, {
+    global: false,
+    store: storeOver(counters, clock),
+    // The error handler sends Retry-After with every error that says how long to wait.
+    addHeaders: { 'retry-after': false },
+    errorResponseBuilder: (_request, context) =>
+      errors.rateLimited(
+        secondsUntil(clock.now() + context.ttl, clock.now()),
+        'too many requests from this address to this operation',
+      ),
+  });
+}
