@@ -4,7 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { completeLink, getLink, type LinkResult, prepareLink } from '../helpers/device-links.js';
+import {
+  completeLink,
+  getLink,
+  type LinkResult,
+  type PreparedLink,
+  prepareLink,
+} from '../helpers/device-links.js';
 import { startListening } from '../helpers/listening.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
 
@@ -77,10 +83,23 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
   }
 
   it('links a device: paste the operator token, pick the game, confirm', async () => {
-    const link = await prepareLink(svc);
+    // Started over real HTTP as a command-line tool would, so the page has its address and User-Agent.
+    const started = await fetch(`${publicUrl}/cloud/devices/links`, {
+      method: 'POST',
+      headers: { 'user-agent': 'gcm-cli/1.2.3 (linux; <b>test</b>)' },
+    });
+    assert.equal(started.status, 200);
+    const link = (await started.json()) as PreparedLink;
     assert.ok(link.device_link_url.startsWith(`${publicUrl}/devices/link/`));
     const page = await open(link.device_link_url);
     await page.getByRole('heading', { name: 'Link a device' }).waitFor();
+    // Who asked, for the person to compare with the terminal: the code, the address, the program, when.
+    assert.equal(await page.locator('#user-code').innerText(), link.device_link_user_code);
+    assert.match(link.device_link_user_code, /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+    assert.equal(await page.locator('#origin-address').innerText(), '127.0.0.1');
+    assert.equal(await page.locator('#origin-agent').innerText(), 'gcm-cli/1.2.3 (linux; <b>test</b>)');
+    assert.equal(await page.locator('#origin-agent b').count(), 0, 'shown as text, not markup');
+    assert.match(await page.locator('#origin-time').innerText(), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
 
     await showGames(page, svc.operatorToken);
     const select = page.getByLabel('Game');

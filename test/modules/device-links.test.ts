@@ -3,12 +3,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { redactUrl } from '../../src/http/redact.js';
-import { deleteExpiredDeviceLinks } from '../../src/modules/device-links/device-links.service.js';
+import {
+  deleteExpiredDeviceLinks,
+  USER_AGENT_MAX_LENGTH,
+} from '../../src/modules/device-links/device-links.service.js';
 import {
   assertError,
   completeLink,
   getLink,
   type LinkResult,
+  type PreparedLink,
   prepareLink,
   untilWaiting,
 } from '../helpers/device-links.js';
@@ -374,6 +378,50 @@ describe('device links', () => {
       assert.equal(res.headers['cache-control'], 'no-store');
       const again = await svc.call('GET', `/devices/link/${link.device_link_token}`, { token: null });
       assert.notEqual(again.headers['content-security-policy'], csp, 'a fresh nonce per response');
+    });
+
+    it('shows who asked: the confirmation code, the address, the User-Agent (escaped, cleaned, bounded), when', async () => {
+      const userAgent = `evil<script>alert(1)</script>\u0001tool\u007f/1.0 "quoted" & 'single'`;
+      const started = await svc.app.inject({
+        method: 'POST',
+        url: '/cloud/devices/links',
+        remoteAddress: '203.0.113.42',
+        headers: { 'user-agent': userAgent },
+      });
+      assert.equal(started.statusCode, 200, started.body);
+      const link = started.json<PreparedLink>();
+      const res = await svc.call('GET', `/devices/link/${link.device_link_token}`, { token: null });
+      assert.equal(res.statusCode, 200);
+      assert.ok(res.body.includes(`<p class="code" id="user-code">${link.device_link_user_code}</p>`));
+      assert.ok(res.body.includes('<dd id="origin-address">203.0.113.42</dd>'));
+      assert.ok(
+        res.body.includes(
+          '<dd id="origin-agent">evil&#60;script&#62;alert(1)&#60;/script&#62; tool /1.0 &#34;quoted&#34; &#38; &#39;single&#39;</dd>',
+        ),
+        res.body,
+      );
+      assert.doesNotMatch(res.body, /<script>alert/);
+      assert.ok(res.body.includes(`<time datetime="${new Date(svc.clock.now()).toISOString()}">`));
+      const row = await linkRow(link.device_link_id);
+      assert.equal(row?.user_code, link.device_link_user_code);
+      assert.equal(row?.client_address, '203.0.113.42');
+
+      const long = await svc.app.inject({
+        method: 'POST',
+        url: '/cloud/devices/links',
+        headers: { 'user-agent': 'x'.repeat(5000) },
+      });
+      const longRow = await linkRow(long.json<PreparedLink>().device_link_id);
+      assert.equal(longRow?.user_agent, `${'x'.repeat(USER_AGENT_MAX_LENGTH - 1)}…`);
+      const none = await svc.app.inject({
+        method: 'POST',
+        url: '/cloud/devices/links',
+        headers: { 'user-agent': ' \t ' },
+      });
+      const noneLink = none.json<PreparedLink>();
+      assert.equal((await linkRow(noneLink.device_link_id))?.user_agent, null);
+      const nonePage = await svc.call('GET', `/devices/link/${noneLink.device_link_token}`, { token: null });
+      assert.match(nonePage.body, /<dd id="origin-agent"><em>not recorded<\/em><\/dd>/);
     });
 
     it('says when the link is used, expired or not valid', async () => {

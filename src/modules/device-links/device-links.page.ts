@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { DeviceLinkPageState } from './device-links.service.js';
+import type { DeviceLinkPageState, PendingLinkOrigin } from './device-links.service.js';
 
 /**
  * The page behind a device_link_url: a person pastes an operator token, picks a game and confirms. Plain
@@ -83,6 +83,13 @@ button:disabled { opacity: .6; cursor: progress; }
 .error { background: var(--err-bg); color: var(--err); }
 .warn { background: var(--warn-bg); color: var(--warn); }
 .expiry { margin: 24px 0 0; font-size: .8rem; color: var(--muted); }
+.origin { margin: 0 0 24px; padding: 12px 14px; border: 1px solid var(--line); border-radius: 8px; }
+.origin dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 12px; margin: 8px 0 0;
+  font-size: .875rem; }
+.origin dt { color: var(--muted); }
+.origin dd { margin: 0; overflow-wrap: anywhere; }
+.code { margin: 0; font: 600 1.5rem/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  letter-spacing: .12em; }
 [hidden] { display: none !important; }
 `;
 
@@ -227,6 +234,41 @@ ${body}
 `;
 }
 
+function utc(timestamp: string): string {
+  return timestamp.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+}
+
+/**
+ * Who asked, so that a person sent someone else's link (phishing for a token) can tell: the confirmation
+ * code the tool printed, the address and User-Agent the link was started from, and when.
+ */
+function renderOrigin(origin: PendingLinkOrigin): string {
+  const unknown = '<em>not recorded</em>';
+  // An IPv6 client is counted (and recorded) by its /64 network.
+  const address =
+    origin.clientAddress === null
+      ? unknown
+      : escapeHtml(origin.clientAddress.includes(':') ? `${origin.clientAddress}/64` : origin.clientAddress);
+  const agent = origin.userAgent === null ? unknown : escapeHtml(origin.userAgent);
+  const code =
+    origin.userCode === null
+      ? ''
+      : `<p class="hint">Confirmation code</p>
+<p class="code" id="user-code">${escapeHtml(origin.userCode)}</p>
+<p class="hint">The tool showed this code when it started. If it shows another one, or you did not start a
+sign-in just now, do not go on: close this page.</p>`;
+  return `<section class="origin" aria-label="Who is asking">
+${code}
+<dl>
+<dt>Requested from</dt><dd id="origin-address">${address}</dd>
+<dt>Program</dt><dd id="origin-agent">${agent}</dd>
+<dt>Requested at</dt><dd id="origin-time"><time datetime="${escapeHtml(origin.createTs)}">${escapeHtml(
+    utc(origin.createTs),
+  )}</time></dd>
+</dl>
+</section>`;
+}
+
 export function renderDeviceLinkPage(view: DeviceLinkPageState, linkToken: string, nonce: string): string {
   if (view.state !== 'pending') {
     const message = MESSAGES[view.state];
@@ -246,6 +288,7 @@ export function renderDeviceLinkPage(view: DeviceLinkPageState, linkToken: strin
 <h1>Link a device</h1>
 <p class="lead">A command-line tool is asking to sign in. Choose the game it may manage: it will receive a
 new cloud token for that game.</p>
+${renderOrigin(view.origin)}
 <form id="token-form">
 <label for="token">Operator token</label>
 <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" placeholder="Paste the operator token">
@@ -259,7 +302,7 @@ new cloud token for that game.</p>
 </form>
 <div id="result" class="result" role="status" aria-live="polite" hidden></div>
 <p class="expiry">This link expires at <time datetime="${escapeHtml(view.expireTs)}">${escapeHtml(
-      view.expireTs.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'),
+      utc(view.expireTs),
     )}</time>.</p>
 </main>
 <script nonce="${escapeHtml(nonce)}">${SCRIPT}</script>`,
