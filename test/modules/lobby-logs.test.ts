@@ -420,12 +420,17 @@ describe('migration 0010 (lobby ids per namespace)', () => {
       const config = await testConfig(dataDir);
       const { db } = openDatabase({ dataDir, databaseUrl: config.databaseUrl, pgPoolMax: 1 }, () => {});
       try {
-        const down = await new Migrator({ db, provider: migrationProvider }).migrateDown();
-        assert.equal(down.error, undefined);
-        assert.deepEqual(
-          down.results?.map((r) => [r.migrationName, r.status]),
-          [['0010_lobby_id_per_namespace', 'Success']],
+        const down = await new Migrator({ db, provider: migrationProvider }).migrateTo(
+          '0009_pg_wide_player_caps',
         );
+        assert.equal(down.error, undefined);
+        // Later migrations go down first; 0010 is the last one undone.
+        assert.deepEqual(down.results?.at(-1), {
+          migrationName: '0010_lobby_id_per_namespace',
+          direction: 'Down',
+          status: 'Success',
+        });
+        assert.ok(down.results?.every((r) => r.status === 'Success'));
       } finally {
         await db.destroy();
       }
