@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirInUseError } from './db/open-db.js';
+import { DataDirPermissionError } from './lib/data-dir.js';
 import { OPERATOR_TOKEN_FILE } from './modules/tokens/operator-token.js';
 import { createService } from './service.js';
 
@@ -50,6 +51,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  // A data dir we cannot make private is a deployment mistake, like a bad variable: exit 2.
+  if (err instanceof DataDirPermissionError) {
+    process.stderr.write(`failed to start: ${err.message}\n`);
+    process.exit(2);
+  }
   if (err instanceof DataDirInUseError) {
     process.stderr.write(`failed to start: ${err.message}\n`);
     process.exit(3);

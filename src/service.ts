@@ -8,6 +8,7 @@ import type { BlobStorage } from './lib/blob/blob-storage.js';
 import { createBlobStorage } from './lib/blob/create-blob-storage.js';
 import { ChangeNotifier } from './lib/change-notifier.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { secureDataDir } from './lib/data-dir.js';
 import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
 import { ReadCache } from './lib/read-cache.js';
@@ -36,6 +37,8 @@ export interface StartOptions extends BuildAppOptions {
  */
 export async function createService(config: Config, options: StartOptions = {}) {
   const clock = options.clock ?? systemClock;
+  // Before the store is opened: it and the operator token are created private, in a private directory.
+  const permissionWarnings = secureDataDir(config.dataDir);
   // Errors of idle pooled connections (a database restart) are logged once the app's logger exists.
   let logPoolError = (err: Error): void => {
     process.stderr.write(`database pool error: ${err.message}\n`);
@@ -72,6 +75,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
       rateCounters,
     };
     const app = await buildApp(deps, options);
+    for (const warning of permissionWarnings) app.log.warn({ data_dir: config.dataDir }, warning);
     logPoolError = (err) => app.log.warn({ err }, 'an idle database connection failed');
     if (postgres !== undefined) {
       relay = new PgChangeRelay(postgres.clientConfig, postgres.pool, notifier, app.log);

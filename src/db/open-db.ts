@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -91,6 +91,9 @@ export function forUpdate<Q extends { forUpdate(): Q }>(db: Kysely<Database>, qu
 export function openSqlite(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const filePath = path.join(dataDir, 'gcm.sqlite3');
+  // SQLite would create the file 0644 (less the umask) and gives its WAL and journal the file's mode; it
+  // holds the signing key and secrets, so it is made 0600 first.
+  closeSync(openSync(filePath, 'a', 0o600));
   const file = new SqliteDatabase(filePath);
   // One process owns the file: watchers are woken in-process, so a second service on the same data dir
   // would miss changes. The exclusive lock makes that mistake fail at start, and lets WAL skip its
