@@ -5,6 +5,7 @@ import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Deps } from './deps.js';
 import { errors } from './errors.js';
 import { registerAuth } from './http/auth.js';
+import { connectionServerOptions, registerConnectionLimits } from './http/connection-limits.js';
 import { registerErrorHandling } from './http/errors.js';
 import {
   assertCleanBody,
@@ -57,7 +58,9 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
     trustProxy: deps.config.trustProxy === false ? false : [...deps.config.trustProxy],
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...connectionServerOptions(deps.config.connections),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  registerConnectionLimits(app, deps.config.connections);
 
   // Bodyless POSTs that still say application/json are common from CLIs; let an empty body through and
   // let the route's schema decide whether it needed one.

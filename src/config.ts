@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 
@@ -31,6 +32,8 @@ export interface Config {
   /** Fastify's `trustProxy`: which proxies may say who the client is (X-Forwarded-For). */
   readonly trustProxy: false | readonly string[];
   readonly rateLimits: RateLimitConfig;
+  /** Connection cap and timeouts of the HTTP server (src/http/connection-limits.ts). */
+  readonly connections: ConnectionConfig;
 }
 
 /** Per client address and window; 0 turns a limit off. */
@@ -48,6 +51,19 @@ export interface RateLimitConfig {
   readonly uploadPuts: number;
   /** Device links started from one address that are neither completed nor expired. */
   readonly pendingDeviceLinks: number;
+}
+
+export interface ConnectionConfig {
+  /** Open connections at most; further ones are closed on accept, so the process never runs out of fds. */
+  readonly maxConnections: number;
+  /** From a connection's (or a keep-alive request's) first byte until its headers are complete. */
+  readonly headersTimeoutMs: number;
+  /** From a request's headers until its body is complete; the signed upload PUT has none (it may be GiBs). */
+  readonly bodyTimeoutMs: number;
+  /** How long a keep-alive connection may wait for its next request. */
+  readonly keepAliveTimeoutMs: number;
+  /** No byte in either direction for this long while a request is under way closes the connection. */
+  readonly idleTimeoutMs: number;
 }
 
 export interface S3Config {
@@ -157,6 +173,20 @@ export function loadConfig(env: Env = process.env): Config {
     uploadPuts: int('GCM_RATE_LIMIT_UPLOAD_PUTS', 600, 0, 1_000_000),
     pendingDeviceLinks: int('GCM_DEVICE_LINK_PENDING_MAX', 10, 0, 1_000_000),
   });
+  const connections = {
+    maxConnections: int('GCM_MAX_CONNECTIONS', defaultMaxConnections(openFileLimit()), 1, 1_000_000),
+    headersTimeoutMs: int('GCM_HEADERS_TIMEOUT_MS', 20_000, 100, 300_000),
+    bodyTimeoutMs: int('GCM_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: int('GCM_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    // A watch request sends nothing while it waits, so the idle timeout must outlast the watch timeout.
+    idleTimeoutMs: int('GCM_IDLE_TIMEOUT_MS', watchTimeoutMs + 20_000, 100, 3_600_000),
+  };
+  if (connections.idleTimeoutMs <= watchTimeoutMs) {
+    problems.push(
+      `GCM_IDLE_TIMEOUT_MS (${connections.idleTimeoutMs}) must be longer than GCM_WATCH_TIMEOUT_MS ` +
+        `(${watchTimeoutMs}): a watch request sends nothing while it waits`,
+    );
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -179,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
     s3,
     trustProxy,
     rateLimits,
+    connections: Object.freeze(connections),
   });
 }
 
@@ -212,6 +243,28 @@ function isAddressOrCidr(value: string): boolean {
   if (family === 0 || rest.length > 0) return false;
   if (prefix === undefined) return true;
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** Open files this process may hold (the soft limit, which Node raises to the hard one at start). */
+export function openFileLimit(): number | undefined {
+  try {
+    const limits = readFileSync('/proc/self/limits', 'utf8');
+    const soft = /^Max open files\s+(\d+)/m.exec(limits)?.[1];
+    return soft === undefined ? undefined : Number(soft);
+  } catch {
+    // Not Linux: no /proc to read.
+    return undefined;
+  }
+}
+
+/**
+ * 16,384 connections (10,000 watchers waiting take about 250 MB), but at most 80% of the open-file limit:
+ * the rest is for the database, blob files streamed to and from uploads, and logs, so accept() never meets
+ * EMFILE, which would reset every new connection until some close.
+ */
+export function defaultMaxConnections(fdLimit: number | undefined): number {
+  const cap = 16_384;
+  return fdLimit === undefined ? cap : Math.max(1, Math.min(cap, Math.floor(fdLimit * 0.8)));
 }
 
 function isPostgresUrl(raw: string): boolean {

@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   API_BAD_PARAMS: { status: 400, summary: 'A path parameter is malformed.' },
   API_UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'Request bodies must be application/json.' },
   API_BODY_TOO_LARGE: { status: 413, summary: 'The request body exceeds the configured limit.' },
+  API_REQUEST_TIMEOUT: { status: 408, summary: 'The request body did not arrive in time.' },
   API_UNAUTHORIZED: { status: 401, summary: 'No bearer token, or one that is not valid.' },
   // 401 for the Authorization header's token (bad credentials); `inputStatus` 400 for a token sent as
   // input in the query or body (a device_link_token), where it is bad input like any other field.
@@ -112,6 +113,12 @@ export const errors = {
     ),
   bodyTooLarge: (limit: number) =>
     make('API_BODY_TOO_LARGE', `request body is larger than the limit of ${limit} bytes`),
+  requestTimeout: (timeoutMs: number) =>
+    make(
+      'API_REQUEST_TIMEOUT',
+      `the request body did not arrive in full within ${timeoutMs} ms of its headers; send it at once`,
+      { timeout_ms: timeoutMs },
+    ),
   unauthorized: (message = 'a valid bearer token is required (Authorization: Bearer <token>)') =>
     make('API_UNAUTHORIZED', message),
   tokenExpired: () => make('TOKEN_EXPIRED', 'the bearer token has expired'),
