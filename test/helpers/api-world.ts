@@ -1,0 +1,180 @@
+/**
+ * A game with one of everything the API names by id (version, namespace, lobby, completed build, completed
+ * avatar, CDN user, cloud, reporter and revoked tokens), made through the API as a client would: what the
+ * suites that call every route (authorization matrix, fuzz) need so a request can reach a real handler.
+ */
+import type { LightMyRequestResponse } from 'fastify';
+import { createGameFixture, type TestService } from './service.js';
+
+export interface GameWorld {
+  gameId: string;
+  versionId: string;
+  namespaceId: string;
+  cloudToken: string;
+  cloudTokenId: string;
+  reporterToken: string;
+  revokedToken: string;
+  revokedTokenId: string;
+  lobbyId: string;
+  buildId: string;
+  /** A completed avatar upload (GET /avatars/{id} serves it). */
+  avatarUploadId: string;
+  cdnUser: string;
+}
+
+const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** Bytes a PNG avatar check accepts: the magic, then padding. */
+export function pngBytes(size: number): Buffer {
+  const bytes = Buffer.alloc(size, 0);
+  Buffer.from(PNG_MAGIC).copy(bytes);
+  return bytes;
+}
+
+/** A well-formed bcrypt hash (the service checks the form only). */
+export const BCRYPT_HASH = `$2b$10$${'a'.repeat(53)}`;
+
+function ok(res: LightMyRequestResponse, what: string): LightMyRequestResponse {
+  if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`${what}: ${res.statusCode} ${res.body}`);
+  return res;
+}
+
+/** PUTs bytes to a presigned URL of the embedded store through app.inject (the URL's origin is dropped). */
+export function putPresigned(
+  svc: TestService,
+  url: string,
+  bytes: Buffer,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  const { pathname, search } = new URL(url);
+  return svc.app.inject({
+    method: 'PUT',
+    url: `${pathname}${search}`,
+    headers: { 'content-type': 'application/octet-stream', ...headers },
+    payload: bytes,
+  });
+}
+
+/** An avatar upload of `game` prepared (not yet sent); returns its id and the URL to PUT the PNG to. */
+export async function prepareAvatar(svc: TestService, gameId: string, size = 64) {
+  const res = ok(
+    await svc.call('POST', `/cloud/games/${gameId}/prepare`, {
+      body: { path: 'avatar.png', mime: 'image/png', content_length: size },
+    }),
+    'prepare avatar',
+  );
+  const { upload_id, presigned_request } = res.json<{
+    upload_id: string;
+    presigned_request: { url: string };
+  }>();
+  return { uploadId: upload_id, url: presigned_request.url, bytes: pngBytes(size) };
+}
+
+/** An avatar upload whose bytes arrived but which is not completed yet. */
+export async function uploadedAvatar(svc: TestService, gameId: string): Promise<string> {
+  const avatar = await prepareAvatar(svc, gameId);
+  ok(await putPresigned(svc, avatar.url, avatar.bytes), 'put avatar');
+  return avatar.uploadId;
+}
+
+/** A build prepared and uploaded (one PUT) but not completed. */
+export async function uploadedBuild(svc: TestService, gameId: string, namespaceId: string, name: string) {
+  const res = ok(
+    await svc.call('POST', `/games/${gameId}/environments/${namespaceId}/builds/prepare`, {
+      body: { name, image_file: { path: `${name}.tar`, content_length: 16 }, tags: { kind: 'fixture' } },
+    }),
+    'prepare build',
+  );
+  const { build_id, presigned_requests } = res.json<{
+    build_id: string;
+    presigned_requests: { url: string }[];
+  }>();
+  ok(await putPresigned(svc, presigned_requests[0]?.url ?? '', Buffer.alloc(16, 7)), 'put build');
+  return build_id;
+}
+
+/** A lobby the operator reported in the namespace (running, no events yet). */
+export async function newLobby(svc: TestService, gameId: string, namespaceId: string): Promise<string> {
+  const res = ok(
+    await svc.call('POST', `/cloud/games/${gameId}/namespaces/${namespaceId}/logs/lobbies`, {
+      body: { lobby_group_name_id: 'default', region_id: 'lnd-atl' },
+    }),
+    'create lobby',
+  );
+  return res.json<{ lobby_id: string }>().lobby_id;
+}
+
+export async function newCloudToken(svc: TestService, gameId: string) {
+  const res = ok(await svc.call('POST', `/cloud/games/${gameId}/tokens/cloud`), 'create cloud token');
+  return res.json<{ token: string; token_id: string }>();
+}
+
+/** A fresh device link token, as `POST /cloud/devices/links` hands it to a command-line tool. */
+export async function newDeviceLinkToken(svc: TestService): Promise<string> {
+  const res = ok(await svc.call('POST', '/cloud/devices/links', { token: null }), 'prepare device link');
+  return res.json<{ device_link_token: string }>().device_link_token;
+}
+
+export async function addCdnUser(svc: TestService, gameId: string, namespaceId: string, user: string) {
+  ok(
+    await svc.call('POST', `/cloud/games/${gameId}/namespaces/${namespaceId}/auth-user`, {
+      body: { user, password: BCRYPT_HASH },
+    }),
+    'add CDN user',
+  );
+}
+
+export async function createGameWorld(svc: TestService, nameId: string): Promise<GameWorld> {
+  const fx = await createGameFixture(svc, nameId);
+  const { gameId, namespaceId } = fx;
+  const reporter = ok(
+    await svc.call('POST', `/cloud/games/${gameId}/namespaces/${namespaceId}/tokens/reporter`),
+    'create reporter token',
+  ).json<{ token: string }>();
+  const revoked = await newCloudToken(svc, gameId);
+  ok(await svc.call('DELETE', `/cloud/tokens/${revoked.token_id}`), 'revoke token');
+  const lobbyId = await newLobby(svc, gameId, namespaceId);
+  const buildId = await uploadedBuild(svc, gameId, namespaceId, 'fixture-build');
+  ok(
+    await svc.call('POST', `/games/${gameId}/environments/${namespaceId}/builds/${buildId}/complete`),
+    'complete build',
+  );
+  const avatarUploadId = await uploadedAvatar(svc, gameId);
+  ok(
+    await svc.call('POST', `/cloud/games/${gameId}/avatar-upload/${avatarUploadId}/complete`),
+    'complete avatar',
+  );
+  const cdnUser = 'fixture-user';
+  await addCdnUser(svc, gameId, namespaceId, cdnUser);
+  return {
+    ...fx,
+    reporterToken: reporter.token,
+    revokedToken: revoked.token,
+    revokedTokenId: revoked.token_id,
+    lobbyId,
+    buildId,
+    avatarUploadId,
+    cdnUser,
+  };
+}
+
+/**
+ * The same claims as `jwt` under the header `{"alg":"none"}` and no signature: the classic forgery a
+ * verifier must refuse (it must never let the token pick its own algorithm).
+ */
+export function algNoneToken(jwt: string): string {
+  const payload = jwt.split('.')[1] ?? '';
+  const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
+  return `${header}.${payload}.`;
+}
+
+/**
+ * The environment of the services the route-walking suites (authorization matrix, fuzz) start: the one
+ * place to relax limits those suites would trip by sending many requests from one address. The billing
+ * timer is off so nothing but the requests writes to the store, and a watch request with the current
+ * index answers after 10 ms rather than 40 s.
+ */
+export const ROUTE_WALK_ENV: Readonly<Record<string, string>> = {
+  GCM_BILLING_TICK_MS: '0',
+  GCM_WATCH_TIMEOUT_MS: '10',
+};

@@ -1,0 +1,92 @@
+import { sql } from 'kysely';
+import type { Db } from '../../src/db/open-db.js';
+
+/** Every table's rows, each row as canonical JSON, sorted: equal snapshots mean an unchanged store. */
+export type StoreSnapshot = Record<string, string[]>;
+
+/**
+ * Tables written by timers rather than by requests: on PostgreSQL the background jobs renew their leases
+ * every pass, so a request that changed nothing could still see this table move under it.
+ */
+const TIMER_TABLES = new Set(['job_leases']);
+
+const tableNames = new WeakMap<Db, Promise<string[]>>();
+
+function canonical(row: Record<string, unknown>): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => (a < b ? -1 : 1))));
+}
+
+/** Reads every table through the service's own Kysely instance (SQLite or PostgreSQL alike). */
+export async function snapshotStore(db: Db): Promise<StoreSnapshot> {
+  let names = tableNames.get(db);
+  if (names === undefined) {
+    names = db.introspection
+      .getTables()
+      .then((tables) => tables.map((t) => t.name).filter((name) => !TIMER_TABLES.has(name)));
+    tableNames.set(db, names);
+  }
+  const out: StoreSnapshot = {};
+  for (const name of await names) {
+    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(db);
+    out[name] = rows.map(canonical).sort();
+  }
+  return out;
+}
+
+/** What differs between two snapshots, table by table: rows only before (`-`) and only after (`+`). */
+export function diffSnapshots(before: StoreSnapshot, after: StoreSnapshot): string[] {
+  const out: string[] = [];
+  for (const table of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const was = new Set(before[table] ?? []);
+    const now = new Set(after[table] ?? []);
+    for (const row of was) if (!now.has(row)) out.push(`${table} - ${row}`);
+    for (const row of now) if (!was.has(row)) out.push(`${table} + ${row}`);
+  }
+  return out;
+}
+
+/** Columns that name an owned thing: a row holding one of a game's values in such a column is the game's. */
+const OWNER_COLUMNS = [
+  'game_id',
+  'namespace_id',
+  'version_id',
+  'build_id',
+  'upload_id',
+  'token_id',
+  'lobby_id',
+];
+
+/**
+ * The rows that belong to one game: its own rows (game_id), and, until nothing more is found, every row
+ * that names one of their namespaces, versions, builds, uploads, tokens or lobbies.
+ */
+export function rowsOfGame(snapshot: StoreSnapshot, gameId: string): StoreSnapshot {
+  const owned = new Map<string, Set<string>>(OWNER_COLUMNS.map((c) => [c, new Set<string>()]));
+  owned.get('game_id')?.add(gameId);
+  const parsed = Object.entries(snapshot).map(
+    ([table, rows]) =>
+      [table, rows.map((r) => [r, JSON.parse(r) as Record<string, unknown>] as const)] as const,
+  );
+  const taken = new Set<string>();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [table, rows] of parsed) {
+      for (const [text, row] of rows) {
+        const key = `${table} ${text}`;
+        if (taken.has(key)) continue;
+        const mine = OWNER_COLUMNS.some(
+          (c) => typeof row[c] === 'string' && owned.get(c)?.has(row[c] as string),
+        );
+        if (!mine) continue;
+        taken.add(key);
+        grew = true;
+        for (const c of OWNER_COLUMNS) if (typeof row[c] === 'string') owned.get(c)?.add(row[c] as string);
+      }
+    }
+  }
+  const out: StoreSnapshot = {};
+  for (const [table, rows] of parsed)
+    out[table] = rows.filter(([t]) => taken.has(`${table} ${t}`)).map(([t]) => t);
+  return out;
+}

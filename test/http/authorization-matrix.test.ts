@@ -1,0 +1,400 @@
+/**
+ * Who may call what: every operation of the OpenAPI document (and the public routes it hides) called by
+ * every kind of caller, forged and revoked tokens included, reporter tokens of another namespace of the
+ * same game and of another game, and a game's own token on another game's ids. Each row states the operation's rule (src/http/auth.ts, README "Operations"); the expected answer
+ * for each caller follows from it. After every call the other game's rows are what they were, and a refused
+ * call (401/403) changed nothing at all. A route without a row, or a row without a route, fails the test.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import type { AuthRule } from '../../src/http/auth.js';
+import {
+  addCdnUser,
+  algNoneToken,
+  BCRYPT_HASH,
+  createGameWorld,
+  type GameWorld,
+  newCloudToken,
+  newDeviceLinkToken,
+  newLobby,
+  prepareAvatar,
+  putPresigned,
+  ROUTE_WALK_ENV,
+  uploadedAvatar,
+  uploadedBuild,
+} from '../helpers/api-world.js';
+import { fillPath, type HttpMethod, listOperations, readOpenApi } from '../helpers/openapi.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { diffSnapshots, rowsOfGame, snapshotStore } from '../helpers/store-snapshot.js';
+
+/** Callers without a valid token: every route but the public ones answers them 401. */
+const INVALID_CALLERS = [
+  'none',
+  'garbage',
+  'alg-none-game',
+  'alg-none-operator',
+  'device-link',
+  'revoked',
+] as const;
+const CALLERS = [
+  ...INVALID_CALLERS,
+  'other-game',
+  'reporter',
+  'sibling-reporter',
+  'other-reporter',
+  'game-on-other-ids',
+  'game',
+  'operator',
+] as const;
+type CallerKind = (typeof CALLERS)[number];
+
+/** What a caller must get: a 2xx, or a refusal with this status (an `any` route hides others' ids: 404). */
+type Expect = '2xx' | 401 | 403 | 404;
+
+const INVALID: ReadonlySet<CallerKind> = new Set(INVALID_CALLERS);
+
+/** The answer each rule gives each caller; rows override it where the service limits what a caller sees. */
+function expectedFor(rule: AuthRule, caller: CallerKind): Expect {
+  if (rule === 'public') return '2xx';
+  if (INVALID.has(caller)) return 401;
+  if (caller === 'operator') return '2xx';
+  switch (rule) {
+    case 'self':
+      return '2xx';
+    case 'any':
+      return caller.endsWith('reporter') ? 403 : '2xx';
+    case 'game':
+      return caller === 'game' ? '2xx' : 403;
+    case 'reporter':
+      return caller === 'reporter' ? '2xx' : 403;
+    case 'operator':
+      return 403;
+  }
+}
+
+interface Ctx {
+  svc: TestService;
+  /** The game whose ids the request names: the target, or the other game for `game-on-other-ids`. */
+  world: GameWorld;
+  /** Unique per call, for names that must not collide. */
+  seq: number;
+}
+
+interface Req {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Sent as is (not JSON): the signed upload PUT. */
+  raw?: { bytes: Buffer; url: string };
+}
+
+interface Row {
+  rule: AuthRule;
+  /** Builds a request that reaches the handler and succeeds for an allowed caller; may make what it needs. */
+  request?: (ctx: Ctx) => Promise<Req> | Req;
+  /** Callers whose answer differs from what the rule alone gives. */
+  expect?: Partial<Record<CallerKind, Expect>>;
+}
+
+/** Operations an `any` token may call, but only on its own game's things: others' are "not found". */
+const OWN_GAME_ONLY: Partial<Record<CallerKind, Expect>> = { 'other-game': 404, 'game-on-other-ids': 404 };
+
+/** One row per operationId of the document, plus the routes the document hides (keyed by method and path). */
+const MATRIX: Record<string, Row> = {
+  'games.validateGame': { rule: 'operator', request: () => ({ body: { display_name: 'Valid Name' } }) },
+  'games.createGame': {
+    rule: 'operator',
+    request: ({ seq }) => ({ body: { name_id: `made-${seq}`, display_name: 'Made' } }),
+  },
+  'games.getGames': { rule: 'any' },
+  'games.getGameById': { rule: 'game' },
+  'games.setGameHostNetworking': { rule: 'operator', request: () => ({ body: { enabled: true } }) },
+  'games.versions.validateGameVersion': {
+    rule: 'game',
+    request: ({ seq }) => ({ body: { display_name: `v-${seq}`, config: {} } }),
+  },
+  'games.versions.createGameVersion': {
+    rule: 'game',
+    request: ({ seq }) => ({ body: { display_name: `v-${seq}`, config: {} } }),
+  },
+  'games.versions.getGameVersionById': { rule: 'game', request: () => ({ query: { resolved: 'true' } }) },
+  'cloud.regions.listRegions': { rule: 'any' },
+  'games.namespaces.createGameNamespace': {
+    rule: 'game',
+    request: ({ seq, world }) => ({
+      body: { name_id: `ns-${seq}`, display_name: 'Made', version_id: world.versionId },
+    }),
+  },
+  'games.namespaces.getGameNamespaceById': { rule: 'game' },
+  'games.namespaces.updateGameNamespaceVersion': {
+    rule: 'game',
+    request: ({ world }) => ({ body: { version_id: world.versionId } }),
+  },
+  'games.namespaces.updateGameNamespaceMatchmakerConfig': {
+    rule: 'game',
+    request: () => ({ body: { lobby_count_max: 16, max_players: 4 } }),
+  },
+  'games.namespaces.updateNamespaceCdnAuthUser': {
+    rule: 'game',
+    request: ({ seq }) => ({ body: { user: `user-${seq}`, password: BCRYPT_HASH } }),
+  },
+  'games.namespaces.setNamespaceCdnAuthType': {
+    rule: 'game',
+    request: () => ({ body: { auth_type: 'basic' } }),
+  },
+  'games.namespaces.toggleNamespaceDomainPublicAuth': {
+    rule: 'game',
+    request: () => ({ body: { enabled: true } }),
+  },
+  'games.namespaces.removeNamespaceCdnAuthUser': {
+    rule: 'game',
+    request: async ({ svc, world, seq }) => {
+      await addCdnUser(svc, world.gameId, world.namespaceId, `gone-${seq}`);
+      return { params: { user: `gone-${seq}` } };
+    },
+  },
+  'games.namespaces.logs.listNamespaceLobbies': { rule: 'game' },
+  'games.namespaces.logs.createNamespaceLobby': {
+    rule: 'reporter',
+    request: () => ({ body: { lobby_group_name_id: 'default', region_id: 'lnd-atl' } }),
+  },
+  'games.namespaces.logs.getNamespaceLobby': { rule: 'game' },
+  'games.namespaces.logs.recordNamespaceLobbyEvent': {
+    rule: 'reporter',
+    request: async ({ svc, world }) => ({
+      params: { lobby_id: await newLobby(svc, world.gameId, world.namespaceId) },
+      body: { kind: 'start' },
+    }),
+  },
+  'builds.prepare': {
+    rule: 'game',
+    request: ({ seq }) => ({ body: { name: `b-${seq}`, image_file: { path: 'b.tar', content_length: 16 } } }),
+  },
+  'builds.complete': {
+    rule: 'game',
+    request: async ({ svc, world, seq }) => ({
+      params: { build_id: await uploadedBuild(svc, world.gameId, world.namespaceId, `c-${seq}`) },
+    }),
+  },
+  'builds.get': { rule: 'game', request: () => ({ query: { tags_json: '{"kind":"fixture"}' } }) },
+  'builds.list': { rule: 'game', request: () => ({ query: { tags_json: '{}' } }) },
+  'builds.patchTags': { rule: 'game', request: ({ seq }) => ({ body: { tags: { seen: String(seq) } } }) },
+  'games.tokens.createCloudToken': { rule: 'operator' },
+  'games.namespaces.tokens.createReporterToken': { rule: 'operator' },
+  'tokens.revokeToken': {
+    rule: 'any',
+    request: async ({ svc, world }) => ({
+      params: { token_id: (await newCloudToken(svc, world.gameId)).token_id },
+    }),
+    expect: OWN_GAME_ONLY,
+  },
+  'auth.inspect': { rule: 'self' },
+  'games.avatars.prepareCustomAvatarUpload': {
+    rule: 'game',
+    request: () => ({ body: { path: 'a.png', content_length: 64 } }),
+  },
+  'games.avatars.completeCustomAvatarUpload': {
+    rule: 'game',
+    request: async ({ svc, world }) => ({ params: { upload_id: await uploadedAvatar(svc, world.gameId) } }),
+  },
+  'cloud.uploads.completeUpload': {
+    rule: 'any',
+    request: async ({ svc, world }) => ({ params: { upload_id: await uploadedAvatar(svc, world.gameId) } }),
+    expect: OWN_GAME_ONLY,
+  },
+  'uploads.putUploadPart': {
+    rule: 'public',
+    request: async ({ svc, world }) => {
+      const avatar = await prepareAvatar(svc, world.gameId);
+      return { raw: { url: avatar.url, bytes: avatar.bytes } };
+    },
+  },
+  'avatars.getAvatar': { rule: 'public' },
+  'devices.links.prepare': { rule: 'public' },
+  'devices.links.get': {
+    rule: 'public',
+    request: async ({ svc }) => ({ query: { device_link_token: await newDeviceLinkToken(svc) } }),
+  },
+  'devices.links.complete': {
+    rule: 'any',
+    request: async ({ svc, world }) => ({
+      body: { device_link_token: await newDeviceLinkToken(svc), game_id: world.gameId },
+    }),
+    // The body names the game: a cloud token may link devices to its own game only.
+    expect: { 'other-game': 403, 'game-on-other-ids': 403 },
+  },
+  'devices.links.page': {
+    rule: 'public',
+    request: async ({ svc }) => ({ params: { token: await newDeviceLinkToken(svc) } }),
+  },
+  'games.billing.get': { rule: 'game' },
+  'games.billing.updatePlan': { rule: 'game', request: () => ({ body: { plan: 'indie' } }) },
+  'debug.getWatchers': { rule: 'operator' },
+};
+
+/** Public routes the document does not list. */
+const HIDDEN: { key: string; method: HttpMethod; path: string; row: Row }[] = [
+  { key: 'GET /openapi.json', method: 'GET', path: '/openapi.json', row: { rule: 'public' } },
+  { key: 'GET /docs/', method: 'GET', path: '/docs/', row: { rule: 'public' } },
+];
+
+/** Path parameters name the world's things unless a row's request says otherwise. */
+function defaultParams(world: GameWorld): Record<string, string> {
+  return {
+    game_id: world.gameId,
+    namespace_id: world.namespaceId,
+    environment_id: world.namespaceId,
+    version_id: world.versionId,
+    lobby_id: world.lobbyId,
+    build_id: world.buildId,
+    upload_id: world.avatarUploadId,
+    token_id: world.revokedTokenId,
+    user: world.cdnUser,
+  };
+}
+
+const ERROR_KEYS = new Set(['code', 'message', 'ray_id', 'documentation', 'metadata']);
+
+/** Why `res` is not the expected answer, or undefined when it is. */
+function mismatch(res: LightMyRequestResponse, expected: Expect, caller: CallerKind): string | undefined {
+  const status = res.statusCode;
+  if (expected === '2xx') return status >= 200 && status < 300 ? undefined : `expected 2xx`;
+  if (status !== expected) return `expected ${expected}`;
+  let body: Record<string, unknown>;
+  try {
+    body = res.json<Record<string, unknown>>();
+  } catch {
+    return 'the error body is not JSON';
+  }
+  if (Object.keys(body).some((k) => !ERROR_KEYS.has(k)) || typeof body.ray_id !== 'string') {
+    return 'the error body is not {code, message, ray_id, metadata?}';
+  }
+  const codes: Record<number, string[]> = {
+    401: caller === 'revoked' ? ['TOKEN_REVOKED'] : ['API_UNAUTHORIZED'],
+    403: ['API_FORBIDDEN'],
+  };
+  const want = codes[status];
+  if (want !== undefined && !want.includes(String(body.code))) return `expected code ${want.join(' or ')}`;
+  return undefined;
+}
+
+describe('authorization matrix: every route × every kind of caller', () => {
+  let svc: TestService;
+  let target: GameWorld;
+  let other: GameWorld;
+  let tokens: Record<CallerKind, string | null>;
+
+  before(async () => {
+    svc = await startTestService({ env: { ...ROUTE_WALK_ENV } });
+    target = await createGameWorld(svc, 'matrix-target');
+    other = await createGameWorld(svc, 'matrix-other');
+    // A reporter token of another namespace of the target game: the namespace, not only the game, must match.
+    const sibling = await svc.call('POST', `/cloud/games/${target.gameId}/namespaces`, {
+      body: { name_id: 'sibling', display_name: 'Sibling', version_id: target.versionId },
+    });
+    assert.equal(sibling.statusCode, 200, sibling.body);
+    const siblingId = sibling.json<{ namespace_id: string }>().namespace_id;
+    const siblingReporter = await svc.call(
+      'POST',
+      `/cloud/games/${target.gameId}/namespaces/${siblingId}/tokens/reporter`,
+    );
+    assert.equal(siblingReporter.statusCode, 200, siblingReporter.body);
+    const now = Math.floor(Date.parse('2026-01-01T00:00:00Z') / 1000);
+    const operatorClaims = Buffer.from(
+      JSON.stringify({
+        iss: 'game-cloud-management',
+        aud: 'operator',
+        sub: 'operator',
+        iat: now,
+        exp: now + 3600,
+      }),
+    ).toString('base64url');
+    tokens = {
+      none: null,
+      garbage: 'garbage',
+      'alg-none-game': algNoneToken(target.cloudToken),
+      'alg-none-operator': algNoneToken(`x.${operatorClaims}.x`),
+      'device-link': await newDeviceLinkToken(svc),
+      revoked: target.revokedToken,
+      'other-game': other.cloudToken,
+      reporter: target.reporterToken,
+      'sibling-reporter': siblingReporter.json<{ token: string }>().token,
+      'other-reporter': other.reporterToken,
+      // Replaced by the reporter token on reporter routes: the caller's own token of the kind the route takes.
+      'game-on-other-ids': target.cloudToken,
+      game: target.cloudToken,
+      operator: svc.operatorToken,
+    };
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  it('has exactly one row per route, and each caller gets what the row says without touching other games', async () => {
+    const doc = await readOpenApi(svc);
+    const ops = listOperations(doc);
+    const failures: string[] = [];
+    const documented = new Set(ops.map((o) => o.operationId));
+    for (const o of ops) {
+      if (MATRIX[o.operationId] === undefined)
+        failures.push(`${o.method} ${o.path} (${o.operationId}) has no row`);
+    }
+    for (const id of Object.keys(MATRIX)) {
+      if (!documented.has(id)) failures.push(`row ${id} names no operation of the document`);
+    }
+    const routes = [
+      ...ops.flatMap((o) => {
+        const row = MATRIX[o.operationId];
+        return row === undefined ? [] : [{ key: o.operationId, method: o.method, path: o.path, row }];
+      }),
+      ...HIDDEN,
+    ];
+
+    let seq = 0;
+    for (const { key, method, path, row } of routes) {
+      for (const caller of CALLERS) {
+        seq += 1;
+        const world = caller === 'game-on-other-ids' ? other : target;
+        const req = (await row.request?.({ svc, world, seq })) ?? {};
+        const params = { ...defaultParams(world), ...req.params };
+        const query = req.query === undefined ? '' : `?${new URLSearchParams(req.query)}`;
+        const bearer =
+          caller === 'game-on-other-ids' && row.rule === 'reporter' ? target.reporterToken : tokens[caller];
+        const url = req.raw === undefined ? `${fillPath(path, params)}${query}` : req.raw.url;
+        const expected = row.expect?.[caller] ?? expectedFor(row.rule, caller);
+
+        const beforeCall = await snapshotStore(svc.deps.db);
+        const res =
+          req.raw === undefined
+            ? await svc.call(method, url, {
+                token: bearer,
+                ...(req.body === undefined ? {} : { body: req.body }),
+              })
+            : await putPresigned(
+                svc,
+                req.raw.url,
+                req.raw.bytes,
+                bearer === null ? {} : { authorization: `Bearer ${bearer}` },
+              );
+        const afterCall = await snapshotStore(svc.deps.db);
+
+        const where = `${key}: ${method} ${url.replace(/\?.*/, '')} as ${caller}`;
+        const wrong = mismatch(res, expected, caller);
+        if (wrong !== undefined)
+          failures.push(`${where}: ${wrong}, got ${res.statusCode} ${res.body.slice(0, 200)}`);
+        const othersChanged = diffSnapshots(
+          rowsOfGame(beforeCall, other.gameId),
+          rowsOfGame(afterCall, other.gameId),
+        );
+        if (othersChanged.length > 0)
+          failures.push(`${where} changed the other game: ${othersChanged.join('; ')}`);
+        if (res.statusCode === 401 || res.statusCode === 403) {
+          const changed = diffSnapshots(beforeCall, afterCall);
+          if (changed.length > 0) failures.push(`${where} was refused but changed: ${changed.join('; ')}`);
+        }
+      }
+    }
+    assert.deepEqual(failures, [], `${failures.length} failures:\n${failures.join('\n')}`);
+  });
+});
