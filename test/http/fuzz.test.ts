@@ -1,0 +1,440 @@
+/**
+ * Fuzz: requests generated from each route's schemas in the OpenAPI document (valid shapes and shapes
+ * outside them: wrong types, huge and empty strings, NUL and other control characters, unicode, long arrays,
+ * nesting thousands deep, numbers at and beyond limits, unknown and `__proto__` keys, malformed ids and
+ * percent-encodings) sent through the real HTTP stack with the operator token and with the game's cloud
+ * token. For every request: no 5xx (and no 429), every non-2xx is the JSON error body, the answer is under
+ * 4 MiB, the service still answers the next request, and a 4xx changed nothing in the store.
+ *
+ * Every operation of the document gets a property; one the suite cannot build requests for fails. The seed
+ * is fixed (FUZZ_SEED overrides it) and FUZZ_RUNS cases are spread over the operations (`npm run fuzz`
+ * runs many more than the default).
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { LightMyRequestResponse } from 'fastify';
+import {
+  BCRYPT_HASH,
+  createGameWorld,
+  newDeviceLinkToken,
+  pngBytes,
+  prepareAvatar,
+  ROUTE_WALK_ENV,
+  uploadedAvatar,
+} from '../helpers/api-world.js';
+import {
+  type DocOperation,
+  fillPath,
+  jsonBodySchema,
+  listOperations,
+  readOpenApi,
+} from '../helpers/openapi.js';
+import {
+  fuzzArb,
+  hostileString,
+  type JsonSchema,
+  type Pools,
+  rarely,
+  toJsonText,
+} from '../helpers/schema-arbitrary.js';
+import { startTestService } from '../helpers/service.js';
+import { diffSnapshots, snapshotStore } from '../helpers/store-snapshot.js';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 3_000);
+const SEED = Number(process.env.FUZZ_SEED ?? 20_260_101);
+/** Answers above this are a service that lets one request make it build (and send) too much. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+const ERROR_KEYS = new Set(['code', 'message', 'ray_id', 'documentation', 'metadata']);
+
+const svc = await startTestService({ env: { ...ROUTE_WALK_ENV } });
+const game = await createGameWorld(svc, 'fuzz-game');
+const other = await createGameWorld(svc, 'fuzz-other');
+const operations = listOperations(await readOpenApi(svc));
+
+const linkTokens = [await newDeviceLinkToken(svc), await newDeviceLinkToken(svc)];
+const pendingAvatar = await uploadedAvatar(svc, game.gameId);
+/** Signed PUT URLs (path and query) of avatar uploads waiting for their bytes. */
+const signedPuts = await Promise.all(
+  [1, 2, 3].map(async () => {
+    const { pathname, search } = new URL((await prepareAvatar(svc, game.gameId)).url);
+    return `${pathname}${search}`;
+  }),
+);
+
+/** Real values by the name of the path parameter, query parameter or body member they fill. */
+const POOLS: Pools = {
+  game_id: [game.gameId, other.gameId],
+  namespace_id: [game.namespaceId],
+  environment_id: [game.namespaceId],
+  version_id: [game.versionId],
+  lobby_id: [game.lobbyId, randomUUID()],
+  build_id: [game.buildId],
+  upload_id: [game.avatarUploadId, pendingAvatar],
+  token_id: [game.revokedTokenId],
+  user: [game.cdnUser, 'fuzz-user'],
+  token: linkTokens,
+  device_link_token: linkTokens,
+  part: ['1'],
+  watch_index: ['0', '1', '2', '999999999'],
+  tags_json: ['{}', '{"kind":"fixture"}'],
+  resolved: ['true', 'false'],
+  region_id: ['lnd-atl'],
+  lobby_group_name_id: ['default'],
+  plan: ['trial', 'indie', 'studio'],
+  name_id: ['fuzz-a', 'fuzz-b'],
+  display_name: ['Fuzz'],
+  password: [BCRYPT_HASH],
+  path: ['a.png', 'image.tar', `${'x'.repeat(400)}.tar`],
+  // Multipart builds of nearly the most parts allowed (999 GiB in 100 MiB parts): the largest answers.
+  content_length: [64, 999 * 1024 ** 3],
+  multipart_upload: [true],
+  mime: ['image/png'],
+};
+
+/** Path segments that are not what any encoder would write: bad percent-encodings, NUL, dot segments. */
+const RAW_SEGMENTS = [
+  '%00',
+  'a%00',
+  '%',
+  '%zz',
+  '%ff',
+  '%c0%af',
+  '%2e%2e',
+  '..',
+  '.',
+  '%2F',
+  '%0d%0a',
+  '%ed%a0%80',
+  '00000000-0000-0000-0000-000000000000',
+  '0190AAAA-0000-7000-8000-00000000000G',
+  `${'a'.repeat(3_000)}`,
+];
+
+/** Percent-encodes every byte of the UTF-8 form, which never throws (encodeURIComponent does on lone surrogates). */
+function encodeBytes(value: string): string {
+  return [...Buffer.from(value, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+}
+
+function encode(value: string): string {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    return encodeBytes(value);
+  }
+}
+
+function pathValue(name: string, schema: JsonSchema | undefined): fc.Arbitrary<string> {
+  const pool = POOLS[name] ?? [];
+  return fc.oneof(
+    {
+      weight: pool.length > 0 ? 4 : 0,
+      arbitrary: fc.constantFrom(...(pool.length > 0 ? pool : [''])).map(String),
+    },
+    { weight: 2, arbitrary: fuzzString(schema).map(encode) },
+    { weight: 1, arbitrary: fc.constantFrom(...RAW_SEGMENTS) },
+  );
+}
+
+/** Query and path values are strings: a schema-shaped one or a hostile one. */
+function fuzzString(schema: JsonSchema | undefined): fc.Arbitrary<string> {
+  return fc.oneof(
+    fuzzArb(schema ?? { type: 'string' }).map((v) => (typeof v === 'string' ? v : toJsonText(v))),
+    hostileString,
+  );
+}
+
+/** One generated request, printed short in fast-check's counterexamples. */
+class FuzzRequest {
+  constructor(
+    readonly method: DocOperation['method'],
+    readonly url: string,
+    readonly as: 'operator' | 'game',
+    readonly contentType: string | undefined,
+    readonly payload: string | Buffer | undefined,
+  ) {}
+
+  [fc.toStringMethod](): string {
+    const cut = (s: string) => (s.length > 300 ? `${s.slice(0, 300)}… (${s.length} chars)` : s);
+    const body =
+      this.payload === undefined
+        ? ''
+        : ` [${this.contentType ?? 'no content-type'}] ${Buffer.byteLength(this.payload)} bytes: ${cut(
+            JSON.stringify(typeof this.payload === 'string' ? this.payload : this.payload.toString('latin1')),
+          )}`;
+    return `${this.method} ${cut(this.url)} as ${this.as}${body}`;
+  }
+}
+
+const JSON_TYPE = 'application/json';
+const contentType = fc.oneof(
+  { weight: 12, arbitrary: fc.constant<string | undefined>(JSON_TYPE) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<string | undefined>(
+      undefined,
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/json; charset=utf-16',
+      'multipart/form-data; boundary=x',
+      'application/json\u0000',
+    ),
+  },
+);
+
+/** Bodies as text: mostly schema-shaped, sometimes no object at all, broken JSON or too big to accept. */
+function jsonPayload(schema: JsonSchema | undefined): fc.Arbitrary<string | undefined> {
+  const shaped = schema === undefined ? fc.jsonValue({ maxDepth: 2 }) : fuzzArb(schema, POOLS);
+  return fc.oneof(
+    { weight: schema === undefined ? 2 : 14, arbitrary: shaped.map(toJsonText) },
+    { weight: schema === undefined ? 6 : 0, arbitrary: fc.constant(undefined) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '',
+        ' ',
+        'null',
+        '[]',
+        '"x"',
+        '0',
+        '{',
+        '{"a":',
+        '{"a":1}}',
+        '\u0000',
+        '{"a":1,}',
+      ),
+    },
+    { weight: 1, arbitrary: fc.constant(`{"x":"${'a'.repeat(1_100_000)}"}`) },
+  );
+}
+
+function queryString(op: DocOperation): fc.Arbitrary<string> {
+  const declared = (op.op.parameters ?? []).filter((p) => p.in === 'query');
+  const pairs = declared.map((p) => {
+    const pool = POOLS[p.name] ?? [];
+    const value = fc.oneof(
+      {
+        weight: pool.length > 0 ? 3 : 0,
+        arbitrary: fc.constantFrom(...(pool.length > 0 ? pool : [''])).map(String),
+      },
+      { weight: 2, arbitrary: fuzzString(p.schema) },
+    );
+    const pair = fc.oneof(
+      { weight: 4, arbitrary: value.map((v) => [`${p.name}=${encode(v)}`]) },
+      // Repeated: the parser makes it an array.
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(value, value)
+          .map(([a, b]) => [`${p.name}=${encode(a)}`, `${p.name}=${encode(b)}`]),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom([`${p.name}=%`], [`${p.name}=%00`], [p.name], [`${p.name}[]=1`]),
+      },
+    );
+    return p.required === true ? pair : fc.option(pair, { nil: [] as string[], freq: 3 });
+  });
+  const stray = rarely(
+    fc.constantFrom(['__proto__=x'], ['constructor[prototype][a]=1'], ['unknown=1'], ['a=1&a=2'], ['%=%']),
+  );
+  return fc.tuple(fc.tuple(...pairs), stray).map(([ps, s]) => {
+    const all = [...ps.flat(), ...(s ?? [])];
+    return all.length === 0 ? '' : `?${all.join('&')}`;
+  });
+}
+
+/** Everything the suite needs to send a route's requests, or why it cannot (which fails that route). */
+function requestArb(op: DocOperation): fc.Arbitrary<FuzzRequest> {
+  const bodyTypes = Object.keys(op.op.requestBody?.content ?? {});
+  const unknownType = bodyTypes.find((t) => t !== JSON_TYPE);
+  if (unknownType !== undefined)
+    throw new Error(`${op.operationId}: the suite cannot send a ${unknownType} body`);
+  const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
+  const paramSchemas = new Map(
+    (op.op.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, p.schema]),
+  );
+  const missing = names.filter((n) => POOLS[n] === undefined);
+  if (missing.length > 0)
+    throw new Error(`${op.operationId}: no real values for path parameter(s) ${missing.join(', ')}`);
+  const params = fc.record(Object.fromEntries(names.map((n) => [n, pathValue(n, paramSchemas.get(n))])));
+  const generic = fc.tuple(params, queryString(op)).map(([p, q]) => `${fillPath(op.path, p)}${q}`);
+  const as = fc.constantFrom<'operator' | 'game'>('operator', 'game');
+
+  if (op.operationId === 'uploads.putUploadPart') {
+    // Not JSON: bytes to a signed URL, mostly a real one (so the handler runs) with a body of any length.
+    const url = fc.oneof(
+      { weight: 2, arbitrary: fc.constantFrom(...signedPuts) },
+      { weight: 1, arbitrary: generic },
+    );
+    const bytes = fc.oneof(
+      fc.constant(pngBytes(64)),
+      fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)),
+      fc.integer({ min: 65, max: 300_000 }).map((n) => pngBytes(n)),
+    );
+    const type = fc.constantFrom<string | undefined>(
+      undefined,
+      'image/png',
+      'application/octet-stream',
+      JSON_TYPE,
+      'text/plain',
+    );
+    return fc.tuple(url, as, type, bytes).map(([u, a, t, b]) => new FuzzRequest(op.method, u, a, t, b));
+  }
+  const schema = jsonBodySchema(op.op);
+  return fc
+    .tuple(generic, as, contentType, jsonPayload(schema))
+    .map(([u, a, t, p]) => new FuzzRequest(op.method, u, a, p === undefined ? undefined : t, p));
+}
+
+function send(req: FuzzRequest): Promise<LightMyRequestResponse> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${req.as === 'operator' ? svc.operatorToken : game.cloudToken}`,
+  };
+  if (req.contentType !== undefined) headers['content-type'] = req.contentType;
+  return svc.app.inject({
+    method: req.method,
+    url: req.url,
+    headers,
+    ...(req.payload === undefined ? {} : { payload: req.payload }),
+  });
+}
+
+/** Why the answer breaks the contract, or undefined. */
+function contractBreach(op: DocOperation, res: LightMyRequestResponse): string | undefined {
+  const status = res.statusCode;
+  if (status >= 500) return `${status} from the service`;
+  if (status === 429) return '429: rate limited (relax the limit in ROUTE_WALK_ENV)';
+  if (res.rawPayload.length > MAX_ANSWER_BYTES) return `a ${status} answer over ${MAX_ANSWER_BYTES} bytes`;
+  if (status < 300) return undefined;
+  const type = String(res.headers['content-type'] ?? '');
+  // The device link page answers a bad or expired link as a page (400/410), for the person reading it.
+  if (
+    op.operationId === 'devices.links.page' &&
+    type.startsWith('text/html') &&
+    (status === 400 || status === 410)
+  ) {
+    return undefined;
+  }
+  if (!type.startsWith(JSON_TYPE)) return `a ${status} answer of type ${type.split(';')[0]}`;
+  let body: unknown;
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    return `a ${status} answer that is not JSON`;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return `a ${status} error body that is not an object`;
+  const fields = body as Record<string, unknown>;
+  if (Object.keys(fields).some((k) => !ERROR_KEYS.has(k)))
+    return `a ${status} error body with keys ${Object.keys(fields).sort().join(',')}`;
+  if (typeof fields.code !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(fields.code)) return 'no UPPER_SNAKE code';
+  if (typeof fields.message !== 'string' || fields.message === '') return 'no message';
+  if (fields.ray_id !== res.headers['x-ray-id']) return 'ray_id is not the x-ray-id header';
+  if ('metadata' in fields && (typeof fields.metadata !== 'object' || Array.isArray(fields.metadata))) {
+    return 'metadata is not an object';
+  }
+  return undefined;
+}
+
+const perOperation = Math.max(10, Math.ceil(RUNS / operations.length));
+/** Survey mode: record every breach (grouped by kind) rather than stop at a route's first one. */
+const COLLECT = process.env.FUZZ_COLLECT === '1';
+
+/** What a breach is (grouping equal defects) and the answer that showed it. */
+interface Breach {
+  kind: string;
+  detail: string;
+}
+
+/** The `code` of a JSON answer, if it has one: what names a defect in a group. */
+function codeOf(res: LightMyRequestResponse): string {
+  try {
+    const code = (JSON.parse(res.body) as { code?: unknown }).code;
+    return typeof code === 'string' ? code : '';
+  } catch {
+    return '';
+  }
+}
+
+/** Sends one request and checks everything the contract promises; returns what was broken, if anything. */
+async function check(
+  op: DocOperation,
+  req: FuzzRequest,
+  statuses: Map<number, number>,
+): Promise<Breach | undefined> {
+  const before = await snapshotStore(svc.deps.db);
+  const res = await send(req);
+  statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+  const answer = `${res.statusCode} ${res.body.slice(0, 300)}`;
+  const breach = contractBreach(op, res);
+  if (breach !== undefined) return { kind: `${breach} ${codeOf(res)}`, detail: answer };
+  const ping = await svc.call('GET', '/cloud/regions');
+  if (ping.statusCode !== 200)
+    return { kind: `the next request answered ${ping.statusCode}`, detail: answer };
+  if (res.statusCode >= 400) {
+    const changed = diffSnapshots(before, await snapshotStore(svc.deps.db));
+    if (changed.length > 0) {
+      return {
+        kind: `a ${res.statusCode} ${codeOf(res)} changed the store`,
+        detail: `${answer}; changed: ${changed.join('; ').slice(0, 500)}`,
+      };
+    }
+  }
+  return undefined;
+}
+
+describe(`fuzz: ${perOperation} generated requests per route (seed ${SEED})`, () => {
+  after(async () => {
+    await svc.close();
+  });
+
+  it('the document lists routes', () => {
+    assert.ok(operations.length > 0);
+  });
+
+  for (const op of operations) {
+    it(`${op.operationId}: ${op.method} ${op.path}`, async (t) => {
+      const requests = requestArb(op);
+      const statuses = new Map<number, number>();
+      const found = new Map<string, { count: number; example: string }>();
+      await fc.assert(
+        fc.asyncProperty(requests, async (req) => {
+          const breach = await check(op, req, statuses);
+          if (breach === undefined) return;
+          if (!COLLECT) assert.fail(`${breach.kind}: ${breach.detail}`);
+          const seen = found.get(breach.kind);
+          if (seen === undefined) {
+            found.set(breach.kind, {
+              count: 1,
+              example: `${req[fc.toStringMethod]()}\n    → ${breach.detail}`,
+            });
+          } else {
+            seen.count += 1;
+          }
+        }),
+        {
+          seed: SEED,
+          numRuns: perOperation,
+          timeout: 30_000,
+          // Shrinking re-runs costly requests many times; FUZZ_SHRINK=1 asks for the smallest failing one.
+          endOnFailure: process.env.FUZZ_SHRINK !== '1',
+        },
+      );
+      // How far the requests got: a route whose cases all end in 400/404 is not being explored.
+      t.diagnostic(
+        `statuses: ${[...statuses]
+          .sort(([a], [b]) => a - b)
+          .map(([s, n]) => `${s}×${n}`)
+          .join(' ')}`,
+      );
+      const summary = [...found].map(([kind, f]) => `${f.count}× ${kind}: ${f.example}`);
+      assert.deepEqual(
+        summary,
+        [],
+        `${op.operationId}: ${summary.length} kinds of breach\n${summary.join('\n')}`,
+      );
+    });
+  }
+});
