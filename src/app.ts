@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyServerOptions, LogController } from 'fastify';
 import type { Deps } from './deps.js';
 import { errors } from './errors.js';
 import { registerAuth } from './http/auth.js';
@@ -27,6 +27,9 @@ import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { versionsRoutes } from './modules/versions/versions.routes.js';
 
+/** Path parameters may be JWTs (the device link page); ids are bounded by their schemas anyway. */
+const MAX_PARAM_LENGTH = 2048;
+
 export interface BuildAppOptions {
   /** A pino logger config or instance; `false` silences the service (tests). */
   logger?: FastifyServerOptions['logger'];
@@ -47,8 +50,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
       },
     },
     bodyLimit: deps.config.bodyLimitBytes,
-    // Path parameters may be JWTs (the device link page); ids are bounded by their schemas anyway.
-    routerOptions: { maxParamLength: 2048 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     genReqId: newRayId,
     logController: new LogController({ requestIdLogLabel: 'ray_id' }),
     requestIdHeader: false,
@@ -57,6 +59,24 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
     // Who the client is (request.ip, which every per-address limit keys on) behind trusted proxies.
     trustProxy: deps.config.trustProxy === false ? false : [...deps.config.trustProxy],
     return503OnClosing: true,
+    // A path the router cannot even decode (`%c0%af`, bad percent-escapes) fails before any route or hook:
+    // answer it in the service's error format rather than Fastify's own.
+    frameworkErrors: (error, request, reply) => {
+      // Messages name the fault, never echo the path (it may be kilobytes long).
+      const e = errors.badParams(
+        error.code === 'FST_ERR_BAD_URL'
+          ? 'the path is not valid percent-encoded UTF-8'
+          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`
+            : 'the path could not be routed',
+        { field: null },
+      );
+      // The option's generics name no route, so its reply cannot type a status; a plain reply can.
+      (reply as unknown as FastifyReply)
+        .header('x-ray-id', request.id)
+        .code(e.statusCode)
+        .send({ code: e.code, message: e.message, ray_id: request.id, metadata: e.metadata });
+    },
     forceCloseConnections: 'idle',
     ...connectionServerOptions(deps.config.connections),
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -3,7 +3,9 @@
  * avatar, CDN user, cloud, reporter and revoked tokens), made through the API as a client would: what the
  * suites that call every route (authorization matrix, fuzz) need so a request can reach a real handler.
  */
+
 import type { LightMyRequestResponse } from 'fastify';
+import { pngImage } from './images.js';
 import { createGameFixture, type TestService } from './service.js';
 
 export interface GameWorld {
@@ -22,14 +24,8 @@ export interface GameWorld {
   cdnUser: string;
 }
 
-const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-
-/** Bytes a PNG avatar check accepts: the magic, then padding. */
-export function pngBytes(size: number): Buffer {
-  const bytes = Buffer.alloc(size, 0);
-  Buffer.from(PNG_MAGIC).copy(bytes);
-  return bytes;
-}
+/** A well-formed PNG of exactly `size` bytes (at least 57): what the avatar check accepts. */
+export const pngBytes = pngImage;
 
 /** A well-formed bcrypt hash (the service checks the form only). */
 export const BCRYPT_HASH = `$2b$10$${'a'.repeat(53)}`;

@@ -179,6 +179,14 @@ const MATRIX: Record<string, Row> = {
   },
   'builds.get': { rule: 'game', request: () => ({ query: { tags_json: '{"kind":"fixture"}' } }) },
   'builds.list': { rule: 'game', request: () => ({ query: { tags_json: '{}' } }) },
+  'builds.getUploadParts': {
+    rule: 'game',
+    // A build whose upload is not completed yet: a completed one has no parts left to sign (409).
+    request: async ({ svc, world, seq }) => ({
+      params: { build_id: await uploadedBuild(svc, world.gameId, world.namespaceId, `p-${seq}`) },
+      query: { from_part: '1' },
+    }),
+  },
   'builds.patchTags': { rule: 'game', request: ({ seq }) => ({ body: { tags: { seen: String(seq) } } }) },
   'games.tokens.createCloudToken': { rule: 'operator' },
   'games.namespaces.tokens.createReporterToken': { rule: 'operator' },

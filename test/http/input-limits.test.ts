@@ -225,6 +225,15 @@ describe('input limits', () => {
       assertError(await svc.call('GET', `/cloud/games/${UNKNOWN.toUpperCase()}`), 400, 'API_BAD_PARAMS');
     });
 
+    it('answers paths the router cannot decode, or too long a segment, in the error format', async () => {
+      for (const url of ['/cloud/games/%c0%af', '/cloud/games/%zz', `/cloud/games/${'a'.repeat(3000)}`]) {
+        const res = await svc.call('GET', url);
+        const body = assertError(res, 400, 'API_BAD_PARAMS');
+        assert.equal(res.headers['x-ray-id'], res.json<{ ray_id: string }>().ray_id);
+        assert.ok(body.message.length < 200, body.message);
+      }
+    });
+
     it('refuses them in query values', async () => {
       const lobbies = `/cloud/games/${f.gameId}/namespaces/${f.namespaceId}/logs/lobbies`;
       assertError(
