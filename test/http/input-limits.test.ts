@@ -57,7 +57,7 @@ describe('input limits', () => {
   }
 
   describe('multipart prepare answers a page of parts, whatever the file size and name', () => {
-    it('answers the first 1000 of 10,000 parts in well under a few MB, the rest page by page', async () => {
+    it('answers the first 100 of 10,000 parts in well under a few MB, the rest page by page', async () => {
       const path = `${'p'.repeat(1020)}.tar`;
       const res = await svc.call('POST', `${builds}/prepare`, {
         body: {
@@ -70,7 +70,7 @@ describe('input limits', () => {
       assert.ok(res.rawPayload.length < 2 * MiB, `prepare answered ${res.rawPayload.length} bytes`);
       const prepared = res.json<PreparedBuild>();
       assert.equal(prepared.part_count, 10_000);
-      assert.equal(prepared.presigned_requests.length, 1000);
+      assert.equal(prepared.presigned_requests.length, 100);
       assert.deepEqual(
         prepared.presigned_requests.slice(0, 2).map((p) => [p.byte_offset, p.content_length, p.path]),
         [
@@ -80,14 +80,14 @@ describe('input limits', () => {
       );
 
       const partsUrl = `${builds}/${prepared.build_id}/parts`;
-      const page = await svc.call('GET', `${partsUrl}?from_part=1001`, { token: f.cloudToken });
+      const page = await svc.call('GET', `${partsUrl}?from_part=101`, { token: f.cloudToken });
       assert.equal(page.statusCode, 200, page.body);
       assert.ok(page.rawPayload.length < 2 * MiB);
       const next = page.json<{ presigned_requests: Presigned[]; part_count: number }>();
       assert.equal(next.part_count, 10_000);
-      assert.equal(next.presigned_requests.length, 1000);
-      assert.equal(next.presigned_requests[0]?.byte_offset, 1000 * MiB);
-      assert.equal(next.presigned_requests[999]?.byte_offset, 1999 * MiB);
+      assert.equal(next.presigned_requests.length, 100);
+      assert.equal(next.presigned_requests[0]?.byte_offset, 100 * MiB);
+      assert.equal(next.presigned_requests[99]?.byte_offset, 199 * MiB);
 
       // A URL from a later page is as good as one from prepare: the store takes the part.
       const put = await fetch(next.presigned_requests[0]?.url ?? '', {
@@ -97,10 +97,10 @@ describe('input limits', () => {
       await put.arrayBuffer();
       assert.equal(put.status, 200);
 
-      const last = (await svc.call('GET', `${partsUrl}?from_part=9501`)).json<{
+      const last = (await svc.call('GET', `${partsUrl}?from_part=9951`)).json<{
         presigned_requests: Presigned[];
       }>();
-      assert.equal(last.presigned_requests.length, 500);
+      assert.equal(last.presigned_requests.length, 50);
       assert.equal(last.presigned_requests.at(-1)?.byte_offset, 9999 * MiB);
 
       assertError(await svc.call('GET', `${partsUrl}?from_part=10001`), 400, 'API_BAD_QUERY', 'from_part');

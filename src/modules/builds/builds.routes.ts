@@ -51,7 +51,7 @@ export function buildsRoutes(app: TypedApp, deps: Deps): void {
         operationId: 'builds.getUploadParts',
         auth: 'game',
         summary:
-          'Presigned PUTs of up to 1000 parts of an unfinished build upload from from_part on (fresh URLs each time)',
+          'Presigned PUTs of up to 100 parts of an unfinished build upload from from_part on (fresh URLs each time)',
         tag: TAG,
       },
       { params: BuildParams, querystring: PartsQuery, response: { 200: PartsResponse } },

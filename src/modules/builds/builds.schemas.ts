@@ -30,7 +30,7 @@ export const PrepareBuildBody = Type.Object({
 const PartCount = Type.Integer({
   minimum: 1,
   description:
-    'how many parts the upload has; presigned_requests holds at most the first 1000, fetch the rest from .../builds/{build_id}/parts?from_part=',
+    'how many parts the upload has; presigned_requests holds at most the first 100, fetch the rest from .../builds/{build_id}/parts?from_part=',
 });
 
 export const PrepareBuildResponse = Type.Object({
@@ -44,7 +44,7 @@ export const PartsQuery = Type.Object({
     Type.String({
       pattern: '^[1-9][0-9]{0,4}$',
       maxLength: 5,
-      description: 'first part number to presign (default 1); up to 1000 parts from it are answered',
+      description: 'first part number to presign (default 1); up to 100 parts from it are answered',
     }),
   ),
 });
