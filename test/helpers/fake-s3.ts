@@ -118,14 +118,10 @@ export class FakeS3 {
         if (uploadId !== undefined) return this.listParts(key, uploadId);
         const object = this.objects.get(key);
         if (object === undefined) return xmlError(404, 'NoSuchKey');
-        const range = /^bytes=(\d+)-(\d+)$/.exec(
-          String(request.headers.range ?? request.headers.Range ?? ''),
-        );
-        const bytes = range === null ? object : object.subarray(Number(range[1]), Number(range[2]) + 1);
         return {
-          statusCode: range === null ? 200 : 206,
-          headers: { 'content-length': String(bytes.length) },
-          body: Readable.from([bytes]),
+          statusCode: 200,
+          headers: { 'content-length': String(object.length) },
+          body: Readable.from([object]),
         };
       }
       case 'POST': {

@@ -42,9 +42,6 @@ export interface BlobStorage {
   /** The stored object's size, or undefined when nothing (complete) is stored under `key`. */
   statObject(key: string): Promise<{ size: number } | undefined>;
 
-  /** Up to the first `n` bytes of the object (fewer when it is shorter), for magic-byte checks. */
-  readHead(key: string, n: number): Promise<Buffer>;
-
   /** The whole object as a stream, or undefined when it does not exist. */
   openRead(key: string): Promise<Readable | undefined>;
 

@@ -198,23 +198,6 @@ export class EmbeddedBlobStorage implements BlobStorage {
     return found === undefined ? undefined : { size: found };
   }
 
-  async readHead(key: string, n: number): Promise<Buffer> {
-    let handle: Awaited<ReturnType<typeof open>>;
-    try {
-      handle = await open(this.objectPath(key), 'r');
-    } catch (err) {
-      if (isNotFound(err)) return Buffer.alloc(0);
-      throw err;
-    }
-    try {
-      const buffer = Buffer.alloc(n);
-      const { bytesRead } = await handle.read(buffer, 0, n, 0);
-      return buffer.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
-    }
-  }
-
   async openRead(key: string): Promise<Readable | undefined> {
     const file = this.objectPath(key);
     if ((await statFile(file)) === undefined) return undefined;

@@ -155,18 +155,6 @@ export class S3BlobStorage implements BlobStorage {
     }
   }
 
-  async readHead(key: string, n: number): Promise<Buffer> {
-    try {
-      const out = await this.client.send(
-        new GetObjectCommand({ Bucket: this.options.bucket, Key: key, Range: `bytes=0-${n - 1}` }),
-      );
-      return out.Body === undefined ? Buffer.alloc(0) : Buffer.from(await out.Body.transformToByteArray());
-    } catch (err) {
-      if (isS3Error(err, 'NoSuchKey', 404)) return Buffer.alloc(0);
-      throw err;
-    }
-  }
-
   async openRead(key: string): Promise<Readable | undefined> {
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key }));
