@@ -1,12 +1,12 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyReply, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Deps } from './deps.js';
 import { errors } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { connectionServerOptions, registerConnectionLimits } from './http/connection-limits.js';
-import { registerErrorHandling } from './http/errors.js';
+import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import {
   assertCleanBody,
   assertCleanRequestStrings,
@@ -59,24 +59,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
     // Who the client is (request.ip, which every per-address limit keys on) behind trusted proxies.
     trustProxy: deps.config.trustProxy === false ? false : [...deps.config.trustProxy],
     return503OnClosing: true,
-    // A path the router cannot even decode (`%c0%af`, bad percent-escapes) fails before any route or hook:
-    // answer it in the service's error format rather than Fastify's own.
-    frameworkErrors: (error, request, reply) => {
-      // Messages name the fault, never echo the path (it may be kilobytes long).
-      const e = errors.badParams(
-        error.code === 'FST_ERR_BAD_URL'
-          ? 'the path is not valid percent-encoded UTF-8'
-          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-            ? `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`
-            : 'the path could not be routed',
-        { field: null },
-      );
-      // The option's generics name no route, so its reply cannot type a status; a plain reply can.
-      (reply as unknown as FastifyReply)
-        .header('x-ray-id', request.id)
-        .code(e.statusCode)
-        .send({ code: e.code, message: e.message, ray_id: request.id, metadata: e.metadata });
-    },
+    frameworkErrors: frameworkErrorHandler(MAX_PARAM_LENGTH),
     forceCloseConnections: 'idle',
     ...connectionServerOptions(deps.config.connections),
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -1,4 +1,10 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifyServerOptions,
+} from 'fastify';
 import { AppError, errors } from '../errors.js';
 import { isStoreUnavailable } from '../lib/db-errors.js';
 import { SINGLE_LINE_PATTERN, UUID_PATTERN } from './common-schemas.js';
@@ -95,19 +101,44 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
     } else if (appError.statusCode >= 500) {
       request.log.error({ err }, appError.message);
     }
-    const e = appError ?? errors.internal();
-    const retryAfter = e.metadata?.retry_after_seconds;
-    if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
-    reply.code(e.statusCode).send({
-      code: e.code,
-      message: e.message,
-      ray_id: request.id,
-      ...(e.metadata === undefined ? {} : { metadata: e.metadata }),
-    });
+    sendError(request, reply, appError ?? errors.internal());
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const e = errors.routeNotFound(request.method, request.url.split('?')[0] ?? '');
-    reply.code(404).send({ code: e.code, message: e.message, ray_id: request.id });
+    sendError(request, reply, errors.routeNotFound(request.method, request.url.split('?')[0] ?? ''));
   });
+}
+
+/** Every error body the service sends, from whichever handler: `{code, message, ray_id, metadata?}`. */
+function sendError(request: FastifyRequest, reply: FastifyReply, e: AppError): void {
+  const retryAfter = e.metadata?.retry_after_seconds;
+  if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+  // Set here too: framework errors are answered before the onRequest hook that sets it for the rest.
+  reply.header('x-ray-id', request.id);
+  reply.code(e.statusCode).send({
+    code: e.code,
+    message: e.message,
+    ray_id: request.id,
+    ...(e.metadata === undefined ? {} : { metadata: e.metadata }),
+  });
+}
+
+/**
+ * Fastify's `frameworkErrors`: a path the router cannot even decode (`%c0%af`, bad percent-escapes) or
+ * with a segment over `maxParamLength` fails before any route or hook; it gets the service's error body
+ * too. Messages name the fault and never echo the path (it may be kilobytes long).
+ */
+export function frameworkErrorHandler(maxParamLength: number): FastifyServerOptions['frameworkErrors'] {
+  return (error, request, reply) => {
+    const e = errors.badParams(
+      error.code === 'FST_ERR_BAD_URL'
+        ? 'the path is not valid percent-encoded UTF-8'
+        : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `a path parameter is longer than ${maxParamLength} characters`
+          : 'the path could not be routed',
+      { field: null },
+    );
+    // The option's generics name no route, so its reply cannot type a status; a plain reply can.
+    sendError(request, reply as unknown as FastifyReply, e);
+  };
 }
