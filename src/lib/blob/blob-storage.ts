@@ -81,15 +81,21 @@ export interface UploadPart {
  * the file fits in one; a zero-byte file is one empty part.
  */
 export function splitIntoParts(contentLength: number, partSize: number): UploadPart[] {
+  return Array.from({ length: countParts(contentLength, partSize) }, (_, i) =>
+    partOf(contentLength, partSize, i + 1),
+  );
+}
+
+/** How many parts `contentLength` bytes make in parts of `partSize` (a zero-byte file is one part). */
+export function countParts(contentLength: number, partSize: number): number {
   if (!Number.isSafeInteger(partSize) || partSize < 1) throw new RangeError('partSize must be ≥ 1');
-  const parts: UploadPart[] = [];
-  let byteOffset = 0;
-  do {
-    const length = Math.min(partSize, contentLength - byteOffset);
-    parts.push({ part: parts.length + 1, byteOffset, contentLength: length });
-    byteOffset += length;
-  } while (byteOffset < contentLength);
-  return parts;
+  return Math.max(1, Math.ceil(contentLength / partSize));
+}
+
+/** Part `part` (from 1) of a file split as splitIntoParts splits it, without making the others. */
+export function partOf(contentLength: number, partSize: number, part: number): UploadPart {
+  const byteOffset = (part - 1) * partSize;
+  return { part, byteOffset, contentLength: Math.min(partSize, contentLength - byteOffset) };
 }
 
 // Keys become file paths in the embedded driver: a strict alphabet and no `.`/`..` segments keep every key

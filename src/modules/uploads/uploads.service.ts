@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
-import { splitIntoParts } from '../../lib/blob/blob-storage.js';
+import { countParts, partOf, splitIntoParts } from '../../lib/blob/blob-storage.js';
 import type { EmbeddedBlobStorage, SignedPutRequest } from '../../lib/blob/embedded-blob-storage.js';
 import { newId } from '../../lib/ids.js';
 import { assertGameExists } from '../games/games.service.js';
@@ -88,11 +88,6 @@ export async function prepareUpload(
   return { uploadId, presignedRequests: presigned, partCount };
 }
 
-/** How many parts `contentLength` bytes make in parts of `partSize` (a zero-byte file is one part). */
-function countParts(contentLength: number, partSize: number): number {
-  return Math.max(1, Math.ceil(contentLength / partSize));
-}
-
 /**
  * Presigned PUTs of up to PRESIGN_PAGE_SIZE parts of `upload`, from part `fromPart` on. Fresh URLs each
  * time, so a client resuming a long upload can also replace URLs that have expired.
@@ -105,8 +100,7 @@ export async function presignParts(
   const last = Math.min(upload.part_count, fromPart + PRESIGN_PAGE_SIZE - 1);
   const requests: PresignedRequest[] = [];
   for (let part = fromPart; part <= last; part++) {
-    const byteOffset = (part - 1) * upload.part_size;
-    const contentLength = Math.min(upload.part_size, upload.content_length - byteOffset);
+    const { byteOffset, contentLength } = partOf(upload.content_length, upload.part_size, part);
     const { url } = await deps.blobs.presignPut({
       key: upload.object_key,
       uploadId: upload.upload_id,
