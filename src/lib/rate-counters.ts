@@ -53,19 +53,22 @@ export class MemoryCounters implements RateCounters {
   }
 
   async prune(): Promise<number> {
-    const now = this.clock.now();
-    let pruned = 0;
+    return this.dropEnded(this.clock.now());
+  }
+
+  private dropEnded(now: number): number {
+    let dropped = 0;
     for (const [key, window] of this.windows) {
       if (window.resetTs <= now) {
         this.windows.delete(key);
-        pruned += 1;
+        dropped += 1;
       }
     }
-    return pruned;
+    return dropped;
   }
 
   private makeRoom(now: number): void {
-    for (const [key, window] of this.windows) if (window.resetTs <= now) this.windows.delete(key);
+    this.dropEnded(now);
     // Maps iterate in insertion order: the first key is the oldest window.
     while (this.windows.size >= this.maxEntries) {
       const oldest = this.windows.keys().next().value;
