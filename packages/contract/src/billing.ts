@@ -1,0 +1,36 @@
+import { type Static, Type } from 'typebox';
+import { Text, Timestamp } from './common.js';
+import { WatchQuery, WatchSchema } from './watch.js';
+
+/** Cheapest first: the order decides what is an upgrade and what a downgrade. */
+export const PLANS = ['trial', 'indie', 'studio'] as const;
+export type Plan = (typeof PLANS)[number];
+
+const PlanName = Type.Enum(PLANS, { description: `${PLANS.join(' < ')} (cheapest first); trial is free` });
+
+export const BillingQuery = Type.Object(WatchQuery);
+
+/** Interface 2.4. */
+export const GameBilling = Type.Object({
+  active_plan: PlanName,
+  plan: PlanName,
+  subscription: Type.Optional(
+    Type.Object(
+      { period_start_ts: Timestamp, period_end_ts: Timestamp },
+      { description: 'present while a paid plan is in force: the current 30-day period' },
+    ),
+  ),
+  watch: WatchSchema,
+});
+
+/**
+ * Interface 4.11. `plan` is any string here so that an unknown plan is BILLING_INVALID_PLAN from the
+ * service (listing the allowed ones), not a generic schema error; a non-string is still API_BAD_BODY.
+ */
+export const UpdatePlanBody = Type.Object({
+  plan: Text(64, { description: `one of ${PLANS.join(', ')}` }),
+});
+
+export type BillingQuery = Static<typeof BillingQuery>;
+export type GameBilling = Static<typeof GameBilling>;
+export type UpdatePlanBody = Static<typeof UpdatePlanBody>;

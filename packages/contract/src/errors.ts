@@ -1,0 +1,81 @@
+/**
+ * The error catalogue: every code the service answers with, its status and a one-line summary. The server
+ * builds its errors from these codes; clients (the CLI, the dashboard) read them to explain failures.
+ */
+export interface ValidationErrorItem {
+  path: string[];
+}
+
+export const ERROR_CATALOGUE = {
+  API_BAD_BODY: { status: 400, summary: 'The request body is not valid JSON or does not match the schema.' },
+  API_BAD_QUERY: { status: 400, summary: 'A query parameter is missing or malformed.' },
+  API_BAD_PARAMS: { status: 400, summary: 'A path parameter is malformed.' },
+  API_UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'Request bodies must be application/json.' },
+  API_BODY_TOO_LARGE: { status: 413, summary: 'The request body exceeds the configured limit.' },
+  API_REQUEST_TIMEOUT: { status: 408, summary: 'The request body did not arrive in time.' },
+  API_UNAUTHORIZED: { status: 401, summary: 'No bearer token, or one that is not valid.' },
+  // 401 for the Authorization header's token (bad credentials); `inputStatus` 400 for a token sent as
+  // input in the query or body (a device_link_token), where it is bad input like any other field.
+  TOKEN_EXPIRED: { status: 401, summary: 'The token has expired.', inputStatus: 400 },
+  TOKEN_INVALID: {
+    status: 400,
+    summary: 'A token sent as input (device_link_token) is malformed or forged.',
+  },
+  TOKEN_REVOKED: { status: 401, summary: 'The bearer token has been revoked.' },
+  API_FORBIDDEN: { status: 403, summary: 'The token may not act on this resource.' },
+  API_NOT_FOUND: { status: 404, summary: 'No such route.' },
+  GAME_NOT_FOUND: { status: 404, summary: 'No such game.' },
+  NAMESPACE_NOT_FOUND: { status: 404, summary: 'No such namespace in this game.' },
+  VERSION_NOT_FOUND: { status: 404, summary: 'No such version in this game.' },
+  TOKEN_NOT_FOUND: { status: 404, summary: 'No such token.' },
+  CDN_AUTH_USER_NOT_FOUND: { status: 404, summary: 'No CDN user of that name in this namespace.' },
+  VALIDATION_ERROR: { status: 400, summary: 'The input broke a rule; metadata.errors lists every path.' },
+  CDN_INVALID_AUTH_USER_PASSWORD: { status: 400, summary: 'The password is not a bcrypt hash.' },
+  CDN_TOO_MANY_AUTH_USERS: { status: 400, summary: 'A namespace holds at most 32 CDN users.' },
+  LOBBY_NOT_FOUND: { status: 404, summary: 'No such lobby in this namespace.' },
+  LOBBY_ALREADY_EXISTS: { status: 409, summary: 'A lobby with this id was already reported differently.' },
+  LOBBY_INVALID_TRANSITION: { status: 409, summary: 'The event does not follow from the lobby state.' },
+  LOBBY_INVALID_TIMESTAMP: { status: 400, summary: 'The event is dated before an earlier event.' },
+  UPLOAD_INVALID_FILE_TYPE: {
+    status: 400,
+    summary: 'The file name has an extension of a type not accepted.',
+  },
+  UPLOAD_INVALID_MIME: { status: 400, summary: 'The mime type is not accepted or disagrees with the path.' },
+  UPLOAD_TOO_LARGE: { status: 400, summary: 'content_length is over the limit for this kind of upload.' },
+  UPLOAD_NOT_FOUND: { status: 404, summary: 'No such upload (or one of another game).' },
+  UPLOAD_URL_INVALID_SIGNATURE: { status: 403, summary: 'The upload URL was not signed by this service.' },
+  UPLOAD_URL_EXPIRED: { status: 403, summary: 'The upload URL has expired; prepare the upload again.' },
+  UPLOAD_LENGTH_MISMATCH: {
+    status: 400,
+    summary: 'The PUT body is not of the length the URL was signed for.',
+  },
+  UPLOAD_ALREADY_COMPLETE: { status: 409, summary: 'The upload is complete; its file can no longer change.' },
+  UPLOAD_INCOMPLETE: { status: 400, summary: 'Not every part of the upload has arrived with its length.' },
+  UPLOAD_INVALID_CONTENT: { status: 400, summary: 'The uploaded bytes are not of the declared type.' },
+  ENVIRONMENT_NOT_FOUND: { status: 404, summary: 'No such environment (namespace) in this game.' },
+  BUILD_NOT_FOUND: { status: 404, summary: 'No such completed build in this environment.' },
+  CLOUD_DEVICE_LINK_ALREADY_COMPLETE: {
+    status: 400,
+    summary: 'The device link has already been completed; it yields one cloud token only.',
+  },
+  BUILDS_TAGS_MISSING_EXCLUSIVE_KEY: {
+    status: 400,
+    summary: 'An exclusive tag key is not among the tags set.',
+  },
+  BILLING_INVALID_PLAN: { status: 400, summary: 'No such billing plan (trial, indie or studio).' },
+  RATE_LIMITED: {
+    status: 429,
+    summary: 'Too many requests from this client address; wait metadata.retry_after_seconds (Retry-After).',
+  },
+  DEVICE_LINK_TOO_MANY_PENDING: {
+    status: 429,
+    summary: 'This client address has too many device links neither completed nor expired.',
+  },
+  STORE_UNAVAILABLE: {
+    status: 503,
+    summary: 'The database cannot be reached right now (restarting, failing over); retry shortly.',
+  },
+  ERROR: { status: 500, summary: 'An unexpected error; the ray_id identifies it in the logs.' },
+} as const satisfies Record<string, { status: number; summary: string; inputStatus?: number }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;

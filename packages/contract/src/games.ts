@@ -1,0 +1,56 @@
+import { type Static, Type } from 'typebox';
+import { DisplayNameText, Id, OptionalNullable, Text, Timestamp } from './common.js';
+
+export const GameIdParams = Type.Object({ game_id: Id });
+
+export const ValidateGameBody = Type.Object({
+  display_name: DisplayNameText('1-24 bytes'),
+  name_id: OptionalNullable(Text(64, { description: '1-16 of a-z, 0-9 and -' })),
+});
+
+export const CreateGameBody = Type.Object({
+  name_id: Text(64, { description: '1-16 of a-z, 0-9 and -, unique' }),
+  display_name: DisplayNameText('1-24 bytes'),
+});
+
+export const GameSummary = Type.Object({
+  game_id: Type.String(),
+  name_id: Type.String(),
+  display_name: Type.String(),
+  create_ts: Timestamp,
+  avatar_url: Type.Optional(Type.String()),
+});
+
+export const NamespaceSummary = Type.Object({
+  namespace_id: Type.String(),
+  version_id: Type.String(),
+  name_id: Type.String(),
+  display_name: Type.String(),
+  create_ts: Timestamp,
+});
+
+export const VersionSummary = Type.Object({
+  version_id: Type.String(),
+  display_name: Type.String(),
+  create_ts: Timestamp,
+});
+
+export const HostNetworkingBody = Type.Object({ enabled: Type.Boolean() });
+
+export const GameFull = Type.Object({
+  ...GameSummary.properties,
+  host_networking_enabled: Type.Boolean({
+    description: 'whether versions may use network_mode "host" (set by the operator)',
+  }),
+  namespaces: Type.Array(NamespaceSummary),
+  versions: Type.Array(VersionSummary),
+});
+
+export type GameIdParams = Static<typeof GameIdParams>;
+export type ValidateGameBody = Static<typeof ValidateGameBody>;
+export type CreateGameBody = Static<typeof CreateGameBody>;
+export type GameSummary = Static<typeof GameSummary>;
+export type NamespaceSummary = Static<typeof NamespaceSummary>;
+export type VersionSummary = Static<typeof VersionSummary>;
+export type HostNetworkingBody = Static<typeof HostNetworkingBody>;
+export type GameFull = Static<typeof GameFull>;

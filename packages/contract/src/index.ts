@@ -1,0 +1,21 @@
+/**
+ * The wire contract of the game cloud management service, shared by the server, the CLI and the dashboard:
+ * request and response schemas (TypeBox) with their static types, the error catalogue, name rules, the
+ * version-config schema, resolver and validator, watch schemas. It depends on `typebox` alone (lint-enforced),
+ * so it runs in Node and in a browser.
+ */
+export * from './billing.js';
+export * from './builds.js';
+export * from './common.js';
+export * from './device-links.js';
+export * from './errors.js';
+export * from './games.js';
+export * from './lobby-logs.js';
+export * from './names.js';
+export * from './namespaces.js';
+export * from './uploads.js';
+export * from './version-config/resolve.js';
+export * from './version-config/schema.js';
+export * from './version-config/validate.js';
+export * from './versions.js';
+export * from './watch.js';

@@ -1,0 +1,53 @@
+import { type Static, Type } from 'typebox';
+import { Id, IdOf, OptionalNullable, Text, Timestamp } from './common.js';
+
+export const LobbyParams = Type.Object({ game_id: Id, namespace_id: Id, lobby_id: Id });
+
+export const ListLobbiesQuery = Type.Object({
+  before_create_ts: Type.Optional(
+    Text(64, { description: 'RFC 3339; lobbies created strictly before it (default: now)' }),
+  ),
+  before_lobby_id: Type.Optional(
+    IdOf(
+      'with before_create_ts, continue inside one millisecond: lobbies at that create_ts with a smaller lobby_id come next',
+    ),
+  ),
+});
+
+export const CreateLobbyBody = Type.Object({
+  lobby_id: OptionalNullable(IdOf('UUID chosen by the data plane; made here if absent')),
+  lobby_group_name_id: Text(256, { description: 'game mode name' }),
+  region_id: Text(64),
+  create_ts: OptionalNullable(Text(64, { description: 'RFC 3339; default now' })),
+});
+
+export const LobbyEventBody = Type.Object({
+  kind: Type.Union([Type.Literal('start'), Type.Literal('ready'), Type.Literal('stop')]),
+  ts: OptionalNullable(Text(64, { description: 'RFC 3339; default now' })),
+  exit_code: OptionalNullable(
+    Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647, description: 'required for stop' }),
+  ),
+  failed: OptionalNullable(Type.Boolean({ description: 'stop only; default: exit_code is not 0' })),
+});
+
+export const LobbySummary = Type.Object({
+  create_ts: Timestamp,
+  lobby_group_name_id: Type.String(),
+  lobby_id: Type.String(),
+  namespace_id: Type.String(),
+  ready_ts: Type.Optional(Timestamp),
+  region_id: Type.String(),
+  start_ts: Type.Optional(Timestamp),
+  status: Type.Object({
+    running: Type.Object({}),
+    stopped: Type.Optional(
+      Type.Object({ exit_code: Type.Integer(), failed: Type.Boolean(), stop_ts: Timestamp }),
+    ),
+  }),
+});
+
+export type LobbyParams = Static<typeof LobbyParams>;
+export type ListLobbiesQuery = Static<typeof ListLobbiesQuery>;
+export type CreateLobbyBody = Static<typeof CreateLobbyBody>;
+export type LobbyEventBody = Static<typeof LobbyEventBody>;
+export type LobbySummary = Static<typeof LobbySummary>;

@@ -1,0 +1,66 @@
+import { type Static, Type } from 'typebox';
+import { Id, OptionalNullable, Text } from './common.js';
+
+export const PresignedRequestSchema = Type.Object(
+  {
+    byte_offset: Type.Integer({ minimum: 0, description: 'offset of this part in the file; 0 for one PUT' }),
+    content_length: Type.Integer({ minimum: 0, description: 'exact length the PUT body must have' }),
+    path: Type.String({ description: 'the file name given to prepare' }),
+    url: Type.String({
+      description: 'absolute URL to PUT the bytes to; valid for GCM_UPLOAD_URL_TTL_SECONDS',
+    }),
+  },
+  { description: 'Interface 2.7' },
+);
+
+export const PrepareAvatarBody = Type.Object({
+  path: Text(1024, { minLength: 1, description: 'file name ending in .png, .jpg or .jpeg' }),
+  mime: OptionalNullable(Text(255, { description: 'image/png or image/jpeg, agreeing with the extension' })),
+  content_length: Type.Integer({
+    minimum: 1,
+    // u64 on the wire; JSON numbers are exact only this far, and every accepted size is far below it.
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'size in bytes; an avatar must be under 2,000,000',
+  }),
+});
+
+export const PrepareAvatarResponse = Type.Object({
+  upload_id: Type.String(),
+  presigned_request: PresignedRequestSchema,
+});
+
+export const GameUploadParams = Type.Object({ game_id: Id, upload_id: Id });
+export const UploadIdParams = Type.Object({ upload_id: Id });
+
+// Path and query values are strings (types are never coerced): digits only, so Number() is exact, and in
+// canonical form (no leading zeros), so each signed URL has exactly one spelling.
+export const UploadPartParams = Type.Object({
+  upload_id: Id,
+  part: Type.String({ pattern: '^[1-9][0-9]{0,4}$', maxLength: 5, description: 'part number, from 1' }),
+});
+
+export const SignedPutQuery = Type.Object({
+  expires: Type.String({
+    pattern: '^(0|[1-9][0-9]{0,11})$',
+    maxLength: 12,
+    description: 'epoch seconds after which the URL is refused (decimal, no leading zeros)',
+  }),
+  length: Type.String({
+    pattern: '^(0|[1-9][0-9]{0,15})$',
+    maxLength: 16,
+    description: 'exact body length in bytes (decimal, no leading zeros)',
+  }),
+  sig: Type.String({
+    pattern: '^[A-Za-z0-9_-]{1,128}$',
+    maxLength: 128,
+    description: 'HMAC-SHA256 of the values above',
+  }),
+});
+
+export type PresignedRequestSchema = Static<typeof PresignedRequestSchema>;
+export type PrepareAvatarBody = Static<typeof PrepareAvatarBody>;
+export type PrepareAvatarResponse = Static<typeof PrepareAvatarResponse>;
+export type GameUploadParams = Static<typeof GameUploadParams>;
+export type UploadIdParams = Static<typeof UploadIdParams>;
+export type UploadPartParams = Static<typeof UploadPartParams>;
+export type SignedPutQuery = Static<typeof SignedPutQuery>;

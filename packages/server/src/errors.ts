@@ -1,0 +1,167 @@
+/**
+ * Every failure the service reports is an AppError built by one of the factories below, so the catalogue
+ * of codes lives in one place (the contract package; `test/errors-catalogue.test.ts` checks that each one is
+ * documented in the README).
+ */
+import { ERROR_CATALOGUE, type ErrorCode, type ValidationErrorItem } from '@gcm/contract';
+
+export type { ErrorCode, ValidationErrorItem } from '@gcm/contract';
+export { ERROR_CATALOGUE } from '@gcm/contract';
+
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly metadata?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+function make(
+  code: ErrorCode,
+  message: string,
+  metadata?: Record<string, unknown>,
+  status: number = ERROR_CATALOGUE[code].status,
+): AppError {
+  return new AppError(status, code, message, metadata);
+}
+
+export const errors = {
+  badBody: (message: string, metadata?: Record<string, unknown>) => make('API_BAD_BODY', message, metadata),
+  badQuery: (message: string, metadata?: Record<string, unknown>) => make('API_BAD_QUERY', message, metadata),
+  badParams: (message: string, metadata?: Record<string, unknown>) =>
+    make('API_BAD_PARAMS', message, metadata),
+  unsupportedMediaType: (contentType: string) =>
+    make(
+      'API_UNSUPPORTED_MEDIA_TYPE',
+      `content-type "${contentType}" is not supported; send application/json`,
+    ),
+  bodyTooLarge: (limit: number) =>
+    make('API_BODY_TOO_LARGE', `request body is larger than the limit of ${limit} bytes`),
+  requestTimeout: (timeoutMs: number) =>
+    make(
+      'API_REQUEST_TIMEOUT',
+      `the request body did not arrive in full within ${timeoutMs} ms of its headers; send it at once`,
+      { timeout_ms: timeoutMs },
+    ),
+  unauthorized: (message = 'a valid bearer token is required (Authorization: Bearer <token>)') =>
+    make('API_UNAUTHORIZED', message),
+  tokenExpired: () => make('TOKEN_EXPIRED', 'the bearer token has expired'),
+  deviceLinkTokenExpired: () =>
+    make(
+      'TOKEN_EXPIRED',
+      'the device link has expired (links last one hour): start a new one',
+      { field: 'device_link_token' },
+      ERROR_CATALOGUE.TOKEN_EXPIRED.inputStatus,
+    ),
+  deviceLinkTokenInvalid: () =>
+    make('TOKEN_INVALID', 'device_link_token is not a device link token issued by this service', {
+      field: 'device_link_token',
+    }),
+  deviceLinkAlreadyComplete: () =>
+    make(
+      'CLOUD_DEVICE_LINK_ALREADY_COMPLETE',
+      'this device link has already been completed; start a new one',
+    ),
+  tokenRevoked: () => make('TOKEN_REVOKED', 'the bearer token has been revoked'),
+  forbidden: (message = 'this token may not act on this resource') => make('API_FORBIDDEN', message),
+  routeNotFound: (method: string, url: string) => make('API_NOT_FOUND', `no route ${method} ${url}`),
+  gameNotFound: () => make('GAME_NOT_FOUND', 'game not found'),
+  namespaceNotFound: () => make('NAMESPACE_NOT_FOUND', 'namespace not found'),
+  versionNotFound: () => make('VERSION_NOT_FOUND', 'version not found'),
+  tokenNotFound: () => make('TOKEN_NOT_FOUND', 'token not found'),
+  cdnAuthUserNotFound: (user: string) =>
+    make('CDN_AUTH_USER_NOT_FOUND', `no CDN user named "${user}" in this namespace`),
+  validation: (items: ValidationErrorItem[]) =>
+    make('VALIDATION_ERROR', `validation failed: ${items.map((i) => i.path.join('.')).join(', ')}`, {
+      errors: items,
+    }),
+  cdnInvalidPassword: () =>
+    make(
+      'CDN_INVALID_AUTH_USER_PASSWORD',
+      'password must be a bcrypt hash ($2a$, $2b$ or $2y$, cost 04-31, then 53 characters of ./A-Za-z0-9)',
+    ),
+  cdnTooManyUsers: (max: number) =>
+    make('CDN_TOO_MANY_AUTH_USERS', `a namespace may have at most ${max} CDN users`),
+  lobbyNotFound: () => make('LOBBY_NOT_FOUND', 'lobby not found'),
+  lobbyAlreadyExists: () =>
+    make(
+      'LOBBY_ALREADY_EXISTS',
+      'a lobby with this lobby_id was already reported in this namespace with other values',
+    ),
+  lobbyInvalidTransition: (message: string) => make('LOBBY_INVALID_TRANSITION', message),
+  lobbyInvalidTimestamp: (message: string) => make('LOBBY_INVALID_TIMESTAMP', message),
+  uploadInvalidFileType: (message: string) => make('UPLOAD_INVALID_FILE_TYPE', message, { field: 'path' }),
+  uploadInvalidMime: (message: string) => make('UPLOAD_INVALID_MIME', message, { field: 'mime' }),
+  uploadTooLarge: (maxBytes: number) =>
+    make('UPLOAD_TOO_LARGE', `content_length must be at most ${maxBytes} bytes`, {
+      field: 'content_length',
+      max: maxBytes,
+    }),
+  uploadNotFound: () => make('UPLOAD_NOT_FOUND', 'upload not found'),
+  uploadUrlInvalidSignature: () =>
+    make(
+      'UPLOAD_URL_INVALID_SIGNATURE',
+      'the upload URL is not valid: use it exactly as prepare returned it',
+    ),
+  uploadUrlExpired: () => make('UPLOAD_URL_EXPIRED', 'the upload URL has expired; prepare the upload again'),
+  uploadLengthMismatch: (expected: number, received: string) =>
+    make(
+      'UPLOAD_LENGTH_MISMATCH',
+      `the URL is signed for a body of ${expected} bytes; this one has ${received}`,
+      { expected },
+    ),
+  uploadAlreadyComplete: () =>
+    make('UPLOAD_ALREADY_COMPLETE', 'the upload is complete; prepare a new upload to change the file'),
+  uploadIncomplete: (badParts: number[], multipart: boolean) =>
+    make(
+      'UPLOAD_INCOMPLETE',
+      multipart
+        ? `parts ${badParts.join(', ')} have not been uploaded in full yet`
+        : 'the file has not been uploaded in full yet: PUT it to the presigned URL first',
+      { parts: badParts },
+    ),
+  uploadInvalidContent: (expected: string, detected: string | undefined, problem?: string) =>
+    make(
+      'UPLOAD_INVALID_CONTENT',
+      problem === undefined
+        ? `the uploaded bytes are not ${expected} by their magic bytes` +
+            (detected === undefined ? '' : ` but ${detected}`)
+        : `the uploaded bytes are not a well-formed ${expected}: ${problem}`,
+      { expected, detected: detected ?? null, ...(problem === undefined ? {} : { problem }) },
+    ),
+  environmentNotFound: () => make('ENVIRONMENT_NOT_FOUND', 'environment not found'),
+  buildNotFound: () => make('BUILD_NOT_FOUND', 'build not found'),
+  buildsTagsMissingExclusiveKey: (keys: string[]) =>
+    make(
+      'BUILDS_TAGS_MISSING_EXCLUSIVE_KEY',
+      `exclusive_tags names keys that are not in tags: ${keys.map((k) => `"${k}"`).join(', ')}`,
+      { field: 'exclusive_tags', keys },
+    ),
+  billingInvalidPlan: (plan: string, plans: readonly string[]) =>
+    make(
+      'BILLING_INVALID_PLAN',
+      `${JSON.stringify(plan.slice(0, 32))} is not a plan; choose one of ${plans.join(', ')}`,
+      {
+        field: 'plan',
+        plans,
+      },
+    ),
+  rateLimited: (retryAfterSeconds: number, message: string) =>
+    make('RATE_LIMITED', `${message}; retry in ${retryAfterSeconds} s`, {
+      retry_after_seconds: retryAfterSeconds,
+    }),
+  deviceLinkTooManyPending: (max: number, retryAfterSeconds: number) =>
+    make(
+      'DEVICE_LINK_TOO_MANY_PENDING',
+      `this address already has ${max} device links waiting to be completed; complete one, or retry in ` +
+        `${retryAfterSeconds} s when the oldest expires`,
+      { max, retry_after_seconds: retryAfterSeconds },
+    ),
+  storeUnavailable: () =>
+    make('STORE_UNAVAILABLE', 'the database cannot be reached right now; retry shortly'),
+  internal: () => make('ERROR', 'internal error'),
+};

@@ -1,0 +1,243 @@
+import { utf8ByteLength } from '@gcm/contract';
+import type { Deps } from '../../deps.js';
+import { errors, type ValidationErrorItem } from '../../errors.js';
+import { toTimestamp } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { textProblem } from '../../lib/text.js';
+import * as namespacesRepo from '../namespaces/namespaces.repository.js';
+import { findUpload } from '../uploads/uploads.repository.js';
+import { completeUpload, prepareUpload, presignParts } from '../uploads/uploads.service.js';
+import * as repo from './builds.repository.js';
+
+export const BUILD_LIMITS = {
+  nameBytes: 128,
+  singleUploadBytes: 8 * 1024 ** 3,
+  multipartMinBytes: 5 * 1024 ** 2,
+  parts: 10_000,
+  tags: 32,
+  tagKeyBytes: 64,
+  tagValueBytes: 256,
+} as const;
+
+/** Environments are the game's namespaces; a namespace of another game is not found. */
+async function assertEnvironment(deps: Deps, gameId: string, environmentId: string): Promise<void> {
+  if ((await namespacesRepo.findNamespace(deps.db, gameId, environmentId)) === undefined) {
+    throw errors.environmentNotFound();
+  }
+}
+
+function checkTags(tags: Record<string, string>, found: ValidationErrorItem[]): void {
+  const keys = Object.keys(tags);
+  if (keys.length > BUILD_LIMITS.tags) found.push({ path: ['tags-meta', 'too-many'] });
+  for (const key of keys.sort()) {
+    const bytes = utf8ByteLength(key);
+    if (bytes === 0 || bytes > BUILD_LIMITS.tagKeyBytes)
+      found.push({ path: ['tags', `*${key}*`, 'key', 'invalid'] });
+    if (utf8ByteLength(tags[key] ?? '') > BUILD_LIMITS.tagValueBytes) {
+      found.push({ path: ['tags', `*${key}*`, 'value', 'too-long'] });
+    }
+  }
+}
+
+export async function prepareBuild(
+  deps: Deps,
+  gameId: string,
+  environmentId: string,
+  input: {
+    name: string;
+    image_file: { path: string; content_type?: string | null; content_length: number };
+    multipart_upload?: boolean | null;
+    tags?: Record<string, string> | null;
+  },
+) {
+  await assertEnvironment(deps, gameId, environmentId);
+  const found: ValidationErrorItem[] = [];
+  const nameBytes = utf8ByteLength(input.name);
+  if (nameBytes === 0) found.push({ path: ['name', 'too-short'] });
+  if (nameBytes > BUILD_LIMITS.nameBytes) found.push({ path: ['name', 'too-long'] });
+  if (input.image_file.path === '') found.push({ path: ['image-file', 'path', 'invalid'] });
+  const tags = input.tags ?? {};
+  checkTags(tags, found);
+  const length = input.image_file.content_length;
+  const multipart = input.multipart_upload === true;
+  if (multipart && length < BUILD_LIMITS.multipartMinBytes) {
+    found.push({ path: ['image-file', 'content-length', 'too-small-for-multipart'] });
+  }
+  if (found.length > 0) throw errors.validation(found);
+  const partSize = deps.config.buildPartSizeBytes;
+  if (!multipart && length > BUILD_LIMITS.singleUploadBytes)
+    throw errors.uploadTooLarge(BUILD_LIMITS.singleUploadBytes);
+  if (multipart && Math.ceil(length / partSize) > BUILD_LIMITS.parts) {
+    throw errors.uploadTooLarge(BUILD_LIMITS.parts * partSize);
+  }
+
+  const { uploadId, presignedRequests, partCount } = await prepareUpload(deps, {
+    gameId,
+    kind: 'build',
+    path: input.image_file.path,
+    mime: input.image_file.content_type ?? 'application/octet-stream',
+    contentLength: length,
+    multipart: multipart ? { partSize } : undefined,
+  });
+  const buildId = newId();
+  await deps.db.transaction().execute(async (trx) => {
+    await repo.insertBuild(trx, {
+      build_id: buildId,
+      game_id: gameId,
+      namespace_id: environmentId,
+      name: input.name,
+      upload_id: uploadId,
+      content_length: length,
+      create_ts: deps.clock.now(),
+      complete_ts: null,
+    });
+    await repo.setTags(trx, buildId, tags);
+  });
+  return { build_id: buildId, presigned_requests: presignedRequests, part_count: partCount };
+}
+
+/**
+ * The next page of presigned PUTs of a build's upload, from part `fromPart` on: prepare answers only the
+ * first PRESIGN_PAGE_SIZE of a multipart upload's parts.
+ */
+export async function presignBuildParts(
+  deps: Deps,
+  gameId: string,
+  environmentId: string,
+  buildId: string,
+  fromPart: number,
+) {
+  await assertEnvironment(deps, gameId, environmentId);
+  const build = await repo.findBuild(deps.db, environmentId, buildId);
+  if (build === undefined) throw errors.buildNotFound();
+  const upload = await findUpload(deps.db, build.upload_id);
+  if (upload === undefined) throw errors.buildNotFound();
+  if (build.complete_ts !== null || upload.state === 'complete') throw errors.uploadAlreadyComplete();
+  if (fromPart > upload.part_count) {
+    throw errors.badQuery(
+      `query parameter "from_part" is past the last part (${upload.part_count}) of this upload`,
+      { field: 'from_part', part_count: upload.part_count },
+    );
+  }
+  return {
+    presigned_requests: await presignParts(deps, upload, fromPart),
+    part_count: upload.part_count,
+  };
+}
+
+/** Checks every part arrived with its length (UPLOAD_INCOMPLETE otherwise); only then is the build listed. */
+export async function completeBuild(deps: Deps, gameId: string, environmentId: string, buildId: string) {
+  await assertEnvironment(deps, gameId, environmentId);
+  const build = await repo.findBuild(deps.db, environmentId, buildId);
+  if (build === undefined) throw errors.buildNotFound();
+  await completeUpload(deps, build.upload_id, { gameId, kind: 'build' });
+  await repo.markBuildComplete(deps.db, buildId, deps.clock.now());
+}
+
+/**
+ * tags_json: a JSON object of string → string, or a clear 400 naming what is wrong with it. A Map, not the
+ * parsed object: JSON.parse keeps "__proto__" as an own key, and every key stays a plain tag key.
+ */
+export function parseTagsJson(raw: string | undefined): Map<string, string> {
+  const tags = new Map<string, string>();
+  if (raw === undefined) return tags;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw errors.badQuery('query parameter "tags_json" is not valid JSON', { field: 'tags_json' });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw errors.badQuery('query parameter "tags_json" must be a JSON object of string values', {
+      field: 'tags_json',
+    });
+  }
+  const entries = Object.entries(parsed);
+  // Each pair is one more condition in the query: no more than a build can carry.
+  if (entries.length > BUILD_LIMITS.tags) {
+    throw errors.badQuery(`query parameter "tags_json" has more than ${BUILD_LIMITS.tags} pairs`, {
+      field: 'tags_json',
+    });
+  }
+  for (const [key, value] of entries) {
+    if (typeof value !== 'string') {
+      throw errors.badQuery(`query parameter "tags_json" has a non-string value at "${key}"`, {
+        field: 'tags_json',
+      });
+    }
+    const problem = textProblem(key, false) ?? textProblem(value, false);
+    if (problem !== undefined) {
+      throw errors.badQuery(`query parameter "tags_json" has a key or value that ${problem}`, {
+        field: 'tags_json',
+      });
+    }
+    tags.set(key, value);
+  }
+  return tags;
+}
+
+async function withTags(deps: Deps, rows: repo.BuildRow[]) {
+  const tags = await repo.tagsOf(
+    deps.db,
+    rows.map((r) => r.build_id),
+  );
+  return rows.map((row) => ({
+    id: row.build_id,
+    name: row.name,
+    content_length: row.content_length,
+    created_at: toTimestamp(row.create_ts),
+    tags: tags.get(row.build_id) ?? {},
+  }));
+}
+
+/** Completed builds having every pair of tags_json, newest first; `buildId` narrows it to one. */
+export async function listBuilds(
+  deps: Deps,
+  gameId: string,
+  environmentId: string,
+  tagsJson: string | undefined,
+  buildId?: string,
+) {
+  const tags = parseTagsJson(tagsJson);
+  await assertEnvironment(deps, gameId, environmentId);
+  return withTags(deps, await repo.listCompleteBuilds(deps.db, environmentId, tags, buildId));
+}
+
+export async function getBuild(
+  deps: Deps,
+  gameId: string,
+  environmentId: string,
+  buildId: string,
+  tagsJson: string | undefined,
+) {
+  const [build] = await listBuilds(deps, gameId, environmentId, tagsJson, buildId);
+  if (build === undefined) throw errors.buildNotFound();
+  return build;
+}
+
+export async function patchBuildTags(
+  deps: Deps,
+  gameId: string,
+  environmentId: string,
+  buildId: string,
+  input: { tags: Record<string, string>; exclusive_tags?: string[] | null },
+): Promise<void> {
+  const exclusive = [...new Set(input.exclusive_tags ?? [])];
+  // Own keys only: `in` would also find "toString", "constructor" or "__proto__" on every object.
+  const missing = exclusive.filter((k) => !Object.hasOwn(input.tags, k));
+  if (missing.length > 0) throw errors.buildsTagsMissingExclusiveKey(missing);
+  const found: ValidationErrorItem[] = [];
+  checkTags(input.tags, found);
+  if (found.length > 0) throw errors.validation(found);
+  await assertEnvironment(deps, gameId, environmentId);
+  await deps.db.transaction().execute(async (trx) => {
+    const build = await repo.findBuild(trx, environmentId, buildId, true);
+    if (build === undefined || build.complete_ts === null) throw errors.buildNotFound();
+    const current = (await repo.tagsOf(trx, [buildId])).get(buildId) ?? {};
+    if (new Set([...Object.keys(current), ...Object.keys(input.tags)]).size > BUILD_LIMITS.tags) {
+      throw errors.validation([{ path: ['tags-meta', 'too-many'] }]);
+    }
+    await repo.setTags(trx, buildId, input.tags);
+    await repo.removeKeysFromOthers(trx, environmentId, buildId, exclusive);
+  });
+}

@@ -1,0 +1,86 @@
+import {
+  CreateGameBody,
+  GameFull,
+  GameIdParams,
+  GameSummary,
+  HostNetworkingBody,
+  NoContent,
+  ValidateGameBody,
+  ValidationResult,
+} from '@gcm/contract';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { callerOf } from '../../http/auth.js';
+import { routeOptions } from '../../http/route-options.js';
+import type { TypedApp } from '../../http/typed-app.js';
+import { createGame, getGameFull, listGames, setHostNetworking, validateGame } from './games.service.js';
+
+export function gamesRoutes(app: TypedApp, deps: Deps): void {
+  app.post(
+    '/cloud/games/validate',
+    routeOptions(
+      {
+        operationId: 'games.validateGame',
+        auth: 'operator',
+        summary: 'Validate the display name (and optional name_id) of a new game',
+        tag: 'games',
+      },
+      { body: ValidateGameBody, response: { 200: ValidationResult } },
+    ),
+    async (request) => ({ errors: await validateGame(deps, request.body) }),
+  );
+
+  app.post(
+    '/cloud/games',
+    routeOptions(
+      { operationId: 'games.createGame', auth: 'operator', summary: 'Create a game', tag: 'games' },
+      { body: CreateGameBody, response: { 200: Type.Object({ game_id: Type.String() }) } },
+    ),
+    async (request) => ({ game_id: await createGame(deps, request.body) }),
+  );
+
+  app.get(
+    '/cloud/games',
+    routeOptions(
+      {
+        operationId: 'games.getGames',
+        auth: 'any',
+        summary: 'List games: all for the operator, its own for a game cloud token',
+        tag: 'games',
+      },
+      { response: { 200: Type.Object({ games: Type.Array(GameSummary) }) } },
+    ),
+    async (request) => ({ games: await listGames(deps, callerOf(request)) }),
+  );
+
+  app.get(
+    '/cloud/games/:game_id',
+    routeOptions(
+      {
+        operationId: 'games.getGameById',
+        auth: 'game',
+        summary: 'A game with its namespaces and versions',
+        tag: 'games',
+      },
+      { params: GameIdParams, response: { 200: Type.Object({ game: GameFull }) } },
+    ),
+    async (request) => ({ game: await getGameFull(deps, request.params.game_id) }),
+  );
+
+  app.put(
+    '/cloud/games/:game_id/host-networking',
+    routeOptions(
+      {
+        operationId: 'games.setGameHostNetworking',
+        auth: 'operator',
+        summary: 'Allow or refuse network_mode "host" in the versions of this game',
+        tag: 'games',
+      },
+      { params: GameIdParams, body: HostNetworkingBody, response: { 204: NoContent } },
+    ),
+    async (request, reply) => {
+      await setHostNetworking(deps, request.params.game_id, request.body.enabled);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,93 @@
+import { checkDisplayName, checkNameId, GAME_DISPLAY_NAME_MAX_BYTES } from '@gcm/contract';
+import type { Deps } from '../../deps.js';
+import { errors, type ValidationErrorItem } from '../../errors.js';
+import { toTimestamp } from '../../lib/clock.js';
+import { isUniqueViolation } from '../../lib/db-errors.js';
+import { newId } from '../../lib/ids.js';
+import { listNamespaceSummaries } from '../namespaces/namespaces.repository.js';
+import type { Caller } from '../tokens/token-authority.js';
+import { listVersionSummaries } from '../versions/versions.repository.js';
+import * as repo from './games.repository.js';
+
+type GameRow = NonNullable<Awaited<ReturnType<typeof repo.findGame>>>;
+
+export function toGameSummary(row: GameRow) {
+  return {
+    game_id: row.game_id,
+    name_id: row.name_id,
+    display_name: row.display_name,
+    create_ts: toTimestamp(row.create_ts),
+    ...(row.avatar_url === null ? {} : { avatar_url: row.avatar_url }),
+  };
+}
+
+/** The rules of games.validateGame (4.7), shared with createGame so both always agree. */
+export async function validateGame(
+  deps: Deps,
+  input: { display_name: string; name_id?: string | null | undefined },
+): Promise<ValidationErrorItem[]> {
+  const found = checkDisplayName(input.display_name, GAME_DISPLAY_NAME_MAX_BYTES);
+  if (input.name_id !== undefined && input.name_id !== null) {
+    const nameErrors = checkNameId(input.name_id);
+    found.push(...nameErrors);
+    if (nameErrors.length === 0 && (await repo.gameNameIdTaken(deps.db, input.name_id))) {
+      found.push({ path: ['name-id', 'not-unique'] });
+    }
+  }
+  return found;
+}
+
+export async function createGame(deps: Deps, input: { name_id: string; display_name: string }) {
+  const found = await validateGame(deps, input);
+  if (found.length > 0) throw errors.validation(found);
+  const gameId = newId();
+  try {
+    await repo.insertGame(deps.db, {
+      game_id: gameId,
+      name_id: input.name_id,
+      display_name: input.display_name,
+      create_ts: deps.clock.now(),
+      avatar_url: null,
+      host_networking_enabled: 0,
+    });
+  } catch (err) {
+    // Two creates with one name_id can both pass the check above; the unique index decides.
+    if (isUniqueViolation(err)) throw errors.validation([{ path: ['name-id', 'not-unique'] }]);
+    throw err;
+  }
+  return gameId;
+}
+
+export async function listGames(deps: Deps, caller: Caller) {
+  const rows = await repo.listGames(deps.db, caller.kind === 'operator' ? undefined : caller.gameId);
+  return rows.map(toGameSummary);
+}
+
+export async function getGameOrThrow(deps: Deps, gameId: string): Promise<GameRow> {
+  const row = await repo.findGame(deps.db, gameId);
+  if (row === undefined) throw errors.gameNotFound();
+  return row;
+}
+
+export async function assertGameExists(deps: Deps, gameId: string): Promise<void> {
+  if (!(await repo.gameExists(deps.db, gameId))) throw errors.gameNotFound();
+}
+
+export async function getGameFull(deps: Deps, gameId: string) {
+  const game = await getGameOrThrow(deps, gameId);
+  const [namespaces, versions] = await Promise.all([
+    listNamespaceSummaries(deps.db, gameId),
+    listVersionSummaries(deps.db, gameId),
+  ]);
+  return {
+    ...toGameSummary(game),
+    host_networking_enabled: game.host_networking_enabled === 1,
+    namespaces: namespaces.map((n) => ({ ...n, create_ts: toTimestamp(n.create_ts) })),
+    versions: versions.map((v) => ({ ...v, create_ts: toTimestamp(v.create_ts) })),
+  };
+}
+
+/** Operator only: lets the game's versions use network_mode `host` (or stops new ones from doing so). */
+export async function setHostNetworking(deps: Deps, gameId: string, enabled: boolean): Promise<void> {
+  if (!(await repo.setHostNetworking(deps.db, gameId, enabled))) throw errors.gameNotFound();
+}

@@ -1,0 +1,153 @@
+import {
+  CdnAuthTypeBody,
+  CdnAuthUserBody,
+  CdnAuthUserParams,
+  CreateNamespaceBody,
+  DomainPublicAuthBody,
+  GameIdParams,
+  MatchmakerConfigBody,
+  NamespaceFull,
+  NamespaceParams,
+  NoContent,
+  SetNamespaceVersionBody,
+} from '@gcm/contract';
+import { type Static, type TSchema, Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { routeOptions } from '../../http/route-options.js';
+import type { TypedApp } from '../../http/typed-app.js';
+import * as service from './namespaces.service.js';
+
+const TAG = 'namespaces';
+
+export function namespacesRoutes(app: TypedApp, deps: Deps): void {
+  app.post(
+    '/cloud/games/:game_id/namespaces',
+    routeOptions(
+      {
+        operationId: 'games.namespaces.createGameNamespace',
+        auth: 'game',
+        summary: 'Create a namespace (environment) running one of the game versions',
+        tag: TAG,
+      },
+      {
+        params: GameIdParams,
+        body: CreateNamespaceBody,
+        response: { 200: Type.Object({ namespace_id: Type.String() }) },
+      },
+    ),
+    async (request) => ({
+      namespace_id: await service.createNamespace(deps, request.params.game_id, request.body),
+    }),
+  );
+
+  app.get(
+    '/cloud/games/:game_id/namespaces/:namespace_id',
+    routeOptions(
+      {
+        operationId: 'games.namespaces.getGameNamespaceById',
+        auth: 'game',
+        summary: 'A namespace with its full configuration',
+        tag: TAG,
+      },
+      { params: NamespaceParams, response: { 200: Type.Object({ namespace: NamespaceFull }) } },
+    ),
+    async (request) => ({
+      namespace: await service.getNamespace(deps, request.params.game_id, request.params.namespace_id),
+    }),
+  );
+
+  /** The namespace edits: same parameters, a JSON body, one service call, 204. */
+  function namespaceEdit<B extends TSchema>(
+    method: 'POST' | 'PUT',
+    suffix: string,
+    meta: { operationId: string; summary: string },
+    body: B,
+    apply: (gameId: string, namespaceId: string, body: Static<B>) => Promise<void>,
+  ): void {
+    app.route({
+      method,
+      url: `/cloud/games/:game_id/namespaces/:namespace_id/${suffix}`,
+      ...routeOptions(
+        { ...meta, auth: 'game', tag: TAG },
+        { params: NamespaceParams, body, response: { 204: NoContent } },
+      ),
+      handler: async (request, reply) => {
+        await apply(request.params.game_id, request.params.namespace_id, request.body as Static<B>);
+        return reply.code(204).send(null);
+      },
+    });
+  }
+
+  namespaceEdit(
+    'PUT',
+    'version',
+    {
+      operationId: 'games.namespaces.updateGameNamespaceVersion',
+      summary: 'Point the namespace at another version of the game',
+    },
+    SetNamespaceVersionBody,
+    (g, ns, body) => service.setNamespaceVersion(deps, g, ns, body.version_id),
+  );
+
+  namespaceEdit(
+    'POST',
+    'mm-config',
+    {
+      operationId: 'games.namespaces.updateGameNamespaceMatchmakerConfig',
+      summary: 'Set the lobby cap (1-32767) and the per-client player caps (max_players sets all five)',
+    },
+    MatchmakerConfigBody,
+    (g, ns, body) => service.updateMatchmakerConfig(deps, g, ns, body),
+  );
+
+  namespaceEdit(
+    'POST',
+    'auth-user',
+    {
+      operationId: 'games.namespaces.updateNamespaceCdnAuthUser',
+      summary: 'Add a CDN user, or replace the password of an existing one (at most 32 users)',
+    },
+    CdnAuthUserBody,
+    (g, ns, body) => service.upsertCdnAuthUser(deps, g, ns, body),
+  );
+
+  namespaceEdit(
+    'PUT',
+    'cdn-auth',
+    {
+      operationId: 'games.namespaces.setNamespaceCdnAuthType',
+      summary: 'Set how the namespace CDN authenticates: none or basic',
+    },
+    CdnAuthTypeBody,
+    (g, ns, body) => service.setCdnAuthType(deps, g, ns, body.auth_type),
+  );
+
+  namespaceEdit(
+    'PUT',
+    'domain-public-auth',
+    {
+      operationId: 'games.namespaces.toggleNamespaceDomainPublicAuth',
+      summary: 'Allow or refuse connections to the namespace by domain name',
+    },
+    DomainPublicAuthBody,
+    (g, ns, body) => service.setDomainPublicAuth(deps, g, ns, body.enabled),
+  );
+
+  app.delete(
+    '/cloud/games/:game_id/namespaces/:namespace_id/auth-user/:user',
+    routeOptions(
+      {
+        operationId: 'games.namespaces.removeNamespaceCdnAuthUser',
+        auth: 'game',
+        summary: 'Remove a CDN user',
+        tag: TAG,
+      },
+      { params: CdnAuthUserParams, response: { 204: NoContent } },
+    ),
+    async (request, reply) => {
+      const { game_id, namespace_id, user } = request.params;
+      await service.removeCdnAuthUser(deps, game_id, namespace_id, user);
+      return reply.code(204).send(null);
+    },
+  );
+}

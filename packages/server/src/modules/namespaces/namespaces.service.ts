@@ -1,0 +1,257 @@
+import { checkDisplayName, checkNameId, GAME_DISPLAY_NAME_MAX_BYTES } from '@gcm/contract';
+import type { Db } from '../../db/open-db.js';
+import type { Deps } from '../../deps.js';
+import { errors, type ValidationErrorItem } from '../../errors.js';
+import { isBcryptHash } from '../../lib/bcrypt-format.js';
+import { toTimestamp } from '../../lib/clock.js';
+import { isUniqueViolation } from '../../lib/db-errors.js';
+import { newId } from '../../lib/ids.js';
+import { gameExists } from '../games/games.repository.js';
+import { assertGameExists } from '../games/games.service.js';
+import { versionExists } from '../versions/versions.repository.js';
+import * as repo from './namespaces.repository.js';
+
+export const NAMESPACE_DEFAULTS = {
+  cdnAuthType: 'none',
+  lobbyCountMax: 256,
+  maxPlayersPerClient: 8,
+} as const;
+export const LOBBY_COUNT_MAX_LIMIT = 32767;
+export const MAX_CDN_AUTH_USERS = 32;
+const CDN_USER_MAX_BYTES = 64;
+
+/**
+ * Says which of game and namespace is missing, once the cheap happy path has failed. Takes the handle in
+ * use, because inside a transaction a query on another handle would wait for this one forever on SQLite.
+ */
+async function namespaceNotFound(db: Db, gameId: string): Promise<never> {
+  if (!(await gameExists(db, gameId))) throw errors.gameNotFound();
+  throw errors.namespaceNotFound();
+}
+
+export async function createNamespace(
+  deps: Deps,
+  gameId: string,
+  input: { name_id: string; display_name: string; version_id: string },
+): Promise<string> {
+  await assertGameExists(deps, gameId);
+  const found: ValidationErrorItem[] = [
+    ...checkDisplayName(input.display_name, GAME_DISPLAY_NAME_MAX_BYTES),
+    ...checkNameId(input.name_id),
+  ];
+  if (
+    found.every((e) => e.path[0] !== 'name-id') &&
+    (await repo.namespaceNameIdTaken(deps.db, gameId, input.name_id))
+  ) {
+    found.push({ path: ['name-id', 'not-unique'] });
+  }
+  if (found.length > 0) throw errors.validation(found);
+  if (!(await versionExists(deps.db, gameId, input.version_id))) throw errors.versionNotFound();
+
+  const namespaceId = newId();
+  const now = deps.clock.now();
+  const caps = NAMESPACE_DEFAULTS.maxPlayersPerClient;
+  try {
+    await repo.insertNamespace(deps.db, {
+      namespace_id: namespaceId,
+      game_id: gameId,
+      version_id: input.version_id,
+      name_id: input.name_id,
+      display_name: input.display_name,
+      create_ts: now,
+      update_ts: now,
+      cdn_auth_type: NAMESPACE_DEFAULTS.cdnAuthType,
+      cdn_enable_domain_public_auth: 0,
+      mm_lobby_count_max: NAMESPACE_DEFAULTS.lobbyCountMax,
+      mm_max_players_per_client: caps,
+      mm_max_players_per_client_hosting: caps,
+      mm_max_players_per_client_proxy: caps,
+      mm_max_players_per_client_tor: caps,
+      mm_max_players_per_client_vpn: caps,
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw errors.validation([{ path: ['name-id', 'not-unique'] }]);
+    throw err;
+  }
+  return namespaceId;
+}
+
+/**
+ * The namespace as 4.2 renders it. Served from `deps.namespaceViews` when the store allows caching: every
+ * write below goes through `writeNamespace`, which drops the cached view once the write is done.
+ */
+export async function getNamespace(deps: Deps, gameId: string, namespaceId: string) {
+  const view = await deps.namespaceViews.get(namespaceViewKey(gameId, namespaceId), () =>
+    loadNamespaceView(deps.db, gameId, namespaceId),
+  );
+  if (view === undefined) return namespaceNotFound(deps.db, gameId);
+  return view;
+}
+
+export type NamespaceView = NonNullable<Awaited<ReturnType<typeof loadNamespaceView>>>;
+
+function namespaceViewKey(gameId: string, namespaceId: string): string {
+  return `${gameId}/${namespaceId}`;
+}
+
+async function loadNamespaceView(db: Db, gameId: string, namespaceId: string) {
+  const rows = await repo.findNamespaceWithUserNames(db, gameId, namespaceId);
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  const users = rows.flatMap((r) => (r.user_name === null ? [] : [{ user: r.user_name }]));
+  return {
+    namespace_id: row.namespace_id,
+    version_id: row.version_id,
+    name_id: row.name_id,
+    display_name: row.display_name,
+    create_ts: toTimestamp(row.create_ts),
+    config: {
+      cdn: {
+        auth_type: row.cdn_auth_type,
+        auth_user_list: users,
+        domains: [],
+        enable_domain_public_auth: row.cdn_enable_domain_public_auth === 1,
+      },
+      identity: {},
+      kv: {},
+      matchmaker: {
+        lobby_count_max: row.mm_lobby_count_max,
+        max_players_per_client: row.mm_max_players_per_client,
+        max_players_per_client_hosting: row.mm_max_players_per_client_hosting,
+        max_players_per_client_proxy: row.mm_max_players_per_client_proxy,
+        max_players_per_client_tor: row.mm_max_players_per_client_tor,
+        max_players_per_client_vpn: row.mm_max_players_per_client_vpn,
+      },
+    },
+  };
+}
+
+/** Every write to a namespace or its CDN users goes through here, so no cached view outlives it. */
+async function writeNamespace<T>(
+  deps: Deps,
+  gameId: string,
+  namespaceId: string,
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } finally {
+    // After the commit (or the failure): a view loaded meanwhile is not kept (ReadCache's generation).
+    deps.namespaceViews.invalidate(namespaceViewKey(gameId, namespaceId));
+  }
+}
+
+function updateOrThrow(
+  deps: Deps,
+  gameId: string,
+  namespaceId: string,
+  values: Parameters<typeof repo.updateNamespace>[3],
+): Promise<void> {
+  return writeNamespace(deps, gameId, namespaceId, async () => {
+    if (!(await repo.updateNamespace(deps.db, gameId, namespaceId, values))) {
+      await namespaceNotFound(deps.db, gameId);
+    }
+  });
+}
+
+export async function setNamespaceVersion(
+  deps: Deps,
+  gameId: string,
+  namespaceId: string,
+  versionId: string,
+) {
+  if (!(await versionExists(deps.db, gameId, versionId))) {
+    // A missing namespace or game outranks a missing version: check the path first.
+    if ((await repo.findNamespace(deps.db, gameId, namespaceId)) === undefined) {
+      await namespaceNotFound(deps.db, gameId);
+    }
+    throw errors.versionNotFound();
+  }
+  await updateOrThrow(deps, gameId, namespaceId, { version_id: versionId, update_ts: deps.clock.now() });
+}
+
+export async function updateMatchmakerConfig(
+  deps: Deps,
+  gameId: string,
+  namespaceId: string,
+  input: { lobby_count_max: number; max_players: number },
+) {
+  const found: ValidationErrorItem[] = [];
+  if (input.lobby_count_max < 1) found.push({ path: ['lobby-count', 'too-low'] });
+  if (input.lobby_count_max > LOBBY_COUNT_MAX_LIMIT) found.push({ path: ['lobby-count', 'too-high'] });
+  if (input.max_players < 1) found.push({ path: ['max-players', 'too-low'] });
+  if (found.length > 0) throw errors.validation(found);
+  const caps = input.max_players;
+  await updateOrThrow(deps, gameId, namespaceId, {
+    mm_lobby_count_max: input.lobby_count_max,
+    mm_max_players_per_client: caps,
+    mm_max_players_per_client_hosting: caps,
+    mm_max_players_per_client_proxy: caps,
+    mm_max_players_per_client_tor: caps,
+    mm_max_players_per_client_vpn: caps,
+    update_ts: deps.clock.now(),
+  });
+}
+
+// Basic auth sends "user:password", so a colon cannot be part of a user name.
+const FORBIDDEN_IN_CDN_USER = /[\s:\p{Cc}\p{Cf}]/u;
+
+function checkCdnUserName(user: string): ValidationErrorItem[] {
+  const bytes = Buffer.byteLength(user, 'utf8');
+  if (bytes === 0) return [{ path: ['user', 'too-short'] }];
+  const found: ValidationErrorItem[] = [];
+  if (bytes > CDN_USER_MAX_BYTES) found.push({ path: ['user', 'too-long'] });
+  if (FORBIDDEN_IN_CDN_USER.test(user)) found.push({ path: ['user', 'invalid'] });
+  return found;
+}
+
+export async function upsertCdnAuthUser(
+  deps: Deps,
+  gameId: string,
+  namespaceId: string,
+  input: { user: string; password: string },
+) {
+  const found = checkCdnUserName(input.user);
+  if (found.length > 0) throw errors.validation(found);
+  if (!isBcryptHash(input.password)) throw errors.cdnInvalidPassword();
+  const now = deps.clock.now();
+  const write = () =>
+    deps.db.transaction().execute(async (trx) => {
+      // Touching the namespace first locks it, so two adds cannot both see 31 users and make 33.
+      if (!(await repo.updateNamespace(trx, gameId, namespaceId, { update_ts: now }))) {
+        await namespaceNotFound(trx, gameId);
+      }
+      if ((await repo.countCdnAuthUsersExcept(trx, namespaceId, input.user)) >= MAX_CDN_AUTH_USERS) {
+        throw errors.cdnTooManyUsers(MAX_CDN_AUTH_USERS);
+      }
+      await repo.upsertCdnAuthUser(trx, {
+        namespace_id: namespaceId,
+        user_name: input.user,
+        password_hash: input.password,
+        create_ts: now,
+      });
+    });
+  await writeNamespace(deps, gameId, namespaceId, write);
+}
+
+export async function removeCdnAuthUser(deps: Deps, gameId: string, namespaceId: string, user: string) {
+  const write = () =>
+    deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.updateNamespace(trx, gameId, namespaceId, { update_ts: deps.clock.now() }))) {
+        await namespaceNotFound(trx, gameId);
+      }
+      if (!(await repo.deleteCdnAuthUser(trx, namespaceId, user))) throw errors.cdnAuthUserNotFound(user);
+    });
+  await writeNamespace(deps, gameId, namespaceId, write);
+}
+
+export function setCdnAuthType(deps: Deps, gameId: string, namespaceId: string, authType: 'none' | 'basic') {
+  return updateOrThrow(deps, gameId, namespaceId, { cdn_auth_type: authType, update_ts: deps.clock.now() });
+}
+
+export function setDomainPublicAuth(deps: Deps, gameId: string, namespaceId: string, enabled: boolean) {
+  return updateOrThrow(deps, gameId, namespaceId, {
+    cdn_enable_domain_public_auth: enabled ? 1 : 0,
+    update_ts: deps.clock.now(),
+  });
+}

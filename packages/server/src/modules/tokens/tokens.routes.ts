@@ -1,0 +1,97 @@
+import { GameIdParams, Id, NamespaceParams, NoContent, Timestamp } from '@gcm/contract';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { callerOf } from '../../http/auth.js';
+import { routeOptions } from '../../http/route-options.js';
+import type { TypedApp } from '../../http/typed-app.js';
+import { createCloudToken, createReporterToken, inspect, revokeToken } from './tokens.service.js';
+
+const TAG = 'tokens';
+
+const TokenResponse = Type.Object({
+  token: Type.String({ description: 'shown once; the service keeps only its id' }),
+  token_id: Type.String(),
+  expire_ts: Timestamp,
+});
+
+const InspectResponse = Type.Object({
+  agent: Type.Object({
+    operator: Type.Optional(Type.Object({})),
+    game_cloud: Type.Optional(
+      Type.Object({
+        game_id: Type.String(),
+        token_id: Type.String(),
+        create_ts: Timestamp,
+        expire_ts: Timestamp,
+      }),
+    ),
+    namespace_reporter: Type.Optional(
+      Type.Object({
+        game_id: Type.String(),
+        namespace_id: Type.String(),
+        token_id: Type.String(),
+        create_ts: Timestamp,
+        expire_ts: Timestamp,
+      }),
+    ),
+  }),
+});
+
+export function tokensRoutes(app: TypedApp, deps: Deps): void {
+  app.post(
+    '/cloud/games/:game_id/tokens/cloud',
+    routeOptions(
+      {
+        operationId: 'games.tokens.createCloudToken',
+        auth: 'operator',
+        summary: 'Mint a game cloud token (EdDSA JWT scoped to this game, revocable, expiring)',
+        tag: TAG,
+      },
+      {
+        params: GameIdParams,
+        response: { 200: TokenResponse },
+      },
+    ),
+    async (request) => createCloudToken(deps, request.params.game_id),
+  );
+
+  app.post(
+    '/cloud/games/:game_id/namespaces/:namespace_id/tokens/reporter',
+    routeOptions(
+      {
+        operationId: 'games.namespaces.tokens.createReporterToken',
+        auth: 'operator',
+        summary: "Mint a lobby reporter token: may write this namespace's lobby log and nothing else",
+        tag: TAG,
+      },
+      { params: NamespaceParams, response: { 200: TokenResponse } },
+    ),
+    async (request) => createReporterToken(deps, request.params.game_id, request.params.namespace_id),
+  );
+
+  app.delete(
+    '/cloud/tokens/:token_id',
+    routeOptions(
+      {
+        operationId: 'tokens.revokeToken',
+        auth: 'any',
+        summary: 'Revoke a token: the operator any, a game cloud token those of its own game',
+        tag: TAG,
+      },
+      { params: Type.Object({ token_id: Id }), response: { 204: NoContent } },
+    ),
+    async (request, reply) => {
+      await revokeToken(deps, callerOf(request), request.params.token_id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/cloud/auth/inspect',
+    routeOptions(
+      { operationId: 'auth.inspect', auth: 'self', summary: 'Who the bearer token belongs to', tag: TAG },
+      { response: { 200: InspectResponse } },
+    ),
+    async (request) => inspect(callerOf(request)),
+  );
+}

@@ -1,0 +1,89 @@
+import {
+  GameIdParams,
+  GetVersionQuery,
+  RegionsResponse,
+  ValidationResult,
+  VersionBody,
+  VersionFull,
+  VersionParams,
+} from '@gcm/contract';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { routeOptions } from '../../http/route-options.js';
+import type { TypedApp } from '../../http/typed-app.js';
+import { createVersion, getVersion, listRegions, validateGameVersion } from './versions.service.js';
+
+export function versionsRoutes(app: TypedApp, deps: Deps): void {
+  app.post(
+    '/cloud/games/:game_id/versions/validate',
+    routeOptions(
+      {
+        operationId: 'games.versions.validateGameVersion',
+        auth: 'game',
+        summary: 'Validate a game version (display name and configuration) without creating it',
+        tag: 'versions',
+      },
+      { params: GameIdParams, body: VersionBody, response: { 200: ValidationResult } },
+    ),
+    async (request) => ({
+      errors: await validateGameVersion(deps, request.params.game_id, request.body),
+    }),
+  );
+
+  app.post(
+    '/cloud/games/:game_id/versions',
+    routeOptions(
+      {
+        operationId: 'games.versions.createGameVersion',
+        auth: 'game',
+        summary: 'Create a game version; refused with VALIDATION_ERROR when validateGameVersion finds errors',
+        tag: 'versions',
+      },
+      {
+        params: GameIdParams,
+        body: VersionBody,
+        response: { 200: Type.Object({ version_id: Type.String() }) },
+      },
+    ),
+    async (request) => ({ version_id: await createVersion(deps, request.params.game_id, request.body) }),
+  );
+
+  app.get(
+    '/cloud/games/:game_id/versions/:version_id',
+    routeOptions(
+      {
+        operationId: 'games.versions.getGameVersionById',
+        auth: 'game',
+        summary: 'A game version with its configuration, as given or resolved (?resolved=true)',
+        tag: 'versions',
+      },
+      {
+        params: VersionParams,
+        querystring: GetVersionQuery,
+        response: { 200: Type.Object({ version: VersionFull }) },
+      },
+    ),
+    async (request) => ({
+      version: await getVersion(
+        deps,
+        request.params.game_id,
+        request.params.version_id,
+        request.query.resolved === 'true',
+      ),
+    }),
+  );
+
+  app.get(
+    '/cloud/regions',
+    routeOptions(
+      {
+        operationId: 'cloud.regions.listRegions',
+        auth: 'any',
+        summary: 'Regions game modes may run in (configured by the operator with GCM_REGIONS)',
+        tag: 'versions',
+      },
+      { response: { 200: RegionsResponse } },
+    ),
+    async () => listRegions(deps),
+  );
+}

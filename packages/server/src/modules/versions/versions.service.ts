@@ -1,0 +1,97 @@
+import type { VersionConfig } from '@gcm/contract';
+import { imageIdsOf, resolveVersionConfig, validateVersion } from '@gcm/contract';
+import type { Db } from '../../db/open-db.js';
+import type { Deps } from '../../deps.js';
+import { errors, type ValidationErrorItem } from '../../errors.js';
+import { toTimestamp } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import * as gamesRepo from '../games/games.repository.js';
+import * as repo from './versions.repository.js';
+
+export interface VersionInput {
+  display_name: string;
+  config: VersionConfig;
+}
+
+/** The runtime may be sent as `container` or (older clients) `docker`, never both at one place. */
+function assertOneRuntimeName(config: VersionConfig): void {
+  const mm = config.matchmaker;
+  if (mm === null || mm === undefined) return;
+  const both = (o: { container?: unknown; docker?: unknown }) =>
+    o.container !== null && o.container !== undefined && o.docker !== null && o.docker !== undefined;
+  if (both(mm)) {
+    throw errors.badBody('body field "config.matchmaker" has both "container" and "docker"; send one', {
+      field: 'config.matchmaker.docker',
+    });
+  }
+  for (const [name, gm] of Object.entries(mm.game_modes ?? {})) {
+    if (both(gm)) {
+      const field = `config.matchmaker.game_modes.${name}`;
+      throw errors.badBody(`body field "${field}" has both "container" and "docker"; send one`, {
+        field: `${field}.docker`,
+      });
+    }
+  }
+}
+
+/** Runs the pure validator with the game's facts read through `db` (a transaction when creating). */
+async function validateWith(
+  deps: Deps,
+  db: Db,
+  gameId: string,
+  input: VersionInput,
+): Promise<ValidationErrorItem[]> {
+  const game = await gamesRepo.findGame(db, gameId);
+  if (game === undefined) throw errors.gameNotFound();
+  const existing = await repo.listVersionSummaries(db, gameId);
+  const buildIds = await repo.completedBuildIdsAmong(db, gameId, imageIdsOf(input.config));
+  return validateVersion(input, {
+    regions: deps.config.regions,
+    existingDisplayNames: existing.map((v) => v.display_name),
+    hostNetworkingEnabled: game.host_networking_enabled === 1,
+    buildIds: new Set(buildIds),
+  });
+}
+
+export async function validateGameVersion(deps: Deps, gameId: string, input: VersionInput) {
+  assertOneRuntimeName(input.config);
+  return validateWith(deps, deps.db, gameId, input);
+}
+
+export async function createVersion(deps: Deps, gameId: string, input: VersionInput): Promise<string> {
+  assertOneRuntimeName(input.config);
+  const versionId = newId();
+  await deps.db.transaction().execute(async (trx) => {
+    // Locks the game row first, so two creates with one display name cannot both pass the check.
+    if (!(await gamesRepo.lockGame(trx, gameId))) throw errors.gameNotFound();
+    const found = await validateWith(deps, trx, gameId, input);
+    if (found.length > 0) throw errors.validation(found);
+    await repo.insertVersion(trx, {
+      version_id: versionId,
+      game_id: gameId,
+      display_name: input.display_name,
+      config_json: JSON.stringify(input.config),
+      create_ts: deps.clock.now(),
+    });
+  });
+  return versionId;
+}
+
+export async function getVersion(deps: Deps, gameId: string, versionId: string, resolved: boolean) {
+  const row = await repo.findVersion(deps.db, gameId, versionId);
+  if (row === undefined) {
+    if (!(await gamesRepo.gameExists(deps.db, gameId))) throw errors.gameNotFound();
+    throw errors.versionNotFound();
+  }
+  const config = JSON.parse(row.config_json) as VersionConfig;
+  return {
+    version_id: row.version_id,
+    display_name: row.display_name,
+    create_ts: toTimestamp(row.create_ts),
+    config: resolved ? resolveVersionConfig(config, { regions: deps.config.regions }) : config,
+  };
+}
+
+export function listRegions(deps: Deps) {
+  return { regions: deps.config.regions.map((r) => ({ region_id: r, name_id: r })) };
+}
