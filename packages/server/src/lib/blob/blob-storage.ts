@@ -14,6 +14,12 @@ import type { Readable } from 'node:stream';
 export interface BlobStorage {
   readonly driver: 'embedded' | 's3';
 
+  /**
+   * Present when the presigned URLs point at this service itself (the embedded driver), which must then
+   * serve the PUT route that receives the bytes; absent when they point at a bucket.
+   */
+  readonly putReceiver?: SignedPutReceiver;
+
   /** Starts a multipart upload of `key` and returns the store's id for it (S3's UploadId). */
   createMultipart(input: { key: string; uploadId: string }): Promise<{ multipartId: string }>;
 
@@ -47,6 +53,43 @@ export interface BlobStorage {
 
   /** Removes the object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
+}
+
+/** The query of a signed PUT URL, as the route receives it. */
+export interface SignedPutRequest {
+  uploadId: string;
+  part: number;
+  length: number;
+  /** Epoch seconds. */
+  expires: number;
+  sig: string;
+}
+
+export type PutUrlCheck = 'ok' | 'bad_signature' | 'expired';
+
+/**
+ * `length`: the body ended or went past the signed length after `received` bytes. `closed`: the upload was
+ * completed (or a complete is checking it) while the body arrived, so the bytes were not kept.
+ */
+export type WritePartResult =
+  | { ok: true }
+  | { ok: false; reason: 'length'; received: number }
+  | { ok: false; reason: 'closed' };
+
+export interface PartTarget {
+  key: string;
+  uploadId: string;
+  part: number;
+  /** Multipart parts are kept apart until completeMultipart joins them; a single PUT is the object. */
+  multipart: boolean;
+}
+
+/** The half of a driver that takes PUTs to its own signed URLs (see BlobStorage.putReceiver). */
+export interface SignedPutReceiver {
+  /** Signature first: an expiry that was tampered with is a bad signature, not an expired URL. */
+  checkPutUrl(request: SignedPutRequest): PutUrlCheck;
+  /** Streams one part's bytes into place if they are exactly `contentLength` long and the upload is open. */
+  writePart(target: PartTarget, contentLength: number, body: Readable): Promise<WritePartResult>;
 }
 
 export interface PresignPutInput {

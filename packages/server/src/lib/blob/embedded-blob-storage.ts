@@ -14,7 +14,12 @@ import {
   frozenDirOf,
   frozenKeyFor,
   isFrozenKey,
+  type PartTarget,
   type PresignPutInput,
+  type PutUrlCheck,
+  type SignedPutReceiver,
+  type SignedPutRequest,
+  type WritePartResult,
 } from './blob-storage.js';
 
 export interface EmbeddedBlobStorageOptions {
@@ -26,35 +31,6 @@ export interface EmbeddedBlobStorageOptions {
   secret: Buffer;
   clock: Clock;
   urlTtlSeconds: number;
-}
-
-/** The query of a signed PUT URL, as the route receives it. */
-export interface SignedPutRequest {
-  uploadId: string;
-  part: number;
-  length: number;
-  /** Epoch seconds. */
-  expires: number;
-  sig: string;
-}
-
-export type PutUrlCheck = 'ok' | 'bad_signature' | 'expired';
-
-/**
- * `length`: the body ended or went past the signed length after `received` bytes. `closed`: the upload was
- * completed (or a complete is checking it) while the body arrived, so the bytes were not kept.
- */
-export type WritePartResult =
-  | { ok: true }
-  | { ok: false; reason: 'length'; received: number }
-  | { ok: false; reason: 'closed' };
-
-export interface PartTarget {
-  key: string;
-  uploadId: string;
-  part: number;
-  /** Multipart parts are kept apart until completeMultipart joins them; a single PUT is the object. */
-  multipart: boolean;
 }
 
 const UPLOAD_ID = /^[A-Za-z0-9-]{1,64}$/;
@@ -69,8 +45,9 @@ class BodyTooLong extends Error {}
  * only once it has exactly the signed length and is on disk, so a torn or oversized upload never becomes
  * (or replaces) an object.
  */
-export class EmbeddedBlobStorage implements BlobStorage {
+export class EmbeddedBlobStorage implements BlobStorage, SignedPutReceiver {
   readonly driver = 'embedded' as const;
+  readonly putReceiver: SignedPutReceiver = this;
   private readonly objectsDir: string;
   private readonly partsDir: string;
   private readonly tmpDir: string;

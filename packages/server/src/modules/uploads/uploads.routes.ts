@@ -14,7 +14,7 @@ import type { Deps } from '../../deps.js';
 import { callerOf } from '../../http/auth.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { EmbeddedBlobStorage } from '../../lib/blob/embedded-blob-storage.js';
+import type { SignedPutReceiver } from '../../lib/blob/blob-storage.js';
 import {
   completeUpload,
   completeUploadAs,
@@ -115,11 +115,11 @@ export function uploadsRoutes(app: TypedApp, deps: Deps): void {
     },
   );
 
-  if (deps.blobs instanceof EmbeddedBlobStorage) embeddedPutRoute(app, deps, deps.blobs);
+  if (deps.blobs.putReceiver !== undefined) signedPutRoute(app, deps, deps.blobs.putReceiver);
 }
 
 /** Where the embedded store's presigned URLs point; the S3 driver's point at the bucket instead. */
-function embeddedPutRoute(app: TypedApp, deps: Deps, storage: EmbeddedBlobStorage): void {
+function signedPutRoute(app: TypedApp, deps: Deps, receiver: SignedPutReceiver): void {
   app.register(async (scope: TypedApp) => {
     // Files of any type, streamed to disk as they arrive: the route gets the raw request stream instead of
     // a parsed (buffered, JSON-limited) body. The parsers are per plugin scope, so every other route
@@ -149,7 +149,7 @@ function embeddedPutRoute(app: TypedApp, deps: Deps, storage: EmbeddedBlobStorag
         try {
           await receiveUploadPart(
             deps,
-            storage,
+            receiver,
             {
               uploadId: upload_id,
               part: Number(part),

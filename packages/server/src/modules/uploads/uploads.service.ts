@@ -1,8 +1,13 @@
 import type { Readable } from 'node:stream';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
-import { countParts, partOf, splitIntoParts } from '../../lib/blob/blob-storage.js';
-import type { EmbeddedBlobStorage, SignedPutRequest } from '../../lib/blob/embedded-blob-storage.js';
+import {
+  countParts,
+  partOf,
+  type SignedPutReceiver,
+  type SignedPutRequest,
+  splitIntoParts,
+} from '../../lib/blob/blob-storage.js';
 import { newId } from '../../lib/ids.js';
 import { assertGameExists } from '../games/games.service.js';
 import type { Caller } from '../tokens/token-authority.js';
@@ -256,7 +261,7 @@ export async function openAvatar(
  */
 export async function receiveUploadPart(
   deps: Deps,
-  storage: EmbeddedBlobStorage,
+  storage: SignedPutReceiver,
   signed: SignedPutRequest,
   declaredLength: number | undefined,
   body: Readable,
