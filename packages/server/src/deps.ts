@@ -5,7 +5,6 @@ import type { ChangeNotifier } from './lib/change-notifier.js';
 import type { Clock } from './lib/clock.js';
 import type { RateCounters } from './lib/rate-counters.js';
 import type { ReadCache } from './lib/read-cache.js';
-import type { BillingScheduler } from './modules/billing/billing.scheduler.js';
 import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
 import type { TokenAuthority } from './modules/tokens/token-authority.js';
 
@@ -17,8 +16,6 @@ export interface Deps {
   readonly tokens: TokenAuthority;
   /** Wakes watch_index waiters when a watchable resource changes (see http/watch.ts). */
   readonly notifier: ChangeNotifier;
-  /** Rolls ended billing periods over; tests call runDue() after moving the clock. */
-  readonly billingScheduler: BillingScheduler;
   /** Rendered namespaces by game and namespace id; see ReadCache for when it is coherent. */
   readonly namespaceViews: ReadCache<string, NamespaceView>;
   /** Uploaded files (avatars, build images): the embedded or the S3 driver. */

@@ -1,9 +1,9 @@
 import path from 'node:path';
+import { createService } from './composition-root.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirInUseError } from './db/open-db.js';
 import { DataDirPermissionError } from './lib/data-dir.js';
 import { OPERATOR_TOKEN_FILE } from './modules/tokens/operator-token.js';
-import { createService } from './service.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;

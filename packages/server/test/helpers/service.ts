@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
+import { createService } from '../../src/composition-root.js';
 import { loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { OPERATOR_TOKEN_FILE } from '../../src/modules/tokens/operator-token.js';
-import { createService } from '../../src/service.js';
 import { dropTestDatabase, onPostgres, withTestDatabase } from './postgres.js';
 
 export interface TestService {
@@ -13,6 +13,8 @@ export interface TestService {
   deps: Awaited<ReturnType<typeof createService>>['deps'];
   /** The LISTEN/NOTIFY relay on PostgreSQL; undefined on SQLite. */
   relay: Awaited<ReturnType<typeof createService>>['relay'];
+  /** Rolls ended billing periods over; tests call runDue() after moving the clock. */
+  billingScheduler: Awaited<ReturnType<typeof createService>>['billingScheduler'];
   clock: ManualClock;
   dataDir: string;
   operatorToken: string;
@@ -67,7 +69,10 @@ export async function startTestService(
   const clock = options.clock ?? new ManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
   const config = await testConfig(dataDir, options.env);
   const databaseUrl = onPostgres ? config.databaseUrl : undefined;
-  const { app, deps, relay, newOperatorToken } = await createService(config, { clock, logger: false });
+  const { app, deps, relay, newOperatorToken, billingScheduler } = await createService(config, {
+    clock,
+    logger: false,
+  });
   // On a restart over an existing data dir the token is not new: read it back from its file.
   const tokenFile = path.join(dataDir, OPERATOR_TOKEN_FILE);
   const operatorToken =
@@ -79,6 +84,7 @@ export async function startTestService(
     app,
     deps,
     relay,
+    billingScheduler,
     clock,
     dataDir,
     operatorToken,

@@ -71,7 +71,7 @@ describe('billing', () => {
   /** Moves the clock on by `ms` and runs the roll-over as the timer would; how many games rolled over. */
   function rollOverAfter(ms: number): Promise<number> {
     svc.clock.advance(ms);
-    return svc.deps.billingScheduler.runDue();
+    return svc.billingScheduler.runDue();
   }
 
   it('starts a new game on trial, without a subscription, at index 0', async () => {
@@ -297,8 +297,8 @@ describe('billing roll-over scheduler', () => {
         ids.push(gameId);
       }
       svc.clock.advance(PERIOD);
-      assert.equal(await svc.deps.billingScheduler.runDue(), 105);
-      assert.equal(await svc.deps.billingScheduler.runDue(), 0);
+      assert.equal(await svc.billingScheduler.runDue(), 105);
+      assert.equal(await svc.billingScheduler.runDue(), 0);
       const last = await readBilling(svc, ids[104] ?? '');
       assert.equal(Date.parse(last.subscription?.period_end_ts ?? ''), svc.clock.now() + PERIOD);
     } finally {

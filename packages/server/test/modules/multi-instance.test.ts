@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { createService } from '../../src/composition-root.js';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 import { BackgroundJobs } from '../../src/lib/background-jobs.js';
 import { DEGRADED_WAIT_MS } from '../../src/lib/pg-change-relay.js';
 import { PERIOD_MS } from '../../src/modules/billing/billing.rules.js';
-import { createService } from '../../src/service.js';
 import {
   type BillingBody,
   billingUrl,
@@ -152,10 +152,7 @@ describe('several instances on one PostgreSQL', pgOnly, () => {
     const before = new Map<string, BillingBody>();
     for (const id of games) before.set(id, await readBilling(a, id));
     a.clock.advance(PERIOD_MS);
-    const [byA, byB] = await Promise.all([
-      a.deps.billingScheduler.runDue(),
-      b.deps.billingScheduler.runDue(),
-    ]);
+    const [byA, byB] = await Promise.all([a.billingScheduler.runDue(), b.billingScheduler.runDue()]);
     assert.equal(byA + byB, games.length, `a rolled ${byA}, b rolled ${byB}`);
     for (const id of games) {
       const was = before.get(id) as BillingBody;

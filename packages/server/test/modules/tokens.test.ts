@@ -5,9 +5,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { generateKeyPair, SignJWT } from 'jose';
+import { createService } from '../../src/composition-root.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { createService } from '../../src/service.js';
 import { createGameFixture, startTestService, type TestService, testConfig } from '../helpers/service.js';
 
 interface ErrorBody {

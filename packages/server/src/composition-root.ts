@@ -71,7 +71,6 @@ export async function createService(config: Config, options: StartOptions = {}) 
       namespaceViews,
       blobs,
       notifier,
-      billingScheduler,
       rateCounters,
     };
     const app = await buildApp(deps, options);
@@ -113,7 +112,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
       await stopRelay?.close();
       await db.destroy();
     });
-    return { app, deps, relay, newOperatorToken };
+    // The scheduler is returned for tests, which call runDue() after moving the clock.
+    return { app, deps, relay, newOperatorToken, billingScheduler };
   } catch (err) {
     await relay?.close();
     await db.destroy();
