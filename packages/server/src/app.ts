@@ -15,6 +15,7 @@ import {
 } from './http/input-guard.js';
 import { AuthFailureGuard, registerRouteLimits } from './http/rate-limits.js';
 import { redactUrl } from './http/redact.js';
+import { recordRoutes } from './http/route-table.js';
 import { newRayId } from './lib/ids.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
 import { buildsRoutes } from './modules/builds/builds.routes.js';
@@ -110,6 +111,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
     done();
   });
 
+  const routeTable = recordRoutes(app);
   // The docs and the document itself are public; everything else states its rule in routeOptions.
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs') || route.url === '/openapi.json') {
@@ -148,7 +150,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
   billingRoutes(app, deps);
   debugRoutes(app, deps);
 
-  return app;
+  return Object.assign(app, { routeTable });
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;

@@ -10,6 +10,11 @@ interface RouteMeta {
   limit?: RouteLimit;
   summary: string;
   tag: string;
+  /**
+   * An operator's figure outside the interface: served, authorized and tested like any route, but left out
+   * of the public OpenAPI document that studios build clients from.
+   */
+  internal?: boolean;
 }
 
 /**
@@ -24,6 +29,7 @@ export function routeOptions<S extends FastifySchema & { response: Record<string
     config: { auth: meta.auth, limit: meta.limit },
     schema: {
       ...schema,
+      ...(meta.internal === true ? { hide: true } : {}),
       operationId: meta.operationId,
       summary: meta.summary,
       description: AUTH_DESCRIPTIONS[meta.auth],

@@ -238,14 +238,22 @@ const MATRIX: Record<string, Row> = {
   },
   'games.billing.get': { rule: 'game' },
   'games.billing.updatePlan': { rule: 'game', request: () => ({ body: { plan: 'indie' } }) },
-  'debug.getWatchers': { rule: 'operator' },
 };
 
-/** Public routes the document does not list. */
+/** Routes the document does not list: the docs page, the document itself, operators' figures. */
 const HIDDEN: { key: string; method: HttpMethod; path: string; row: Row }[] = [
   { key: 'GET /openapi.json', method: 'GET', path: '/openapi.json', row: { rule: 'public' } },
   { key: 'GET /docs/', method: 'GET', path: '/docs/', row: { rule: 'public' } },
+  {
+    key: 'debug.getWatchers',
+    method: 'GET',
+    path: '/cloud/debug/watchers',
+    row: { rule: 'operator' },
+  },
 ];
+
+/** The docs page's own assets (scripts, styles, its copies of the document): public, served by swagger-ui. */
+const DOCS_ASSETS = /^\/docs(\/|$)/;
 
 /** Path parameters name the world's things unless a row's request says otherwise. */
 function defaultParams(world: GameWorld): Record<string, string> {
@@ -350,6 +358,20 @@ describe('authorization matrix: every route × every kind of caller', () => {
     }
     for (const id of Object.keys(MATRIX)) {
       if (!documented.has(id)) failures.push(`row ${id} names no operation of the document`);
+    }
+    const hiddenRows = new Set(HIDDEN.map((h) => `${h.method} ${h.path}`));
+    for (const route of svc.app.routeTable) {
+      if (!route.hidden || DOCS_ASSETS.test(route.url)) continue;
+      const key = `${route.method} ${route.url.replace(/:([a-z_]+)/g, '{$1}')}`;
+      if (!hiddenRows.has(key)) failures.push(`${key} is left out of the document and has no HIDDEN row`);
+    }
+    for (const key of hiddenRows) {
+      const [method, path = ''] = key.split(' ');
+      if (DOCS_ASSETS.test(path)) continue;
+      const found = svc.app.routeTable.some(
+        (r) => r.hidden && r.method === method && r.url.replace(/:([a-z_]+)/g, '{$1}') === path,
+      );
+      if (!found) failures.push(`HIDDEN row ${key} names no hidden route`);
     }
     const routes = [
       ...ops.flatMap((o) => {

@@ -13,6 +13,7 @@ export function debugRoutes(app: TypedApp, deps: Deps): void {
         auth: 'operator',
         summary: 'How many watch_index requests wait for a change on this instance right now',
         tag: 'debug',
+        internal: true,
       },
       { response: { 200: Type.Object({ waiting: Type.Integer({ minimum: 0 }) }) } },
     ),
