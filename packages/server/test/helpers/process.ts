@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { withTestDatabase } from './postgres.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The repository root, where the README's `npm start` is run. */
+const REPO_ROOT = path.resolve(ROOT, '../..');
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -19,10 +21,14 @@ export interface ServiceProcess {
 export async function startServiceProcess(
   givenEnv: Record<string, string>,
   timeoutMs = 30_000,
+  /** `npm-start`: exactly the README's `npm start` at the repository root, npm process and all. */
+  how: 'node' | 'npm-start' = 'node',
 ): Promise<ServiceProcess> {
   const env = await withTestDatabase(givenEnv);
-  const child = spawn(process.execPath, ['dist/main.js'], {
-    cwd: ROOT,
+  const [command, args, cwd] =
+    how === 'node' ? [process.execPath, ['dist/main.js'], ROOT] : ['npm', ['start', '--silent'], REPO_ROOT];
+  const child = spawn(command, args, {
+    cwd,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
