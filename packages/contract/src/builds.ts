@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Id, OptionalNullable, Text, TextMap, Timestamp } from './common.js';
-import { PresignedRequestSchema } from './uploads.js';
+import { PresignedRequest } from './uploads.js';
 
 export const EnvironmentParams = Type.Object({ game_id: Id, environment_id: Id });
 export const BuildParams = Type.Object({ game_id: Id, environment_id: Id, build_id: Id });
@@ -35,7 +35,7 @@ const PartCount = Type.Integer({
 
 export const PrepareBuildResponse = Type.Object({
   build_id: Type.String(),
-  presigned_requests: Type.Array(PresignedRequestSchema),
+  presigned_requests: Type.Array(PresignedRequest),
   part_count: PartCount,
 });
 
@@ -50,7 +50,7 @@ export const PartsQuery = Type.Object({
 });
 
 export const PartsResponse = Type.Object({
-  presigned_requests: Type.Array(PresignedRequestSchema),
+  presigned_requests: Type.Array(PresignedRequest),
   part_count: PartCount,
 });
 

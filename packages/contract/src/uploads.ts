@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Id, OptionalNullable, Text } from './common.js';
 
-export const PresignedRequestSchema = Type.Object(
+export const PresignedRequest = Type.Object(
   {
     byte_offset: Type.Integer({ minimum: 0, description: 'offset of this part in the file; 0 for one PUT' }),
     content_length: Type.Integer({ minimum: 0, description: 'exact length the PUT body must have' }),
@@ -26,7 +26,7 @@ export const PrepareAvatarBody = Type.Object({
 
 export const PrepareAvatarResponse = Type.Object({
   upload_id: Type.String(),
-  presigned_request: PresignedRequestSchema,
+  presigned_request: PresignedRequest,
 });
 
 export const GameUploadParams = Type.Object({ game_id: Id, upload_id: Id });
@@ -57,7 +57,7 @@ export const SignedPutQuery = Type.Object({
   }),
 });
 
-export type PresignedRequestSchema = Static<typeof PresignedRequestSchema>;
+export type PresignedRequest = Static<typeof PresignedRequest>;
 export type PrepareAvatarBody = Static<typeof PrepareAvatarBody>;
 export type PrepareAvatarResponse = Static<typeof PrepareAvatarResponse>;
 export type GameUploadParams = Static<typeof GameUploadParams>;

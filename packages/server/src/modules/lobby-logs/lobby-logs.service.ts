@@ -1,3 +1,4 @@
+import type { LobbyEventBody } from '@gcm/contract';
 import type { LobbiesTable } from '../../db/database.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
@@ -148,13 +149,6 @@ export async function createLobby(
   return row.lobby_id;
 }
 
-export interface LobbyEvent {
-  kind: 'start' | 'ready' | 'stop';
-  ts?: string | null;
-  exit_code?: number | null;
-  failed?: boolean | null;
-}
-
 /**
  * created → start → ready → stop, stop being terminal and possible from any earlier state (a lobby can
  * crash before it is ready). A repeat of a recorded event (same values; an omitted ts matches any) is a
@@ -165,7 +159,7 @@ export async function recordLobbyEvent(
   gameId: string,
   namespaceId: string,
   lobbyId: string,
-  event: LobbyEvent,
+  event: LobbyEventBody,
 ): Promise<void> {
   const ts = bodyTimestamp(event.ts, 'ts', deps.clock.now());
   const givenTs = event.ts !== null && event.ts !== undefined;

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { PresignedRequest } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import {
@@ -24,14 +25,6 @@ import * as repo from './uploads.repository.js';
 
 /** What completing an upload does: 'avatar' sets the game's avatar; 'build' is for build images. */
 export type UploadKind = 'avatar' | 'build';
-
-/** Interface 2.7: one PUT the client makes. */
-export interface PresignedRequest {
-  byte_offset: number;
-  content_length: number;
-  path: string;
-  url: string;
-}
 
 export interface PrepareUploadInput {
   gameId: string;

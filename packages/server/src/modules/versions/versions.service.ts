@@ -1,4 +1,4 @@
-import type { VersionConfig } from '@gcm/contract';
+import type { VersionBody, VersionConfig } from '@gcm/contract';
 import { imageIdsOf, resolveVersionConfig, validateVersion } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
@@ -7,11 +7,6 @@ import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import * as gamesRepo from '../games/games.repository.js';
 import * as repo from './versions.repository.js';
-
-export interface VersionInput {
-  display_name: string;
-  config: VersionConfig;
-}
 
 /** The runtime may be sent as `container` or (older clients) `docker`, never both at one place. */
 function assertOneRuntimeName(config: VersionConfig): void {
@@ -39,7 +34,7 @@ async function validateWith(
   deps: Deps,
   db: Db,
   gameId: string,
-  input: VersionInput,
+  input: VersionBody,
 ): Promise<ValidationErrorItem[]> {
   const game = await gamesRepo.findGame(db, gameId);
   if (game === undefined) throw errors.gameNotFound();
@@ -53,12 +48,12 @@ async function validateWith(
   });
 }
 
-export async function validateGameVersion(deps: Deps, gameId: string, input: VersionInput) {
+export async function validateGameVersion(deps: Deps, gameId: string, input: VersionBody) {
   assertOneRuntimeName(input.config);
   return validateWith(deps, deps.db, gameId, input);
 }
 
-export async function createVersion(deps: Deps, gameId: string, input: VersionInput): Promise<string> {
+export async function createVersion(deps: Deps, gameId: string, input: VersionBody): Promise<string> {
   assertOneRuntimeName(input.config);
   const versionId = newId();
   await deps.db.transaction().execute(async (trx) => {
