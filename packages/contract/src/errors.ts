@@ -71,6 +71,18 @@ export const ERROR_CATALOGUE = {
     status: 429,
     summary: 'This client address has too many device links neither completed nor expired.',
   },
+  IDEMPOTENCY_KEY_INVALID: {
+    status: 400,
+    summary: 'The Idempotency-Key header is not 1-255 visible ASCII characters.',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    summary: 'This Idempotency-Key was used for another request (another operation, path or body).',
+  },
+  IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    summary: 'A request with this Idempotency-Key is still in progress; retry after Retry-After.',
+  },
   STORE_UNAVAILABLE: {
     status: 503,
     summary: 'The database cannot be reached right now (restarting, failing over); retry shortly.',

@@ -10,6 +10,7 @@ export * from './common.js';
 export * from './device-links.js';
 export * from './errors.js';
 export * from './games.js';
+export * from './idempotency.js';
 export * from './lobby-logs.js';
 export * from './names.js';
 export * from './namespaces.js';

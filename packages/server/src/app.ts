@@ -7,6 +7,7 @@ import { errors } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { connectionServerOptions, registerConnectionLimits } from './http/connection-limits.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
+import { registerIdempotency } from './http/idempotency.js';
 import {
   assertCleanBody,
   assertCleanRequestStrings,
@@ -120,6 +121,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
   });
   await registerRouteLimits(app, deps.rateCounters, deps.clock, deps.config.rateLimits);
   registerAuth(app, deps.tokens, new AuthFailureGuard(deps.rateCounters, deps.clock, deps.config.rateLimits));
+  registerIdempotency(app, deps.db, deps.clock);
 
   await app.register(swagger, {
     openapi: {

@@ -2,6 +2,7 @@ import { type BuildAppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/open-db.js';
 import type { Deps } from './deps.js';
+import { deleteExpiredIdempotencyKeys, IDEMPOTENCY_CLEANUP_INTERVAL_MS } from './http/idempotency.js';
 import { trackConnectionsForShutdown } from './http/shutdown-connections.js';
 import { BackgroundJobs } from './lib/background-jobs.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
@@ -104,6 +105,11 @@ export async function createService(config: Config, options: StartOptions = {}) 
       name: 'rate-limit-clean-up',
       intervalMs: RATE_LIMIT_CLEANUP_INTERVAL_MS,
       run: () => rateCounters.prune(),
+    });
+    jobs.start({
+      name: 'idempotency-key-clean-up',
+      intervalMs: IDEMPOTENCY_CLEANUP_INTERVAL_MS,
+      run: () => deleteExpiredIdempotencyKeys(db, clock),
     });
     const stopRelay = relay;
     app.addHook('onClose', async () => {

@@ -3,7 +3,12 @@
  * of codes lives in one place (the contract package; `test/errors-catalogue.test.ts` checks that each one is
  * documented in the README).
  */
-import { ERROR_CATALOGUE, type ErrorCode, type ValidationErrorItem } from '@gcm/contract';
+import {
+  ERROR_CATALOGUE,
+  type ErrorCode,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  type ValidationErrorItem,
+} from '@gcm/contract';
 
 export type { ErrorCode, ValidationErrorItem } from '@gcm/contract';
 export { ERROR_CATALOGUE } from '@gcm/contract';
@@ -160,6 +165,26 @@ export const errors = {
       `this address already has ${max} device links waiting to be completed; complete one, or retry in ` +
         `${retryAfterSeconds} s when the oldest expires`,
       { max, retry_after_seconds: retryAfterSeconds },
+    ),
+  idempotencyKeyInvalid: () =>
+    make(
+      'IDEMPOTENCY_KEY_INVALID',
+      `header Idempotency-Key must be 1-${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (! to ~), ` +
+        'sent once',
+      { field: 'Idempotency-Key', max_length: IDEMPOTENCY_KEY_MAX_LENGTH },
+    ),
+  idempotencyKeyReused: (what: string) =>
+    make(
+      'IDEMPOTENCY_KEY_REUSED',
+      `this Idempotency-Key was first used ${what}; a key stands for one request: use a new key for a new ` +
+        'request',
+      { field: 'Idempotency-Key' },
+    ),
+  idempotencyKeyInUse: (retryAfterSeconds: number) =>
+    make(
+      'IDEMPOTENCY_KEY_IN_USE',
+      `a request with this Idempotency-Key is still in progress; retry in ${retryAfterSeconds} s for its answer`,
+      { field: 'Idempotency-Key', retry_after_seconds: retryAfterSeconds },
     ),
   storeUnavailable: () =>
     make('STORE_UNAVAILABLE', 'the database cannot be reached right now; retry shortly'),

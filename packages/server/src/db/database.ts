@@ -181,6 +181,28 @@ export interface JobLeasesTable {
   expire_ts: number;
 }
 
+export interface IdempotencyKeysTable {
+  /** Whose key: `operator`, `game:<game_id>` or `reporter:<game_id>:<namespace_id>`. */
+  scope: string;
+  /** The client's Idempotency-Key, as sent. */
+  idem_key: string;
+  /** Method and route pattern of the request that first used the key. */
+  route: string;
+  /** SHA-256 (hex) of that request's path parameters, query and body, in canonical JSON. */
+  request_sha256: string;
+  /** The instance request that runs the operation; null once its answer is stored. */
+  claim_id: string | null;
+  /** Epoch ms after which a claim whose request never answered may be taken over; null with the answer. */
+  claim_expire_ts: number | null;
+  /** The stored answer's status; null while claimed. */
+  status_code: number | null;
+  /** The stored answer's JSON body, its secrets left out (see http/idempotency.ts); null while claimed. */
+  answer: string | null;
+  create_ts: number;
+  /** create_ts + 24 h: after it the key is free again, and the clean-up deletes the row. */
+  expire_ts: number;
+}
+
 export interface Database {
   signing_keys: SigningKeysTable;
   operator_tokens: OperatorTokensTable;
@@ -198,4 +220,5 @@ export interface Database {
   device_links: DeviceLinksTable;
   job_leases: JobLeasesTable;
   rate_limit_windows: RateLimitWindowsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -1,4 +1,4 @@
-import { SINGLE_LINE_PATTERN, UUID_PATTERN } from '@gcm/contract';
+import { IDEMPOTENCY_KEY_HEADER, SINGLE_LINE_PATTERN, UUID_PATTERN } from '@gcm/contract';
 import type {
   FastifyError,
   FastifyInstance,
@@ -59,6 +59,8 @@ function fromValidation(err: FastifyError): AppError {
   const location = LOCATION[context] ?? (LOCATION.body as NonNullable<(typeof LOCATION)['body']>);
   const issue = (err.validation?.[0] ?? { instancePath: '', keyword: '', params: {} }) as AjvIssue;
   const field = fieldOf(issue);
+  // The one header a schema checks has a code of its own: a client retrying on it needs to tell it apart.
+  if (context === 'headers' && field === IDEMPOTENCY_KEY_HEADER) return errors.idempotencyKeyInvalid();
   if (field === '') {
     return location.factory(`${context === 'body' ? 'request body' : context} ${issueMessage(issue)}`, {
       field: null,

@@ -1,6 +1,7 @@
-import { errorResponses } from '@gcm/contract';
+import { errorResponses, IdempotencyHeaders } from '@gcm/contract';
 import type { FastifySchema } from 'fastify';
 import { AUTH_DESCRIPTIONS, type AuthRule } from './auth.js';
+import type { IdempotencyOption, StoredAnswer } from './idempotency.js';
 import type { RouteLimit } from './rate-limits.js';
 
 interface RouteMeta {
@@ -15,6 +16,12 @@ interface RouteMeta {
    * of the public OpenAPI document that studios build clients from.
    */
   internal?: boolean;
+  /**
+   * Every operation that creates something sets this: it honours the Idempotency-Key header (http/
+   * idempotency.ts). `true` stores its answer as it is; an answer that carries a secret says how to store
+   * it without the secret and make it again on a replay.
+   */
+  idempotent?: true | StoredAnswer;
 }
 
 /**
@@ -25,11 +32,14 @@ export function routeOptions<S extends FastifySchema & { response: Record<string
   meta: RouteMeta,
   schema: S,
 ) {
+  const idempotency: IdempotencyOption | undefined =
+    meta.idempotent === undefined ? undefined : meta.idempotent === true ? {} : { answer: meta.idempotent };
   return {
-    config: { auth: meta.auth, limit: meta.limit },
+    config: { auth: meta.auth, limit: meta.limit, ...(idempotency === undefined ? {} : { idempotency }) },
     schema: {
       ...schema,
       ...(meta.internal === true ? { hide: true } : {}),
+      ...(idempotency === undefined ? {} : { headers: IdempotencyHeaders }),
       operationId: meta.operationId,
       summary: meta.summary,
       description: AUTH_DESCRIPTIONS[meta.auth],

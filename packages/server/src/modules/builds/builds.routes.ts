@@ -12,6 +12,7 @@ import {
 } from '@gcm/contract';
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
+import type { StoredAnswer } from '../../http/idempotency.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import {
@@ -26,6 +27,23 @@ import {
 const TAG = 'builds';
 const BASE = '/games/:game_id/environments/:environment_id/builds';
 
+/**
+ * An Idempotency-Key replay of prepare: presigned URLs are capabilities, and one stored for the key's 24 h
+ * would have expired, so only the build id is stored and the replay presigns the first page again, as
+ * getUploadParts does.
+ */
+function prepareAnswer(
+  deps: Deps,
+): StoredAnswer<PrepareBuildResponse, { build_id: string }, EnvironmentParams> {
+  return {
+    keep: ({ build_id }) => ({ build_id }),
+    restore: async ({ build_id }, { game_id, environment_id }) => ({
+      build_id,
+      ...(await presignBuildParts(deps, game_id, environment_id, build_id, 1)),
+    }),
+  };
+}
+
 export function buildsRoutes(app: TypedApp, deps: Deps): void {
   app.post(
     `${BASE}/prepare`,
@@ -35,6 +53,7 @@ export function buildsRoutes(app: TypedApp, deps: Deps): void {
         auth: 'game',
         summary: 'Prepare a build upload: one presigned PUT (up to 8 GiB) or one per part (multipart)',
         tag: TAG,
+        idempotent: prepareAnswer(deps),
       },
       { params: EnvironmentParams, body: PrepareBuildBody, response: { 200: PrepareBuildResponse } },
     ),

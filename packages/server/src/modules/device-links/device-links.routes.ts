@@ -78,6 +78,7 @@ export function deviceLinksRoutes(app: TypedApp, deps: Deps): void {
         summary:
           'Complete a device link: mint a new cloud token for game_id (the operator: any game; a game cloud token: its own) and attach it',
         tag: TAG,
+        idempotent: true,
       },
       { body: CompleteDeviceLinkBody, response: { 204: NoContent } },
     ),

@@ -33,7 +33,13 @@ export function gamesRoutes(app: TypedApp, deps: Deps): void {
   app.post(
     '/cloud/games',
     routeOptions(
-      { operationId: 'games.createGame', auth: 'operator', summary: 'Create a game', tag: 'games' },
+      {
+        operationId: 'games.createGame',
+        auth: 'operator',
+        summary: 'Create a game',
+        tag: 'games',
+        idempotent: true,
+      },
       { body: CreateGameBody, response: { 200: Type.Object({ game_id: Type.String() }) } },
     ),
     async (request) => ({ game_id: await createGame(deps, request.body) }),

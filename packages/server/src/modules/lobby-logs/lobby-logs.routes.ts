@@ -64,6 +64,7 @@ export function lobbyLogsRoutes(app: TypedApp, deps: Deps): void {
         auth: 'reporter',
         summary: 'Data plane: record a new lobby (idempotent for a retried lobby_id)',
         tag: TAG,
+        idempotent: true,
       },
       {
         params: NamespaceParams,

@@ -28,6 +28,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
         auth: 'game',
         summary: 'Create a namespace (environment) running one of the game versions',
         tag: TAG,
+        idempotent: true,
       },
       {
         params: GameIdParams,

@@ -1,10 +1,17 @@
 import { GameIdParams, Id, NamespaceParams, NoContent, Timestamp } from '@gcm/contract';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { callerOf } from '../../http/auth.js';
+import type { StoredAnswer } from '../../http/idempotency.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { createCloudToken, createReporterToken, inspect, revokeToken } from './tokens.service.js';
+import {
+  createCloudToken,
+  createReporterToken,
+  inspect,
+  revokeToken,
+  storedTokenText,
+} from './tokens.service.js';
 
 const TAG = 'tokens';
 
@@ -13,6 +20,18 @@ const TokenResponse = Type.Object({
   token_id: Type.String(),
   expire_ts: Timestamp,
 });
+type TokenResponse = Static<typeof TokenResponse>;
+
+/**
+ * An Idempotency-Key replay of a token mint: the token's text is never stored, only its id; the replay
+ * signs the token's row again, and Ed25519 signatures are deterministic, so it is the same text.
+ */
+function tokenAnswer(deps: Deps): StoredAnswer<TokenResponse, Omit<TokenResponse, 'token'>> {
+  return {
+    keep: ({ token: _secret, ...kept }) => kept,
+    restore: async (kept) => ({ ...kept, token: await storedTokenText(deps, kept.token_id) }),
+  };
+}
 
 const InspectResponse = Type.Object({
   agent: Type.Object({
@@ -46,6 +65,7 @@ export function tokensRoutes(app: TypedApp, deps: Deps): void {
         auth: 'operator',
         summary: 'Mint a game cloud token (EdDSA JWT scoped to this game, revocable, expiring)',
         tag: TAG,
+        idempotent: tokenAnswer(deps),
       },
       {
         params: GameIdParams,
@@ -63,6 +83,7 @@ export function tokensRoutes(app: TypedApp, deps: Deps): void {
         auth: 'operator',
         summary: "Mint a lobby reporter token: may write this namespace's lobby log and nothing else",
         tag: TAG,
+        idempotent: tokenAnswer(deps),
       },
       { params: NamespaceParams, response: { 200: TokenResponse } },
     ),

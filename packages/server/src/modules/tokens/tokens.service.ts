@@ -74,6 +74,13 @@ export async function signStoredToken(deps: Deps, tokenId: string): Promise<stri
   });
 }
 
+/** The text of a stored token (see signStoredToken), or 404 when its row is gone. */
+export async function storedTokenText(deps: Deps, tokenId: string): Promise<string> {
+  const token = await signStoredToken(deps, tokenId);
+  if (token === undefined) throw errors.tokenNotFound();
+  return token;
+}
+
 /** The operator may revoke any token; a game's token only tokens of its own game (others are not found). */
 export async function revokeToken(deps: Deps, caller: Caller, tokenId: string): Promise<void> {
   let query = deps.db

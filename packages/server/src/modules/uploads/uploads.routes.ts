@@ -12,6 +12,7 @@ import {
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { callerOf } from '../../http/auth.js';
+import type { StoredAnswer } from '../../http/idempotency.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { SignedPutReceiver } from '../../lib/blob/blob-storage.js';
@@ -20,6 +21,7 @@ import {
   completeUploadAs,
   openAvatar,
   prepareAvatarUpload,
+  presignAvatarUpload,
   receiveUploadPart,
 } from './uploads.service.js';
 
@@ -34,6 +36,17 @@ const AvatarImage = Type.Unsafe<Readable>({
 // As S3 answers a PUT: 200 with no body.
 const Stored = Type.Unsafe<undefined>({ type: 'null', description: 'no body: the bytes are stored' });
 
+/** An Idempotency-Key replay of prepare stores the upload id only and presigns its URL again. */
+function prepareAnswer(deps: Deps): StoredAnswer<PrepareAvatarResponse, { upload_id: string }, GameIdParams> {
+  return {
+    keep: ({ upload_id }) => ({ upload_id }),
+    restore: async ({ upload_id }, { game_id }) => ({
+      upload_id,
+      presigned_request: await presignAvatarUpload(deps, game_id, upload_id),
+    }),
+  };
+}
+
 export function uploadsRoutes(app: TypedApp, deps: Deps): void {
   app.post(
     '/cloud/games/:game_id/prepare',
@@ -44,6 +57,7 @@ export function uploadsRoutes(app: TypedApp, deps: Deps): void {
         summary:
           'Prepare the upload of a custom avatar (PNG or JPEG under 2,000,000 bytes): a URL to PUT it to',
         tag: TAG,
+        idempotent: prepareAnswer(deps),
       },
       { params: GameIdParams, body: PrepareAvatarBody, response: { 200: PrepareAvatarResponse } },
     ),

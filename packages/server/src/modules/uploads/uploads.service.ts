@@ -133,6 +133,26 @@ export async function prepareAvatarUpload(
 }
 
 /**
+ * The presigned request of a pending avatar upload, signed anew: an Idempotency-Key replay of prepare
+ * answers this rather than a stored URL (URLs are capabilities, and one stored for the key's 24 h would
+ * have expired). A completed upload takes no more PUTs, so its replay says so.
+ */
+export async function presignAvatarUpload(
+  deps: Deps,
+  gameId: string,
+  uploadId: string,
+): Promise<PresignedRequest> {
+  const upload = await repo.findUpload(deps.db, uploadId);
+  if (upload === undefined || upload.game_id !== gameId || upload.kind !== 'avatar') {
+    throw errors.uploadNotFound();
+  }
+  if (upload.state === 'complete') throw errors.uploadAlreadyComplete();
+  const [presigned] = await presignParts(deps, upload, 1);
+  if (presigned === undefined) throw new Error('a single-PUT upload has one presigned request');
+  return presigned;
+}
+
+/**
  * Checks that every byte arrived, then does what the upload is for. `scope` narrows what the caller may
  * complete; an upload outside it is "not found", never "forbidden", so its existence is not revealed.
  * Completing a completed upload is a no-op, so a client may retry a complete whose answer it lost.

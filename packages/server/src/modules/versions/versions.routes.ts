@@ -38,6 +38,7 @@ export function versionsRoutes(app: TypedApp, deps: Deps): void {
         auth: 'game',
         summary: 'Create a game version; refused with VALIDATION_ERROR when validateGameVersion finds errors',
         tag: 'versions',
+        idempotent: true,
       },
       {
         params: GameIdParams,

@@ -1,0 +1,122 @@
+import type { Db } from '../db/open-db.js';
+
+/** A request that uses a key: whose, which key, and what request it stands for. */
+export interface KeyUse {
+  scope: string;
+  key: string;
+  route: string;
+  requestSha256: string;
+}
+
+export interface StoredKey {
+  route: string;
+  request_sha256: string;
+  claim_id: string | null;
+  claim_expire_ts: number | null;
+  status_code: number | null;
+  answer: string | null;
+  expire_ts: number;
+}
+
+/** Inserts the claim of a key nobody holds; false when the row exists (the primary key decides races). */
+export async function insertClaim(
+  db: Db,
+  use: KeyUse,
+  claim: { claimId: string; claimExpireTs: number; createTs: number; expireTs: number },
+): Promise<boolean> {
+  const row = await db
+    .insertInto('idempotency_keys')
+    .values({
+      scope: use.scope,
+      idem_key: use.key,
+      route: use.route,
+      request_sha256: use.requestSha256,
+      claim_id: claim.claimId,
+      claim_expire_ts: claim.claimExpireTs,
+      status_code: null,
+      answer: null,
+      create_ts: claim.createTs,
+      expire_ts: claim.expireTs,
+    })
+    .onConflict((oc) => oc.columns(['scope', 'idem_key']).doNothing())
+    .returning('claim_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function findKey(db: Db, scope: string, key: string): Promise<StoredKey | undefined> {
+  return db
+    .selectFrom('idempotency_keys')
+    .select(['route', 'request_sha256', 'claim_id', 'claim_expire_ts', 'status_code', 'answer', 'expire_ts'])
+    .where('scope', '=', scope)
+    .where('idem_key', '=', key)
+    .executeTakeFirst();
+}
+
+/**
+ * Takes over a row as it was read (`seen`): an expired key for a new request, or a claim whose request
+ * never answered. Conditional on the row being unchanged since, so of two instances taking over the same
+ * row at once only one succeeds.
+ */
+export async function takeOver(
+  db: Db,
+  use: KeyUse,
+  seen: StoredKey,
+  claim: { claimId: string; claimExpireTs: number; createTs: number; expireTs: number },
+): Promise<boolean> {
+  let query = db
+    .updateTable('idempotency_keys')
+    .set({
+      route: use.route,
+      request_sha256: use.requestSha256,
+      claim_id: claim.claimId,
+      claim_expire_ts: claim.claimExpireTs,
+      status_code: null,
+      answer: null,
+      create_ts: claim.createTs,
+      expire_ts: claim.expireTs,
+    })
+    .where('scope', '=', use.scope)
+    .where('idem_key', '=', use.key)
+    .where('expire_ts', '=', seen.expire_ts);
+  query =
+    seen.claim_id === null
+      ? query.where('claim_id', 'is', null)
+      : query.where('claim_id', '=', seen.claim_id);
+  const result = await query.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Stores the answer of a claimed key; false when the claim was taken over meanwhile. */
+export async function storeAnswer(
+  db: Db,
+  scope: string,
+  key: string,
+  claimId: string,
+  answer: { statusCode: number; body: string | null },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('idempotency_keys')
+    .set({ claim_id: null, claim_expire_ts: null, status_code: answer.statusCode, answer: answer.body })
+    .where('scope', '=', scope)
+    .where('idem_key', '=', key)
+    .where('claim_id', '=', claimId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Frees a claimed key whose request did not succeed, so a retry with it runs anew. */
+export async function releaseClaim(db: Db, scope: string, key: string, claimId: string): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('scope', '=', scope)
+    .where('idem_key', '=', key)
+    .where('claim_id', '=', claimId)
+    .execute();
+}
+
+/** Deletes the keys that expired by `now`; one statement, so instances running it at once do no harm. */
+export async function deleteExpiredKeys(db: Db, now: number): Promise<number> {
+  const result = await db.deleteFrom('idempotency_keys').where('expire_ts', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
