@@ -34,7 +34,7 @@ const PartCount = Type.Integer({
 });
 
 export const PrepareBuildResponse = Type.Object({
-  build_id: Type.String(),
+  build_id: Id,
   presigned_requests: Type.Array(PresignedRequest),
   part_count: PartCount,
 });
@@ -71,7 +71,7 @@ export const PatchTagsBody = Type.Object({
 });
 
 export const Build = Type.Object({
-  id: Type.String(),
+  id: Id,
   name: Type.String(),
   content_length: Type.Integer({ minimum: 0 }),
   created_at: Timestamp,

@@ -5,10 +5,14 @@ export const U32_MAX = 4_294_967_295;
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 with milliseconds, UTC' });
 export const U32 = Type.Integer({ minimum: 0, maximum: U32_MAX });
 
-/** Every id the service makes is a lower-case UUID (v7); one that is not cannot name anything. */
+/**
+ * Every id the service makes is a lower-case UUID (v7); one that is not cannot name anything. The pattern
+ * is what decides (it is checked first, and `format: uuid` would also take upper case); the format tells
+ * OpenAPI readers and generators what the string is.
+ */
 export const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 export function IdOf(description: string) {
-  return Type.String({ pattern: UUID_PATTERN, maxLength: 36, description });
+  return Type.String({ format: 'uuid', pattern: UUID_PATTERN, maxLength: 36, description });
 }
 export const Id = IdOf('a UUID');
 
@@ -67,7 +71,10 @@ export const ErrorBody = Type.Object(
   {
     code: Type.String({ description: 'UPPER_SNAKE error code, see the README catalogue' }),
     message: Type.String(),
-    ray_id: Type.String({ description: 'request id, also in the x-ray-id header and the log line' }),
+    ray_id: Type.String({
+      format: 'uuid',
+      description: 'request id, also in the x-ray-id header and the log line',
+    }),
     documentation: Type.Optional(Type.String()),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },

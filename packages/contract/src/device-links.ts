@@ -9,7 +9,7 @@ const DeviceLinkToken = Text(2048, {
 });
 
 export const PrepareDeviceLinkResponse = Type.Object({
-  device_link_id: Type.String(),
+  device_link_id: Id,
   device_link_token: Type.String({
     description: 'a JWT naming the link, valid one hour; grants nothing itself',
   }),

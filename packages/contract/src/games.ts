@@ -14,7 +14,7 @@ export const CreateGameBody = Type.Object({
 });
 
 export const GameSummary = Type.Object({
-  game_id: Type.String(),
+  game_id: Id,
   name_id: Type.String(),
   display_name: Type.String(),
   create_ts: Timestamp,
@@ -22,15 +22,15 @@ export const GameSummary = Type.Object({
 });
 
 export const NamespaceSummary = Type.Object({
-  namespace_id: Type.String(),
-  version_id: Type.String(),
+  namespace_id: Id,
+  version_id: Id,
   name_id: Type.String(),
   display_name: Type.String(),
   create_ts: Timestamp,
 });
 
 export const VersionSummary = Type.Object({
-  version_id: Type.String(),
+  version_id: Id,
   display_name: Type.String(),
   create_ts: Timestamp,
 });

@@ -33,8 +33,8 @@ export const LobbyEventBody = Type.Object({
 export const LobbySummary = Type.Object({
   create_ts: Timestamp,
   lobby_group_name_id: Type.String(),
-  lobby_id: Type.String(),
-  namespace_id: Type.String(),
+  lobby_id: Id,
+  namespace_id: Id,
   ready_ts: Type.Optional(Timestamp),
   region_id: Type.String(),
   start_ts: Type.Optional(Timestamp),

@@ -45,8 +45,8 @@ const CdnDomain = Type.Object({
 });
 
 export const NamespaceFull = Type.Object({
-  namespace_id: Type.String(),
-  version_id: Type.String(),
+  namespace_id: Id,
+  version_id: Id,
   name_id: Type.String(),
   display_name: Type.String(),
   create_ts: Timestamp,

@@ -25,7 +25,7 @@ export const PrepareAvatarBody = Type.Object({
 });
 
 export const PrepareAvatarResponse = Type.Object({
-  upload_id: Type.String(),
+  upload_id: Id,
   presigned_request: PresignedRequest,
 });
 

@@ -18,7 +18,7 @@ export const GetVersionQuery = Type.Object({
 });
 
 export const VersionFull = Type.Object({
-  version_id: Type.String(),
+  version_id: Id,
   display_name: Type.String(),
   create_ts: Timestamp,
   config: Type.Record(Type.String(), Type.Unknown(), {

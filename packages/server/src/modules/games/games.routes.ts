@@ -4,6 +4,7 @@ import {
   GameIdParams,
   GameSummary,
   HostNetworkingBody,
+  Id,
   NoContent,
   ValidateGameBody,
   ValidationResult,
@@ -40,7 +41,7 @@ export function gamesRoutes(app: TypedApp, deps: Deps): void {
         tag: 'games',
         idempotent: true,
       },
-      { body: CreateGameBody, response: { 200: Type.Object({ game_id: Type.String() }) } },
+      { body: CreateGameBody, response: { 200: Type.Object({ game_id: Id }) } },
     ),
     async (request) => ({ game_id: await createGame(deps, request.body) }),
   );

@@ -1,5 +1,6 @@
 import {
   CreateLobbyBody,
+  Id,
   ListLobbiesQuery,
   LobbyEventBody,
   LobbyParams,
@@ -69,7 +70,7 @@ export function lobbyLogsRoutes(app: TypedApp, deps: Deps): void {
       {
         params: NamespaceParams,
         body: CreateLobbyBody,
-        response: { 200: Type.Object({ lobby_id: Type.String() }) },
+        response: { 200: Type.Object({ lobby_id: Id }) },
       },
     ),
     async (request) => {

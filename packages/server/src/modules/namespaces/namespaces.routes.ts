@@ -5,6 +5,7 @@ import {
   CreateNamespaceBody,
   DomainPublicAuthBody,
   GameIdParams,
+  Id,
   MatchmakerConfigBody,
   NamespaceFull,
   NamespaceParams,
@@ -33,7 +34,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
       {
         params: GameIdParams,
         body: CreateNamespaceBody,
-        response: { 200: Type.Object({ namespace_id: Type.String() }) },
+        response: { 200: Type.Object({ namespace_id: Id }) },
       },
     ),
     async (request) => ({

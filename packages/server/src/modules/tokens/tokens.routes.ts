@@ -17,7 +17,7 @@ const TAG = 'tokens';
 
 const TokenResponse = Type.Object({
   token: Type.String({ description: 'shown once; the service keeps only its id' }),
-  token_id: Type.String(),
+  token_id: Id,
   expire_ts: Timestamp,
 });
 type TokenResponse = Static<typeof TokenResponse>;
@@ -38,17 +38,17 @@ const InspectResponse = Type.Object({
     operator: Type.Optional(Type.Object({})),
     game_cloud: Type.Optional(
       Type.Object({
-        game_id: Type.String(),
-        token_id: Type.String(),
+        game_id: Id,
+        token_id: Id,
         create_ts: Timestamp,
         expire_ts: Timestamp,
       }),
     ),
     namespace_reporter: Type.Optional(
       Type.Object({
-        game_id: Type.String(),
-        namespace_id: Type.String(),
-        token_id: Type.String(),
+        game_id: Id,
+        namespace_id: Id,
+        token_id: Id,
         create_ts: Timestamp,
         expire_ts: Timestamp,
       }),

@@ -1,6 +1,7 @@
 import {
   GameIdParams,
   GetVersionQuery,
+  Id,
   RegionsResponse,
   ValidationResult,
   VersionBody,
@@ -43,7 +44,7 @@ export function versionsRoutes(app: TypedApp, deps: Deps): void {
       {
         params: GameIdParams,
         body: VersionBody,
-        response: { 200: Type.Object({ version_id: Type.String() }) },
+        response: { 200: Type.Object({ version_id: Id }) },
       },
     ),
     async (request) => ({ version_id: await createVersion(deps, request.params.game_id, request.body) }),
