@@ -10,7 +10,7 @@ export const PresignedRequest = Type.Object(
       description: 'absolute URL to PUT the bytes to; valid for GCM_UPLOAD_URL_TTL_SECONDS',
     }),
   },
-  { description: 'Interface 2.7' },
+  { description: 'one PUT to make: content_length bytes of the file, from byte_offset, to url' },
 );
 
 export const PrepareAvatarBody = Type.Object({

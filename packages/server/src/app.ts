@@ -1,5 +1,3 @@
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Deps } from './deps.js';
@@ -14,6 +12,7 @@ import {
   jsonNestingExceeds,
   MAX_JSON_DEPTH,
 } from './http/input-guard.js';
+import { registerOpenApi } from './http/openapi.js';
 import { AuthFailureGuard, registerRouteLimits } from './http/rate-limits.js';
 import { redactUrl } from './http/redact.js';
 import { recordRoutes } from './http/route-table.js';
@@ -123,23 +122,7 @@ export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
   registerAuth(app, deps.tokens, new AuthFailureGuard(deps.rateCounters, deps.clock, deps.config.rateLimits));
   registerIdempotency(app, deps.db, deps.clock);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Game Cloud Management',
-        version: '0.1.0',
-        description:
-          'Control plane for multiplayer game hosting. Every error body is {code, message, ray_id, metadata?}.',
-      },
-      servers: [{ url: deps.config.publicUrl }],
-      components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app, deps.config.publicUrl);
 
   gamesRoutes(app, deps);
   versionsRoutes(app, deps);

@@ -174,7 +174,7 @@ export const VersionConfigSchema = Type.Object(
     matchmaker: OptionalNullable(MatchmakerConfig),
     scripts: OptionalNullable(StringMap),
   },
-  { description: 'game version configuration (interface 2.9)' },
+  { description: 'game version configuration: game modes, their builds, ports, regions, player counts' },
 );
 
 export type VersionConfig = Static<typeof VersionConfigSchema>;

@@ -26,7 +26,8 @@ interface RouteMeta {
 
 /**
  * Route options with the parts every route must carry: its interface operationId, who may call it (in the
- * auth hook's config and in the OpenAPI text), and the error responses next to its own.
+ * auth hook's config and in the OpenAPI text), and the error responses next to its own. What the OpenAPI
+ * document adds on its own (named schemas, examples, response descriptions) is in openapi.ts.
  */
 export function routeOptions<S extends FastifySchema & { response: Record<string | number, unknown> }>(
   meta: RouteMeta,
@@ -44,7 +45,8 @@ export function routeOptions<S extends FastifySchema & { response: Record<string
       summary: meta.summary,
       description: AUTH_DESCRIPTIONS[meta.auth],
       tags: [meta.tag],
-      ...(meta.auth === 'public' ? {} : { security: [{ bearerAuth: [] }] }),
+      // An empty list says "no token" outright, where no list at all would leave it unsaid.
+      security: meta.auth === 'public' ? [] : [{ bearerAuth: [] }],
       response: { ...schema.response, ...errorResponses },
     },
   };

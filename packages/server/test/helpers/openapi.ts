@@ -41,11 +41,40 @@ const METHODS: Record<string, HttpMethod> = {
   delete: 'DELETE',
 };
 
-/** The service's own OpenAPI document, fetched as any client would (no token). */
-export async function readOpenApi(svc: TestService): Promise<OpenApiDoc> {
+/** The service's OpenAPI document as served, fetched as any client would (no token). */
+export async function readRawOpenApi(svc: TestService): Promise<Record<string, unknown>> {
   const res = await svc.call('GET', '/openapi.json', { token: null });
   if (res.statusCode !== 200) throw new Error(`GET /openapi.json: ${res.statusCode} ${res.body}`);
-  return res.json<OpenApiDoc>();
+  return res.json<Record<string, unknown>>();
+}
+
+/**
+ * The service's own OpenAPI document with every `$ref` to `#/components/schemas/...` replaced by the schema
+ * it names, so that suites walking the schemas see each one where it is used.
+ */
+export async function readOpenApi(svc: TestService): Promise<OpenApiDoc> {
+  return dereference(await readRawOpenApi(svc)) as unknown as OpenApiDoc;
+}
+
+const SCHEMA_REF = '#/components/schemas/';
+
+/** `document` with its component schema references inlined; a reference cycle is an error (none exists). */
+export function dereference(document: Record<string, unknown>): Record<string, unknown> {
+  const components =
+    (document.components as { schemas?: Record<string, unknown> } | undefined)?.schemas ?? {};
+  const inline = (node: unknown, seen: readonly string[]): unknown => {
+    if (Array.isArray(node)) return node.map((item) => inline(item, seen));
+    if (typeof node !== 'object' || node === null) return node;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith(SCHEMA_REF)) {
+      const name = ref.slice(SCHEMA_REF.length);
+      if (seen.includes(name)) throw new Error(`schema reference cycle: ${[...seen, name].join(' → ')}`);
+      if (!(name in components)) throw new Error(`unresolved reference ${ref}`);
+      return inline(components[name], [...seen, name]);
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inline(value, seen)]));
+  };
+  return { ...document, paths: inline(document.paths, []) };
 }
 
 /** Every operation of the document; one it lists under a method no suite knows how to send is an error. */

@@ -199,4 +199,15 @@ describe('OpenAPI document and docs page', () => {
     assert.equal(slash.statusCode, 200);
     assert.match(String(slash.headers['content-type']), /^text\/html/);
   });
+
+  it('titles the docs page for this service and points it at /openapi.json', async () => {
+    const page = await svc.call('GET', '/docs/', { token: null });
+    assert.match(page.body, /<title>Game Cloud Management API<\/title>/);
+    const script = /src="\.\/([^"]*swagger-initializer\.js)"/.exec(page.body)?.[1];
+    assert.ok(script !== undefined, page.body);
+    const init = await svc.call('GET', `/docs/${script}`, { token: null });
+    assert.equal(init.statusCode, 200);
+    // swagger-ui loads the first of `urls` (its own `url`, the plugin's /docs/json copy, is ignored then).
+    assert.match(init.body, /"urls":\s*\[\s*\{\s*"url":\s*"\/openapi\.json"/);
+  });
 });
