@@ -1,10 +1,10 @@
 import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { sql } from 'kysely';
-import { type Db, isPostgres } from '../../db/open-db.js';
+import type { Db } from '../../db/open-db.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { newOperatorTokenSecret, sha256Hex } from './token-authority.js';
+import * as repo from './tokens.repository.js';
 
 export const OPERATOR_TOKEN_FILE = 'operator-token';
 
@@ -22,9 +22,8 @@ export async function ensureOperatorToken(
   if (overrideToken !== undefined) return undefined;
   return db.transaction().execute(async (trx) => {
     // Instances starting together on one PostgreSQL take turns here, so only the first makes a token.
-    if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${OPERATOR_TOKEN_LOCK_ID})`.execute(trx);
-    const existing = await trx.selectFrom('operator_tokens').select('token_id').limit(1).executeTakeFirst();
-    if (existing !== undefined) return undefined;
+    await repo.lockOperatorTokens(trx);
+    if (await repo.hasOperatorToken(trx)) return undefined;
 
     const token = newOperatorTokenSecret();
     const file = path.join(dataDir, OPERATOR_TOKEN_FILE);
@@ -32,13 +31,11 @@ export async function ensureOperatorToken(
     writeFileSync(temp, `${token}\n`, { mode: 0o600 });
     chmodSync(temp, 0o600);
     renameSync(temp, file);
-    await trx
-      .insertInto('operator_tokens')
-      .values({ token_id: newId(), token_sha256: sha256Hex(token), create_ts: clock.now() })
-      .execute();
+    await repo.insertOperatorToken(trx, {
+      token_id: newId(),
+      token_sha256: sha256Hex(token),
+      create_ts: clock.now(),
+    });
     return token;
   });
 }
-
-/** An arbitrary application-wide advisory lock key (int8), distinct from Kysely's migration lock. */
-const OPERATOR_TOKEN_LOCK_ID = sql.lit(BigInt('7164102384511029411'));

@@ -4,6 +4,7 @@ import type { Db } from '../../db/open-db.js';
 import { errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { ReadCache } from '../../lib/read-cache.js';
+import * as repo from './tokens.repository.js';
 
 /** Who is calling, decided once per request before any data is read. */
 export type Caller =
@@ -44,15 +45,6 @@ function lifetime(times: { createTs: number; expireTs: number }) {
   return { iat: Math.floor(times.createTs / 1000), exp: Math.floor(times.expireTs / 1000) };
 }
 
-function findTokenRow(db: Db, tokenId: string) {
-  return db
-    .selectFrom('tokens')
-    .select(['game_id', 'namespace_id', 'kind', 'create_ts', 'expire_ts', 'revoke_ts'])
-    .where('token_id', '=', tokenId)
-    .executeTakeFirst();
-}
-type TokenRow = NonNullable<Awaited<ReturnType<typeof findTokenRow>>>;
-
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
@@ -79,7 +71,7 @@ export class TokenAuthority {
     maxEntries: CACHE_SIZE,
   });
   /** Token rows by id; only revocation changes one, and `forget` drops it then. */
-  private readonly rows: ReadCache<string, TokenRow>;
+  private readonly rows: ReadCache<string, repo.TokenRow>;
 
   constructor(
     private readonly db: Db,
@@ -100,14 +92,14 @@ export class TokenAuthority {
     if (overrideToken !== undefined) {
       this.operatorHashes = new Set([sha256Hex(overrideToken)]);
     } else {
-      const rows = await this.db.selectFrom('operator_tokens').select('token_sha256').execute();
+      const rows = await repo.loadOperatorTokenHashes(this.db);
       this.operatorHashes = new Set(rows.map((r) => r.token_sha256));
     }
   }
 
   private async reloadKeys(): Promise<void> {
     this.lastKeyReload = this.clock.now();
-    const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('create_ts', 'asc').execute();
+    const rows = await repo.loadSigningKeys(this.db);
     for (const row of rows) {
       if (!this.verifyKeys.has(row.key_id)) {
         this.verifyKeys.set(row.key_id, await importJWK(JSON.parse(row.public_jwk) as JWK, 'EdDSA'));
@@ -207,7 +199,7 @@ export class TokenAuthority {
   private async checkCloudToken(claims: CloudClaims): Promise<Caller> {
     if (claims.exp * 1000 <= this.clock.now()) throw errors.tokenExpired();
     const { tokenId, gameId, namespaceId } = claims;
-    const row = await this.rows.get(tokenId, () => findTokenRow(this.db, tokenId));
+    const row = await this.rows.get(tokenId, () => repo.findToken(this.db, tokenId));
     if (
       row === undefined ||
       row.kind !== claims.kind ||

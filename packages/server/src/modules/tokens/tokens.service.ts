@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids.js';
 import { assertGameExists } from '../games/games.service.js';
 import { getNamespace } from '../namespaces/namespaces.service.js';
 import type { Caller, SignedTokenKind } from './token-authority.js';
+import * as repo from './tokens.repository.js';
 
 /** Mints a signed cloud token for one game; the row makes it revocable and is written before it is handed out. */
 export async function createCloudToken(deps: Deps, gameId: string) {
@@ -37,18 +38,15 @@ export async function recordToken(
   const tokenId = newId();
   const createTs = deps.clock.now();
   const expireTs = createTs + deps.config.cloudTokenTtlDays * DAY_MS;
-  await db
-    .insertInto('tokens')
-    .values({
-      token_id: tokenId,
-      kind: token.kind,
-      game_id: token.gameId,
-      namespace_id: token.namespaceId,
-      create_ts: createTs,
-      expire_ts: expireTs,
-      revoke_ts: null,
-    })
-    .execute();
+  await repo.insertToken(db, {
+    token_id: tokenId,
+    kind: token.kind,
+    game_id: token.gameId,
+    namespace_id: token.namespaceId,
+    create_ts: createTs,
+    expire_ts: expireTs,
+    revoke_ts: null,
+  });
   return { ...token, tokenId, createTs, expireTs };
 }
 
@@ -58,11 +56,7 @@ export async function recordToken(
  * ever being stored. Undefined when there is no such row.
  */
 export async function signStoredToken(deps: Deps, tokenId: string): Promise<string | undefined> {
-  const row = await deps.db
-    .selectFrom('tokens')
-    .select(['kind', 'game_id', 'namespace_id', 'create_ts', 'expire_ts'])
-    .where('token_id', '=', tokenId)
-    .executeTakeFirst();
+  const row = await repo.findToken(deps.db, tokenId);
   if (row === undefined) return undefined;
   return deps.tokens.signToken({
     kind: row.kind as SignedTokenKind,
@@ -83,19 +77,12 @@ export async function storedTokenText(deps: Deps, tokenId: string): Promise<stri
 
 /** The operator may revoke any token; a game's token only tokens of its own game (others are not found). */
 export async function revokeToken(deps: Deps, caller: Caller, tokenId: string): Promise<void> {
-  let query = deps.db
-    .updateTable('tokens')
-    .set({ revoke_ts: deps.clock.now() })
-    .where('token_id', '=', tokenId)
-    .where('revoke_ts', 'is', null);
-  if (caller.kind !== 'operator') query = query.where('game_id', '=', caller.gameId);
-  const result = await query.executeTakeFirst();
+  const gameId = caller.kind === 'operator' ? undefined : caller.gameId;
+  const revoked = await repo.revokeToken(deps.db, tokenId, deps.clock.now(), gameId);
   deps.tokens.forget(tokenId);
-  if (result.numUpdatedRows > 0n) return;
+  if (revoked) return;
   // Revoking twice is not an error, but only for a token the caller could have revoked.
-  let existing = deps.db.selectFrom('tokens').select('token_id').where('token_id', '=', tokenId);
-  if (caller.kind !== 'operator') existing = existing.where('game_id', '=', caller.gameId);
-  if ((await existing.executeTakeFirst()) === undefined) throw errors.tokenNotFound();
+  if (!(await repo.tokenExists(deps.db, tokenId, gameId))) throw errors.tokenNotFound();
 }
 
 export function inspect(caller: Caller) {

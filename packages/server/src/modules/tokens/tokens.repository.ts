@@ -1,0 +1,80 @@
+import { sql } from 'kysely';
+import type { TokensTable } from '../../db/database.js';
+import { type Db, isPostgres } from '../../db/open-db.js';
+
+// Every query of the tokens module's tables: token rows, operator token hashes and signing keys.
+
+/**
+ * The row a bearer token is checked against: the one read on every request (a primary-key lookup) when
+ * rows are not cached, so it reads what the check needs and nothing more.
+ */
+export function findToken(db: Db, tokenId: string) {
+  return db
+    .selectFrom('tokens')
+    .select(['kind', 'game_id', 'namespace_id', 'create_ts', 'expire_ts', 'revoke_ts'])
+    .where('token_id', '=', tokenId)
+    .executeTakeFirst();
+}
+
+export type TokenRow = NonNullable<Awaited<ReturnType<typeof findToken>>>;
+
+export async function insertToken(db: Db, row: TokensTable): Promise<void> {
+  await db.insertInto('tokens').values(row).execute();
+}
+
+/** Revokes a token not yet revoked, of `gameId` only when given; reports whether a row changed. */
+export async function revokeToken(
+  db: Db,
+  tokenId: string,
+  now: number,
+  gameId: string | undefined,
+): Promise<boolean> {
+  let query = db
+    .updateTable('tokens')
+    .set({ revoke_ts: now })
+    .where('token_id', '=', tokenId)
+    .where('revoke_ts', 'is', null);
+  if (gameId !== undefined) query = query.where('game_id', '=', gameId);
+  const result = await query.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Whether the token exists (and belongs to `gameId`, when given). */
+export async function tokenExists(db: Db, tokenId: string, gameId: string | undefined): Promise<boolean> {
+  let query = db.selectFrom('tokens').select('token_id').where('token_id', '=', tokenId);
+  if (gameId !== undefined) query = query.where('game_id', '=', gameId);
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
+export function loadOperatorTokenHashes(db: Db) {
+  return db.selectFrom('operator_tokens').select('token_sha256').execute();
+}
+
+/** An arbitrary application-wide advisory lock key (int8), distinct from Kysely's migration lock. */
+const OPERATOR_TOKEN_LOCK_ID = sql.lit(BigInt('7164102384511029411'));
+
+/**
+ * Inside a transaction: instances starting together on one PostgreSQL take turns from here to its commit,
+ * so only the first makes an operator token. (SQLite: the store is one process's.)
+ */
+export async function lockOperatorTokens(trx: Db): Promise<void> {
+  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${OPERATOR_TOKEN_LOCK_ID})`.execute(trx);
+}
+
+export async function hasOperatorToken(db: Db): Promise<boolean> {
+  return (
+    (await db.selectFrom('operator_tokens').select('token_id').limit(1).executeTakeFirst()) !== undefined
+  );
+}
+
+export async function insertOperatorToken(
+  db: Db,
+  row: { token_id: string; token_sha256: string; create_ts: number },
+): Promise<void> {
+  await db.insertInto('operator_tokens').values(row).execute();
+}
+
+/** Signing keys, oldest first: the last one signs, all of them verify. */
+export function loadSigningKeys(db: Db) {
+  return db.selectFrom('signing_keys').selectAll().orderBy('create_ts', 'asc').execute();
+}
