@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Id, OptionalNullable, Text, TextMap, Timestamp } from './common.js';
+import { NextCursor, PAGE_LIMIT_MAX, PAGE_LIMIT_PATTERN, PageCursorInput } from './paging.js';
 import { PresignedRequest } from './uploads.js';
 
 export const EnvironmentParams = Type.Object({ game_id: Id, environment_id: Id });
@@ -60,6 +61,20 @@ export const TagsQuery = Type.Object({
   ),
 });
 
+export const BUILDS_PAGE_LIMIT_DEFAULT = 1000;
+
+export const ListBuildsQuery = Type.Object({
+  ...TagsQuery.properties,
+  limit: Type.Optional(
+    Type.String({
+      pattern: PAGE_LIMIT_PATTERN,
+      maxLength: 4,
+      description: `builds on this page, 1 to ${PAGE_LIMIT_MAX} (default ${BUILDS_PAGE_LIMIT_DEFAULT})`,
+    }),
+  ),
+  cursor: Type.Optional(PageCursorInput),
+});
+
 export const PatchTagsBody = Type.Object({
   tags: Tags,
   exclusive_tags: OptionalNullable(
@@ -85,5 +100,14 @@ export type PrepareBuildResponse = Static<typeof PrepareBuildResponse>;
 export type PartsQuery = Static<typeof PartsQuery>;
 export type PartsResponse = Static<typeof PartsResponse>;
 export type TagsQuery = Static<typeof TagsQuery>;
+export type ListBuildsQuery = Static<typeof ListBuildsQuery>;
 export type PatchTagsBody = Static<typeof PatchTagsBody>;
 export type Build = Static<typeof Build>;
+
+/** `GET .../builds`: the builds of one page, newest first; `cursor` only when more follow. */
+export const BuildList = Type.Object({
+  builds: Type.Array(Build),
+  cursor: NextCursor,
+});
+
+export type BuildList = Static<typeof BuildList>;

@@ -1,5 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { DisplayNameText, Id, IdOf, MultilineText, Text, Timestamp, U32 } from './common.js';
+import { NamespaceSummary } from './games.js';
+import { NextCursor } from './paging.js';
 
 export const NamespaceParams = Type.Object({ game_id: Id, namespace_id: Id });
 export const CdnAuthUserParams = Type.Object({ game_id: Id, namespace_id: Id, user: Text(256) });
@@ -70,6 +72,12 @@ export const NamespaceFull = Type.Object({
   }),
 });
 
+/** `GET /cloud/games/{game_id}/namespaces` (query: PageQuery): oldest first, as the game's `namespaces`. */
+export const NamespaceList = Type.Object({
+  namespaces: Type.Array(NamespaceSummary),
+  cursor: NextCursor,
+});
+
 export type NamespaceParams = Static<typeof NamespaceParams>;
 export type CdnAuthUserParams = Static<typeof CdnAuthUserParams>;
 export type CreateNamespaceBody = Static<typeof CreateNamespaceBody>;
@@ -79,3 +87,4 @@ export type CdnAuthUserBody = Static<typeof CdnAuthUserBody>;
 export type CdnAuthTypeBody = Static<typeof CdnAuthTypeBody>;
 export type DomainPublicAuthBody = Static<typeof DomainPublicAuthBody>;
 export type NamespaceFull = Static<typeof NamespaceFull>;
+export type NamespaceList = Static<typeof NamespaceList>;

@@ -1,5 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { DisplayNameText, Id, Timestamp } from './common.js';
+import { VersionSummary } from './games.js';
+import { NextCursor } from './paging.js';
 import { VersionConfigSchema } from './version-config/schema.js';
 
 export const VersionParams = Type.Object({ game_id: Id, version_id: Id });
@@ -30,8 +32,15 @@ export const RegionsResponse = Type.Object({
   regions: Type.Array(Type.Object({ region_id: Type.String(), name_id: Type.String() })),
 });
 
+/** `GET /cloud/games/{game_id}/versions` (query: PageQuery): newest first; configs are read one by one. */
+export const VersionList = Type.Object({
+  versions: Type.Array(VersionSummary),
+  cursor: NextCursor,
+});
+
 export type VersionParams = Static<typeof VersionParams>;
 export type VersionBody = Static<typeof VersionBody>;
 export type GetVersionQuery = Static<typeof GetVersionQuery>;
 export type VersionFull = Static<typeof VersionFull>;
 export type RegionsResponse = Static<typeof RegionsResponse>;
+export type VersionList = Static<typeof VersionList>;

@@ -66,6 +66,8 @@ export interface TokensTable {
   create_ts: number;
   expire_ts: number;
   revoke_ts: number | null;
+  /** When a request last authenticated with it, recorded at most once a minute; null if never (or before 0013). */
+  last_used_ts: number | null;
 }
 
 export interface LobbiesTable {

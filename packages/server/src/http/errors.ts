@@ -1,4 +1,11 @@
-import { IDEMPOTENCY_KEY_HEADER, SINGLE_LINE_PATTERN, UUID_PATTERN } from '@gcm/contract';
+import {
+  CURSOR_PATTERN,
+  IDEMPOTENCY_KEY_HEADER,
+  PAGE_LIMIT_MAX,
+  PAGE_LIMIT_PATTERN,
+  SINGLE_LINE_PATTERN,
+  UUID_PATTERN,
+} from '@gcm/contract';
 import type {
   FastifyError,
   FastifyInstance,
@@ -41,6 +48,8 @@ function fieldOf(issue: AjvIssue): string {
 const PATTERN_MESSAGES: Record<string, string> = {
   [UUID_PATTERN]: 'must be a UUID (lower-case hex, 8-4-4-4-12)',
   [SINGLE_LINE_PATTERN]: 'must not contain control characters',
+  [PAGE_LIMIT_PATTERN]: `must be a whole number from 1 to ${PAGE_LIMIT_MAX}`,
+  [CURSOR_PATTERN]: 'is not a cursor this list answered; start without one',
 };
 
 function issueMessage(issue: AjvIssue): string {

@@ -119,6 +119,7 @@ const MATRIX: Record<string, Row> = {
     request: ({ seq }) => ({ body: { display_name: `v-${seq}`, config: {} } }),
   },
   'games.versions.getGameVersionById': { rule: 'game', request: () => ({ query: { resolved: 'true' } }) },
+  'games.versions.listGameVersions': { rule: 'game', request: () => ({ query: { limit: '10' } }) },
   'cloud.regions.listRegions': { rule: 'any' },
   'games.namespaces.createGameNamespace': {
     rule: 'game',
@@ -126,6 +127,7 @@ const MATRIX: Record<string, Row> = {
       body: { name_id: `ns-${seq}`, display_name: 'Made', version_id: world.versionId },
     }),
   },
+  'games.namespaces.listGameNamespaces': { rule: 'game', request: () => ({ query: { limit: '10' } }) },
   'games.namespaces.getGameNamespaceById': { rule: 'game' },
   'games.namespaces.updateGameNamespaceVersion': {
     rule: 'game',
@@ -178,7 +180,7 @@ const MATRIX: Record<string, Row> = {
     }),
   },
   'builds.get': { rule: 'game', request: () => ({ query: { tags_json: '{"kind":"fixture"}' } }) },
-  'builds.list': { rule: 'game', request: () => ({ query: { tags_json: '{}' } }) },
+  'builds.list': { rule: 'game', request: () => ({ query: { tags_json: '{}', limit: '10' } }) },
   'builds.getUploadParts': {
     rule: 'game',
     // A build whose upload is not completed yet: a completed one has no parts left to sign (409).

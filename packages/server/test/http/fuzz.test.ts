@@ -78,6 +78,17 @@ const signedPuts = await Promise.all(
   }),
 );
 
+/** Cursors the lists really answered (a page of one), so the fuzzer also reaches pages after the first. */
+const cursors = (
+  await Promise.all(
+    [
+      `/cloud/games/${game.gameId}/versions`,
+      `/cloud/games/${game.gameId}/namespaces`,
+      `/games/${game.gameId}/environments/${game.namespaceId}/builds`,
+    ].map(async (url) => (await svc.call('GET', `${url}?limit=1`)).json<{ cursor?: string }>().cursor),
+  )
+).filter((c): c is string => c !== undefined);
+
 /** Real values by the name of the path parameter, query parameter or body member they fill. */
 const POOLS: Pools = {
   game_id: [game.gameId, other.gameId],
@@ -94,6 +105,8 @@ const POOLS: Pools = {
   part: ['1'],
   watch_index: ['0', '1', '2', '999999999'],
   tags_json: ['{}', '{"kind":"fixture"}'],
+  limit: ['1', '2', '1000'],
+  cursor: cursors,
   resolved: ['true', 'false'],
   region_id: ['lnd-atl'],
   lobby_group_name_id: ['default'],

@@ -1,7 +1,6 @@
 import type { BuildsTable } from '../../db/database.js';
 import { type Db, forUpdate } from '../../db/open-db.js';
-
-export const LIST_LIMIT = 1000;
+import type { PageKey } from '../../lib/paging.js';
 
 export function insertBuild(db: Db, row: BuildsTable) {
   return db.insertInto('builds').values(row).execute();
@@ -28,19 +27,21 @@ export async function markBuildComplete(db: Db, buildId: string, now: number): P
     .execute();
 }
 
-/** Completed builds of the environment carrying every pair of `tags`, newest first. */
-export function listCompleteBuilds(
+/**
+ * Completed builds of the environment carrying every pair of `tags`, newest first: `build_id` names one,
+ * else a page of `limit` after `after`, read along builds_namespace_create (namespace_id, create_ts, build_id).
+ */
+export function completeBuildsQuery(
   db: Db,
   namespaceId: string,
   tags: ReadonlyMap<string, string>,
-  buildId?: string,
+  select: { buildId: string } | { after: PageKey | undefined; limit: number },
 ) {
   let query = db
     .selectFrom('builds')
     .selectAll()
     .where('namespace_id', '=', namespaceId)
     .where('complete_ts', 'is not', null);
-  if (buildId !== undefined) query = query.where('build_id', '=', buildId);
   for (const [key, value] of tags) {
     query = query.where((eb) =>
       eb.exists(
@@ -53,7 +54,21 @@ export function listCompleteBuilds(
       ),
     );
   }
-  return query.orderBy('create_ts', 'desc').orderBy('build_id', 'desc').limit(LIST_LIMIT).execute();
+  if ('buildId' in select) return query.where('build_id', '=', select.buildId).limit(1);
+  const { after } = select;
+  if (after !== undefined) {
+    query = query.where((eb) => eb(eb.refTuple('create_ts', 'build_id'), '<', eb.tuple(after.ts, after.id)));
+  }
+  return query.orderBy('create_ts', 'desc').orderBy('build_id', 'desc').limit(select.limit);
+}
+
+export function listCompleteBuilds(
+  db: Db,
+  namespaceId: string,
+  tags: ReadonlyMap<string, string>,
+  select: { buildId: string } | { after: PageKey | undefined; limit: number },
+) {
+  return completeBuildsQuery(db, namespaceId, tags, select).execute();
 }
 
 export async function tagsOf(db: Db, buildIds: string[]): Promise<Map<string, Record<string, string>>> {

@@ -1,7 +1,9 @@
 import {
   Build,
+  BuildList,
   BuildParams,
   EnvironmentParams,
+  ListBuildsQuery,
   NoContent,
   PartsQuery,
   PartsResponse,
@@ -123,18 +125,15 @@ export function buildsRoutes(app: TypedApp, deps: Deps): void {
       {
         operationId: 'builds.list',
         auth: 'game',
-        summary: 'Completed builds of the environment, newest first (at most 1000), filtered by tags_json',
+        summary:
+          'Completed builds of the environment, newest first, filtered by tags_json; paged (limit, default 1000; cursor)',
         tag: TAG,
       },
-      {
-        params: EnvironmentParams,
-        querystring: TagsQuery,
-        response: { 200: Type.Object({ builds: Type.Array(Build) }) },
-      },
+      { params: EnvironmentParams, querystring: ListBuildsQuery, response: { 200: BuildList } },
     ),
     async (request) => {
       const { game_id, environment_id } = request.params;
-      return { builds: await listBuilds(deps, game_id, environment_id, request.query.tags_json) };
+      return listBuilds(deps, game_id, environment_id, request.query);
     },
   );
 

@@ -1,8 +1,9 @@
-import { utf8ByteLength } from '@gcm/contract';
+import { BUILDS_PAGE_LIMIT_DEFAULT, type ListBuildsQuery, utf8ByteLength } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { errors, type ValidationErrorItem } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import { textProblem } from '../../lib/text.js';
 import * as namespacesRepo from '../namespaces/namespaces.repository.js';
 import { findUpload } from '../uploads/uploads.repository.js';
@@ -190,17 +191,20 @@ async function withTags(deps: Deps, rows: repo.BuildRow[]) {
   }));
 }
 
-/** Completed builds having every pair of tags_json, newest first; `buildId` narrows it to one. */
-export async function listBuilds(
-  deps: Deps,
-  gameId: string,
-  environmentId: string,
-  tagsJson: string | undefined,
-  buildId?: string,
-) {
-  const tags = parseTagsJson(tagsJson);
+/**
+ * A page of the completed builds having every pair of tags_json, newest first. The default page is the
+ * 1,000 the list always answered, so a client that knows nothing of `cursor` gets what it got before.
+ */
+export async function listBuilds(deps: Deps, gameId: string, environmentId: string, query: ListBuildsQuery) {
+  const tags = parseTagsJson(query.tags_json);
+  const page = readPage('builds', query, BUILDS_PAGE_LIMIT_DEFAULT);
   await assertEnvironment(deps, gameId, environmentId);
-  return withTags(deps, await repo.listCompleteBuilds(deps.db, environmentId, tags, buildId));
+  const rows = await repo.listCompleteBuilds(deps.db, environmentId, tags, {
+    after: page.after,
+    limit: page.limit + 1,
+  });
+  const { items, cursor } = pageOf('builds', rows, page.limit, (r) => ({ ts: r.create_ts, id: r.build_id }));
+  return { builds: await withTags(deps, items), ...cursorField(cursor) };
 }
 
 export async function getBuild(
@@ -210,7 +214,12 @@ export async function getBuild(
   buildId: string,
   tagsJson: string | undefined,
 ) {
-  const [build] = await listBuilds(deps, gameId, environmentId, tagsJson, buildId);
+  const tags = parseTagsJson(tagsJson);
+  await assertEnvironment(deps, gameId, environmentId);
+  const [build] = await withTags(
+    deps,
+    await repo.listCompleteBuilds(deps.db, environmentId, tags, { buildId }),
+  );
   if (build === undefined) throw errors.buildNotFound();
   return build;
 }

@@ -1,5 +1,6 @@
 import type { NamespacesTable } from '../../db/database.js';
 import type { Db } from '../../db/open-db.js';
+import type { PageKey } from '../../lib/paging.js';
 
 export function insertNamespace(db: Db, row: NamespacesTable) {
   return db.insertInto('namespaces').values(row).execute();
@@ -32,6 +33,24 @@ export function listNamespaceSummaries(db: Db, gameId: string) {
     .orderBy('create_ts', 'asc')
     .orderBy('namespace_id', 'asc')
     .execute();
+}
+
+/** A page of the game's namespaces, oldest first, after `after`: a range of namespaces_game_create. */
+export function listNamespacesQuery(db: Db, gameId: string, after: PageKey | undefined, limit: number) {
+  let query = db
+    .selectFrom('namespaces')
+    .select(['namespace_id', 'version_id', 'name_id', 'display_name', 'create_ts'])
+    .where('game_id', '=', gameId);
+  if (after !== undefined) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('create_ts', 'namespace_id'), '>', eb.tuple(after.ts, after.id)),
+    );
+  }
+  return query.orderBy('create_ts', 'asc').orderBy('namespace_id', 'asc').limit(limit);
+}
+
+export function listNamespacePage(db: Db, gameId: string, after: PageKey | undefined, limit: number) {
+  return listNamespacesQuery(db, gameId, after, limit).execute();
 }
 
 /**

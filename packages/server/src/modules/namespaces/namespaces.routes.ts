@@ -8,8 +8,10 @@ import {
   Id,
   MatchmakerConfigBody,
   NamespaceFull,
+  NamespaceList,
   NamespaceParams,
   NoContent,
+  PageQuery,
   SetNamespaceVersionBody,
 } from '@gcm/contract';
 import { type Static, type TSchema, Type } from 'typebox';
@@ -40,6 +42,20 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
     async (request) => ({
       namespace_id: await service.createNamespace(deps, request.params.game_id, request.body),
     }),
+  );
+
+  app.get(
+    '/cloud/games/:game_id/namespaces',
+    routeOptions(
+      {
+        operationId: 'games.namespaces.listGameNamespaces',
+        auth: 'game',
+        summary: "The game's namespaces, oldest first and paged (limit, cursor)",
+        tag: TAG,
+      },
+      { params: GameIdParams, querystring: PageQuery, response: { 200: NamespaceList } },
+    ),
+    async (request) => service.listNamespaces(deps, request.params.game_id, request.query),
   );
 
   app.get(

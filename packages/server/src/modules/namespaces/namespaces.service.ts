@@ -1,4 +1,10 @@
-import { checkDisplayName, checkNameId, GAME_DISPLAY_NAME_MAX_BYTES } from '@gcm/contract';
+import {
+  checkDisplayName,
+  checkNameId,
+  GAME_DISPLAY_NAME_MAX_BYTES,
+  type NamespaceList,
+  type PageQuery,
+} from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors, type ValidationErrorItem } from '../../errors.js';
@@ -6,6 +12,7 @@ import { isBcryptHash } from '../../lib/bcrypt-format.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { newId } from '../../lib/ids.js';
+import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import { gameExists } from '../games/games.repository.js';
 import { assertGameExists } from '../games/games.service.js';
 import { versionExists } from '../versions/versions.repository.js';
@@ -74,6 +81,22 @@ export async function createNamespace(
     throw err;
   }
   return namespaceId;
+}
+
+/** A page of the game's namespaces, oldest first (the order of the game's `namespaces`). */
+export async function listNamespaces(deps: Deps, gameId: string, query: PageQuery): Promise<NamespaceList> {
+  const page = readPage('namespaces', query);
+  const rows = await repo.listNamespacePage(deps.db, gameId, page.after, page.limit + 1);
+  // Only an empty page needs the game looked up: a game with namespaces exists.
+  if (rows.length === 0) await assertGameExists(deps, gameId);
+  const { items, cursor } = pageOf('namespaces', rows, page.limit, (r) => ({
+    ts: r.create_ts,
+    id: r.namespace_id,
+  }));
+  return {
+    namespaces: items.map((r) => ({ ...r, create_ts: toTimestamp(r.create_ts) })),
+    ...cursorField(cursor),
+  };
 }
 
 /**

@@ -46,6 +46,7 @@ export async function recordToken(
     create_ts: createTs,
     expire_ts: expireTs,
     revoke_ts: null,
+    last_used_ts: null,
   });
   return { ...token, tokenId, createTs, expireTs };
 }

@@ -1,5 +1,6 @@
 import type { VersionsTable } from '../../db/database.js';
 import type { Db } from '../../db/open-db.js';
+import type { PageKey } from '../../lib/paging.js';
 
 export function insertVersion(db: Db, row: VersionsTable) {
   return db.insertInto('versions').values(row).execute();
@@ -32,6 +33,24 @@ export function listVersionSummaries(db: Db, gameId: string) {
     .orderBy('create_ts', 'asc')
     .orderBy('version_id', 'asc')
     .execute();
+}
+
+/** A page of the game's versions, newest first, after `after`: a range of versions_game_create_id. */
+export function listVersionsQuery(db: Db, gameId: string, after: PageKey | undefined, limit: number) {
+  let query = db
+    .selectFrom('versions')
+    .select(['version_id', 'display_name', 'create_ts'])
+    .where('game_id', '=', gameId);
+  if (after !== undefined) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('create_ts', 'version_id'), '<', eb.tuple(after.ts, after.id)),
+    );
+  }
+  return query.orderBy('create_ts', 'desc').orderBy('version_id', 'desc').limit(limit);
+}
+
+export function listVersionPage(db: Db, gameId: string, after: PageKey | undefined, limit: number) {
+  return listVersionsQuery(db, gameId, after, limit).execute();
 }
 
 /** Which of `ids` name completed builds of the game (any environment). */

@@ -2,17 +2,25 @@ import {
   GameIdParams,
   GetVersionQuery,
   Id,
+  PageQuery,
   RegionsResponse,
   ValidationResult,
   VersionBody,
   VersionFull,
+  VersionList,
   VersionParams,
 } from '@gcm/contract';
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { createVersion, getVersion, listRegions, validateGameVersion } from './versions.service.js';
+import {
+  createVersion,
+  getVersion,
+  listRegions,
+  listVersions,
+  validateGameVersion,
+} from './versions.service.js';
 
 export function versionsRoutes(app: TypedApp, deps: Deps): void {
   app.post(
@@ -48,6 +56,20 @@ export function versionsRoutes(app: TypedApp, deps: Deps): void {
       },
     ),
     async (request) => ({ version_id: await createVersion(deps, request.params.game_id, request.body) }),
+  );
+
+  app.get(
+    '/cloud/games/:game_id/versions',
+    routeOptions(
+      {
+        operationId: 'games.versions.listGameVersions',
+        auth: 'game',
+        summary: "The game's versions, newest first and paged (limit, cursor), without their configurations",
+        tag: 'versions',
+      },
+      { params: GameIdParams, querystring: PageQuery, response: { 200: VersionList } },
+    ),
+    async (request) => listVersions(deps, request.params.game_id, request.query),
   );
 
   app.get(

@@ -1,10 +1,11 @@
-import type { VersionBody, VersionConfig } from '@gcm/contract';
+import type { PageQuery, VersionBody, VersionConfig, VersionList } from '@gcm/contract';
 import { imageIdsOf, resolveVersionConfig, validateVersion } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors, type ValidationErrorItem } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import * as gamesRepo from '../games/games.repository.js';
 import * as repo from './versions.repository.js';
 
@@ -84,6 +85,22 @@ export async function getVersion(deps: Deps, gameId: string, versionId: string, 
     display_name: row.display_name,
     create_ts: toTimestamp(row.create_ts),
     config: resolved ? resolveVersionConfig(config, { regions: deps.config.regions }) : config,
+  };
+}
+
+/** A page of the game's versions, newest first, without their configurations. */
+export async function listVersions(deps: Deps, gameId: string, query: PageQuery): Promise<VersionList> {
+  const page = readPage('versions', query);
+  const rows = await repo.listVersionPage(deps.db, gameId, page.after, page.limit + 1);
+  // Only an empty page needs the game looked up: a game with versions exists.
+  if (rows.length === 0 && !(await gamesRepo.gameExists(deps.db, gameId))) throw errors.gameNotFound();
+  const { items, cursor } = pageOf('versions', rows, page.limit, (r) => ({
+    ts: r.create_ts,
+    id: r.version_id,
+  }));
+  return {
+    versions: items.map((r) => ({ ...r, create_ts: toTimestamp(r.create_ts) })),
+    ...cursorField(cursor),
   };
 }
 

@@ -1,0 +1,306 @@
+/**
+ * The paged lists: a game's namespaces and versions, and an environment's builds. Every walk goes
+ * through real HTTP, page by page, with rows inserted between pages (some in the very millisecond of the
+ * page's last item), and checks that no item comes twice and none that existed is missed.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { NamespaceSummary, VersionSummary } from '@gcm/contract';
+import type { LightMyRequestResponse } from 'fastify';
+import { completeBuildsQuery } from '../../src/modules/builds/builds.repository.js';
+import { listNamespacesQuery } from '../../src/modules/namespaces/namespaces.repository.js';
+import { listVersionsQuery } from '../../src/modules/versions/versions.repository.js';
+import { uploadedBuild } from '../helpers/api-world.js';
+import { onPostgres } from '../helpers/postgres.js';
+import { queryPlan } from '../helpers/query-plan.js';
+import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+
+type Fixture = Awaited<ReturnType<typeof createGameFixture>>;
+
+function assertError(res: LightMyRequestResponse, status: number, code: string, field?: string) {
+  assert.equal(res.statusCode, status, res.body);
+  const body = res.json<{ code: string; message: string; metadata?: { field?: string } }>();
+  assert.equal(body.code, code, res.body);
+  if (field !== undefined) {
+    assert.equal(body.metadata?.field, field, res.body);
+    assert.match(body.message, new RegExp(`"${field}"`));
+  }
+}
+
+interface Page {
+  cursor?: string;
+  [list: string]: unknown;
+}
+
+describe('lists with cursor paging', () => {
+  let svc: TestService;
+  let f: Fixture;
+  let other: Fixture;
+
+  before(async () => {
+    svc = await startTestService();
+    f = await createGameFixture(svc, 'lists-a');
+    other = await createGameFixture(svc, 'lists-b');
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  async function page(url: string, token = f.cloudToken): Promise<Page> {
+    const res = await svc.call('GET', url, { token });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json<Page>();
+    // The member is absent on a last page, never null or empty.
+    if ('cursor' in body) assert.ok(typeof body.cursor === 'string' && body.cursor.length > 0, res.body);
+    return body;
+  }
+
+  /**
+   * Walks a list `limit` at a time, calling `between` after each page; returns the ids in the order seen
+   * and checks no id came twice.
+   */
+  async function walk(
+    url: string,
+    member: string,
+    idOf: (item: never) => string,
+    options: { limit: number; token: string; between?: (pageNumber: number) => Promise<void> },
+  ): Promise<string[]> {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let n = 1; n < 1_000; n++) {
+      const sep = url.includes('?') ? '&' : '?';
+      const query = `${sep}limit=${options.limit}${cursor === undefined ? '' : `&cursor=${cursor}`}`;
+      const body = await page(`${url}${query}`, options.token);
+      const items = body[member] as never[];
+      assert.ok(items.length <= options.limit, `a page of ${items.length} for limit ${options.limit}`);
+      if (body.cursor !== undefined)
+        assert.equal(items.length, options.limit, 'a cursor after a full page only');
+      seen.push(...items.map(idOf));
+      cursor = body.cursor;
+      if (cursor === undefined) break;
+      await options.between?.(n);
+    }
+    assert.equal(new Set(seen).size, seen.length, `no item twice: ${seen.join(', ')}`);
+    return seen;
+  }
+
+  async function newVersion(x: Fixture, name: string): Promise<string> {
+    const res = await svc.call('POST', `/cloud/games/${x.gameId}/versions`, {
+      body: { display_name: name, config: {} },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<{ version_id: string }>().version_id;
+  }
+
+  async function newNamespace(x: Fixture, nameId: string): Promise<string> {
+    const res = await svc.call('POST', `/cloud/games/${x.gameId}/namespaces`, {
+      body: { name_id: nameId, display_name: 'N', version_id: x.versionId },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<{ namespace_id: string }>().namespace_id;
+  }
+
+  it('versions: newest first; a walk sees every version once while newer ones are added', async () => {
+    const x = await createGameFixture(svc, 'lists-v');
+    const made = [x.versionId];
+    for (let i = 0; i < 9; i++) {
+      // Some share a millisecond (the id orders them), some do not.
+      if (i % 3 === 0) svc.clock.advance(5);
+      made.push(await newVersion(x, `v-${i}`));
+    }
+    const all = await page(`/cloud/games/${x.gameId}/versions?limit=1000`, x.cloudToken);
+    const versions = all.versions as VersionSummary[];
+    assert.equal(all.cursor, undefined);
+    assert.deepEqual(
+      versions.map((v) => v.version_id),
+      [...made].reverse(),
+      'newest first',
+    );
+    assert.deepEqual(Object.keys(versions[0] ?? {}).sort(), ['create_ts', 'display_name', 'version_id']);
+
+    let added = 0;
+    const seen = await walk(
+      `/cloud/games/${x.gameId}/versions`,
+      'versions',
+      (v: VersionSummary) => v.version_id,
+      {
+        limit: 3,
+        token: x.cloudToken,
+        between: async (n) => {
+          // In the same millisecond as the newest, and later: both sort before every cursor of this walk.
+          if (n % 2 === 0) svc.clock.advance(1);
+          await newVersion(x, `during-${n}`);
+          added++;
+        },
+      },
+    );
+    assert.ok(added >= 3);
+    assert.deepEqual(seen, [...made].reverse(), 'each version that existed, once, in order');
+  });
+
+  it('namespaces: oldest first; a walk sees every namespace once, those added meanwhile at the end', async () => {
+    const x = await createGameFixture(svc, 'lists-n');
+    const made = [x.namespaceId];
+    for (let i = 0; i < 6; i++) {
+      if (i % 2 === 0) svc.clock.advance(3);
+      made.push(await newNamespace(x, `ns-${i}`));
+    }
+    const addedDuring: string[] = [];
+    const seen = await walk(
+      `/cloud/games/${x.gameId}/namespaces`,
+      'namespaces',
+      (n: NamespaceSummary) => n.namespace_id,
+      {
+        limit: 2,
+        token: x.cloudToken,
+        between: async (n) => {
+          // Same millisecond as the page's last item: the id puts it after the cursor.
+          if (n === 2) svc.clock.advance(1);
+          addedDuring.push(await newNamespace(x, `during-${n}`));
+        },
+      },
+    );
+    assert.deepEqual(seen, [...made, ...addedDuring], 'in creation order, the added ones included');
+    const first = (await page(`/cloud/games/${x.gameId}/namespaces`, x.cloudToken))
+      .namespaces as NamespaceSummary[];
+    assert.deepEqual(first[0], {
+      namespace_id: x.namespaceId,
+      version_id: x.versionId,
+      name_id: 'prod',
+      display_name: 'Production',
+      create_ts: first[0]?.create_ts,
+    });
+    // The same items as the game's own view (4.2's summaries).
+    const game = await svc.call('GET', `/cloud/games/${x.gameId}`, { token: x.cloudToken });
+    assert.deepEqual(game.json<{ game: { namespaces: unknown } }>().game.namespaces, first);
+  });
+
+  it("never shows another game's items; an unknown game is 404", async () => {
+    for (const list of ['versions', 'namespaces']) {
+      const url = `/cloud/games/${f.gameId}/${list}?limit=1000`;
+      assertError(await svc.call('GET', url, { token: other.cloudToken }), 403, 'API_FORBIDDEN');
+      const mine = await svc.call('GET', url);
+      assert.equal(mine.statusCode, 200, mine.body);
+      for (const id of [other.gameId, other.versionId, other.namespaceId, other.cloudTokenId]) {
+        assert.ok(!mine.body.includes(id), `${list} shows an id of the other game`);
+      }
+      // The operator naming no game that exists.
+      assertError(
+        await svc.call('GET', `/cloud/games/0190a0a0-0000-7000-8000-00000000beef/${list}`),
+        404,
+        'GAME_NOT_FOUND',
+      );
+    }
+  });
+
+  it('refuses a bad limit or a cursor it did not answer (400 API_BAD_QUERY naming the parameter)', async () => {
+    const url = `/cloud/games/${f.gameId}/versions`;
+    await newVersion(f, 'bad-cursor-a');
+    await newVersion(f, 'bad-cursor-b');
+    const versionsCursor = (await page(`${url}?limit=1`)).cursor ?? '';
+    await newNamespace(f, 'bad-cursor');
+    const namespacesCursor = (await page(`/cloud/games/${f.gameId}/namespaces?limit=1`)).cursor ?? '';
+    assert.ok(versionsCursor !== '' && namespacesCursor !== '');
+
+    for (const limit of ['0', '1001', '9999', 'abc', '-1', '1.5', '12345', '']) {
+      assertError(await svc.call('GET', `${url}?limit=${limit}`), 400, 'API_BAD_QUERY', 'limit');
+    }
+    const forged = [
+      'garbage!',
+      'x'.repeat(129),
+      namespacesCursor, // another list's
+      `${versionsCursor}=`, // padded: not the text the service wrote
+      `${versionsCursor}A`,
+      Buffer.from('versions:12:not-a-uuid').toString('base64url'),
+      Buffer.from('versions:99999999999999999:0190a0a0-0000-7000-8000-00000000beef').toString('base64url'),
+      Buffer.from('versions:012:0190a0a0-0000-7000-8000-00000000beef').toString('base64url'),
+      Buffer.from('{"ts":1}').toString('base64url'),
+    ];
+    for (const cursor of forged) {
+      assertError(
+        await svc.call('GET', `${url}?cursor=${encodeURIComponent(cursor)}`),
+        400,
+        'API_BAD_QUERY',
+        'cursor',
+      );
+    }
+    // A well-formed cursor is only a position: one the service could have written is answered.
+    const made = Buffer.from('versions:0:0190a0a0-0000-7000-8000-00000000beef').toString('base64url');
+    assert.deepEqual((await page(`${url}?cursor=${made}`)).versions, []);
+  });
+
+  it('builds: a cursor where the list was cut at 1,000; tag filters page too', async () => {
+    const x = await createGameFixture(svc, 'lists-b2');
+    const base = `/games/${x.gameId}/environments/${x.namespaceId}/builds`;
+    const made: string[] = [];
+    const tagged: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      if (i % 3 === 0) svc.clock.advance(7);
+      const id = await uploadedBuild(svc, x.gameId, x.namespaceId, `b-${i}`);
+      assert.equal((await svc.call('POST', `${base}/${id}/complete`)).statusCode, 204);
+      if (i % 2 === 0) {
+        const patch = await svc.call('PATCH', `${base}/${id}/tags`, { body: { tags: { even: 'yes' } } });
+        assert.equal(patch.statusCode, 204, patch.body);
+        tagged.push(id);
+      }
+      made.push(id);
+    }
+    // A build prepared but never completed is in no page.
+    await uploadedBuild(svc, x.gameId, x.namespaceId, 'incomplete');
+
+    // A client of the original interface: no limit, no cursor, every build (up to 1,000) and no cursor.
+    const plain = await page(base, x.cloudToken);
+    assert.deepEqual(Object.keys(plain), ['builds']);
+    assert.deepEqual(
+      (plain.builds as { id: string }[]).map((b) => b.id),
+      [...made].reverse(),
+    );
+
+    const filter = `tags_json=${encodeURIComponent('{"even":"yes"}')}`;
+    const seen = await walk(`${base}?${filter}`, 'builds', (b: { id: string }) => b.id, {
+      limit: 2,
+      token: x.cloudToken,
+      between: async (n) => {
+        if (n === 1) svc.clock.advance(1);
+        const id = await uploadedBuild(svc, x.gameId, x.namespaceId, `during-${n}`);
+        await svc.call('POST', `${base}/${id}/complete`);
+        await svc.call('PATCH', `${base}/${id}/tags`, { body: { tags: { even: 'yes' } } });
+      },
+    });
+    assert.deepEqual(seen, [...tagged].reverse(), 'every tagged build once, newest first');
+    await newVersion(x, 'second');
+    const versionsCursor = (await page(`/cloud/games/${x.gameId}/versions?limit=1`, x.cloudToken)).cursor;
+    assertError(await svc.call('GET', `${base}?cursor=${versionsCursor}`), 400, 'API_BAD_QUERY', 'cursor');
+  });
+
+  it('reads each page along an index in its order: no table scan, no sort', async () => {
+    const after = { ts: Date.parse('2026-01-01T00:00:00Z'), id: '0190a0a0-1111-7000-8000-000000000001' };
+    const cases = [
+      {
+        index: 'namespaces_game_create',
+        table: 'namespaces',
+        q: listNamespacesQuery(svc.deps.db, f.gameId, after, 101),
+      },
+      {
+        index: 'versions_game_create_id',
+        table: 'versions',
+        q: listVersionsQuery(svc.deps.db, f.gameId, after, 101),
+      },
+      {
+        index: 'builds_namespace_create',
+        table: 'builds',
+        q: completeBuildsQuery(svc.deps.db, f.namespaceId, new Map(), { after, limit: 1001 }),
+      },
+    ];
+    for (const { index, table, q } of cases) {
+      const plan = await queryPlan(svc.deps.db, q.compile());
+      if (onPostgres) {
+        assert.match(plan, new RegExp(`Index (Only )?Scan (Backward )?using ${index} on ${table}`), plan);
+        assert.doesNotMatch(plan, /Seq Scan|Sort/, plan);
+      } else {
+        assert.match(plan, new RegExp(`SEARCH ${table} USING (COVERING )?INDEX ${index} \\(`), plan);
+        assert.doesNotMatch(plan, /TEMP B-TREE/, plan);
+      }
+    }
+  });
+});
