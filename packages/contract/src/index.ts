@@ -15,6 +15,7 @@ export * from './lobby-logs.js';
 export * from './names.js';
 export * from './namespaces.js';
 export * from './paging.js';
+export * from './tokens.js';
 export * from './uploads.js';
 export * from './version-config/resolve.js';
 export * from './version-config/schema.js';

@@ -44,6 +44,10 @@ export async function createService(config: Config, options: StartOptions = {}) 
   let logPoolError = (err: Error): void => {
     process.stderr.write(`database pool error: ${err.message}\n`);
   };
+  // A token's last use is recorded beside the request, so its failure has no request to answer with.
+  let logTokenUseError = (err: unknown): void => {
+    process.stderr.write(`recording a token's use failed: ${String(err)}\n`);
+  };
   const { db, postgres } = openDatabase(config, (err) => logPoolError(err));
   const shared = postgres !== undefined;
   let relay: PgChangeRelay | undefined;
@@ -54,7 +58,10 @@ export async function createService(config: Config, options: StartOptions = {}) 
     // caches invalidated on write are exact. On a store shared by several instances a write through another
     // instance would leave them stale (a revoked token still accepted), so they are off there.
     const cacheReads = !shared;
-    const tokens = new TokenAuthority(db, clock, { cacheRows: cacheReads });
+    const tokens = new TokenAuthority(db, clock, {
+      cacheRows: cacheReads,
+      onUseRecordError: (err) => logTokenUseError(err),
+    });
     await tokens.init(config.operatorToken);
     const namespaceViews = new ReadCache<string, NamespaceView>({ enabled: cacheReads, maxEntries: 10_000 });
     const blobs =
@@ -77,6 +84,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
     const app = await buildApp(deps, options);
     for (const warning of permissionWarnings) app.log.warn({ data_dir: config.dataDir }, warning);
     logPoolError = (err) => app.log.warn({ err }, 'an idle database connection failed');
+    logTokenUseError = (err) => app.log.warn({ err }, "recording a token's last use failed");
     if (postgres !== undefined) {
       relay = new PgChangeRelay(postgres.clientConfig, postgres.pool, notifier, app.log);
       await relay.start();
@@ -116,6 +124,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
       await jobs.stop();
       await billingScheduler.stop();
       await stopRelay?.close();
+      await tokens.settle();
       await db.destroy();
     });
     // The scheduler is returned for tests, which call runDue() after moving the clock.

@@ -191,6 +191,7 @@ const MATRIX: Record<string, Row> = {
   },
   'builds.patchTags': { rule: 'game', request: ({ seq }) => ({ body: { tags: { seen: String(seq) } } }) },
   'games.tokens.createCloudToken': { rule: 'operator' },
+  'games.tokens.listTokens': { rule: 'game', request: () => ({ query: { limit: '10' } }) },
   'games.namespaces.tokens.createReporterToken': { rule: 'operator' },
   'tokens.revokeToken': {
     rule: 'any',

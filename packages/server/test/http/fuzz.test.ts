@@ -82,6 +82,7 @@ const signedPuts = await Promise.all(
 const cursors = (
   await Promise.all(
     [
+      `/cloud/games/${game.gameId}/tokens`,
       `/cloud/games/${game.gameId}/versions`,
       `/cloud/games/${game.gameId}/namespaces`,
       `/games/${game.gameId}/environments/${game.namespaceId}/builds`,

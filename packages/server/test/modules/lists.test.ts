@@ -1,14 +1,16 @@
 /**
- * The paged lists: a game's namespaces and versions, and an environment's builds. Every walk goes
+ * The paged lists: a game's namespaces, versions and tokens, and an environment's builds. Every walk goes
  * through real HTTP, page by page, with rows inserted between pages (some in the very millisecond of the
  * page's last item), and checks that no item comes twice and none that existed is missed.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { NamespaceSummary, VersionSummary } from '@gcm/contract';
+import type { NamespaceSummary, TokenSummary, VersionSummary } from '@gcm/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import { completeBuildsQuery } from '../../src/modules/builds/builds.repository.js';
 import { listNamespacesQuery } from '../../src/modules/namespaces/namespaces.repository.js';
+import { LAST_USE_GRANULARITY_MS } from '../../src/modules/tokens/token-authority.js';
+import { listGameTokensQuery } from '../../src/modules/tokens/tokens.repository.js';
 import { listVersionsQuery } from '../../src/modules/versions/versions.repository.js';
 import { uploadedBuild } from '../helpers/api-world.js';
 import { onPostgres } from '../helpers/postgres.js';
@@ -175,8 +177,108 @@ describe('lists with cursor paging', () => {
     assert.deepEqual(game.json<{ game: { namespaces: unknown } }>().game.namespaces, first);
   });
 
+  it('tokens: ids, kinds and times, never a token; revoked ones listed with revoke_ts', async () => {
+    const x = await createGameFixture(svc, 'lists-t');
+    const reporter = await svc.call(
+      'POST',
+      `/cloud/games/${x.gameId}/namespaces/${x.namespaceId}/tokens/reporter`,
+    );
+    assert.equal(reporter.statusCode, 200, reporter.body);
+    const rep = reporter.json<{ token: string; token_id: string }>();
+    svc.clock.advance(1000);
+    const gone = await svc.call('POST', `/cloud/games/${x.gameId}/tokens/cloud`);
+    const goneToken = gone.json<{ token: string; token_id: string }>();
+    assert.equal((await svc.call('DELETE', `/cloud/tokens/${goneToken.token_id}`)).statusCode, 204);
+
+    const res = await svc.call('GET', `/cloud/games/${x.gameId}/tokens`, { token: x.cloudToken });
+    assert.equal(res.statusCode, 200, res.body);
+    const { tokens } = res.json<{ tokens: TokenSummary[] }>();
+    assert.deepEqual(
+      tokens.map((t) => t.token_id),
+      [goneToken.token_id, rep.token_id, x.cloudTokenId],
+      'newest first',
+    );
+    for (const t of tokens) {
+      assert.deepEqual(Object.keys(t).sort(), [
+        'create_ts',
+        'expire_ts',
+        'kind',
+        'last_used_ts',
+        'namespace_id',
+        'revoke_ts',
+        'token_id',
+      ]);
+    }
+    const [revoked, reporterItem, cloud] = tokens as [TokenSummary, TokenSummary, TokenSummary];
+    assert.equal(revoked.kind, 'cloud');
+    assert.equal(revoked.namespace_id, null);
+    assert.equal(revoked.revoke_ts, new Date(svc.clock.now()).toISOString());
+    assert.equal(reporterItem.kind, 'reporter');
+    assert.equal(reporterItem.namespace_id, x.namespaceId);
+    assert.equal(reporterItem.revoke_ts, null);
+    assert.equal(cloud.kind, 'cloud');
+    assert.equal(Date.parse(cloud.expire_ts ?? '') - Date.parse(cloud.create_ts), 365 * 24 * 3600 * 1000);
+    // No token text, nor any part of one (a JWT's signature), nor anything hash-like.
+    for (const secret of [x.cloudToken, rep.token, goneToken.token]) {
+      for (const part of secret.split('.')) assert.ok(!res.body.includes(part), 'a token part in the list');
+    }
+    assert.doesNotMatch(res.body, /[0-9a-f]{64}/, 'a hash in the list');
+    assert.ok(!res.body.includes(svc.operatorToken));
+  });
+
+  it('tokens: records the last use at most once a minute, and never for a refused token', async () => {
+    const x = await createGameFixture(svc, 'lists-u');
+    const lastUsed = async (tokenId: string) => {
+      await svc.deps.tokens.settle();
+      const { tokens } = await page(`/cloud/games/${x.gameId}/tokens?limit=1000`, svc.operatorToken);
+      return (tokens as TokenSummary[]).find((t) => t.token_id === tokenId)?.last_used_ts;
+    };
+    const iso = () => new Date(svc.clock.now()).toISOString();
+    assert.equal(await lastUsed(x.cloudTokenId), null, 'never used');
+
+    assert.equal((await svc.call('GET', '/cloud/auth/inspect', { token: x.cloudToken })).statusCode, 200);
+    const first = iso();
+    assert.equal(await lastUsed(x.cloudTokenId), first);
+
+    svc.clock.advance(LAST_USE_GRANULARITY_MS / 2);
+    // Listing with the token is a use too; under a minute after the recorded one, it is not written.
+    assert.equal(await lastUsed(x.cloudTokenId), first);
+    await page(`/cloud/games/${x.gameId}/tokens`, x.cloudToken);
+    assert.equal(await lastUsed(x.cloudTokenId), first, 'within the minute: not written again');
+
+    svc.clock.advance(LAST_USE_GRANULARITY_MS / 2);
+    await page(`/cloud/games/${x.gameId}/tokens`, x.cloudToken);
+    const second = iso();
+    assert.equal(await lastUsed(x.cloudTokenId), second, 'a minute later: written');
+
+    // A refused use is no use: a revoked token's time stays where it was.
+    svc.clock.advance(5 * LAST_USE_GRANULARITY_MS);
+    assert.equal((await svc.call('DELETE', `/cloud/tokens/${x.cloudTokenId}`)).statusCode, 204);
+    const refused = await svc.call('GET', '/cloud/auth/inspect', { token: x.cloudToken });
+    assertError(refused, 401, 'TOKEN_REVOKED');
+    assert.equal(await lastUsed(x.cloudTokenId), second);
+  });
+
+  it('tokens: a walk across pages sees each token once while tokens are minted', async () => {
+    const minted: string[] = [f.cloudTokenId];
+    for (let i = 0; i < 7; i++) {
+      if (i === 4) svc.clock.advance(2);
+      const res = await svc.call('POST', `/cloud/games/${f.gameId}/tokens/cloud`);
+      minted.push(res.json<{ token_id: string }>().token_id);
+    }
+    const seen = await walk(`/cloud/games/${f.gameId}/tokens`, 'tokens', (t: TokenSummary) => t.token_id, {
+      limit: 3,
+      token: f.cloudToken,
+      between: async () => {
+        await svc.call('POST', `/cloud/games/${f.gameId}/tokens/cloud`);
+        await svc.call('POST', `/cloud/games/${other.gameId}/tokens/cloud`);
+      },
+    });
+    assert.deepEqual(seen, [...minted].reverse());
+  });
+
   it("never shows another game's items; an unknown game is 404", async () => {
-    for (const list of ['versions', 'namespaces']) {
+    for (const list of ['versions', 'namespaces', 'tokens']) {
       const url = `/cloud/games/${f.gameId}/${list}?limit=1000`;
       assertError(await svc.call('GET', url, { token: other.cloudToken }), 403, 'API_FORBIDDEN');
       const mine = await svc.call('GET', url);
@@ -285,6 +387,11 @@ describe('lists with cursor paging', () => {
         index: 'versions_game_create_id',
         table: 'versions',
         q: listVersionsQuery(svc.deps.db, f.gameId, after, 101),
+      },
+      {
+        index: 'tokens_game_create',
+        table: 'tokens',
+        q: listGameTokensQuery(svc.deps.db, f.gameId, after, 101),
       },
       {
         index: 'builds_namespace_create',

@@ -32,6 +32,11 @@ const AUDIENCES: SignedTokenKind[] = ['cloud', 'reporter'];
 const DEVICE_LINK_AUDIENCE = 'device_link';
 type VerifyKey = Awaited<ReturnType<typeof importJWK>>;
 const CACHE_SIZE = 10_000;
+/**
+ * How coarsely a token's last use is recorded: a use is written only when the recorded one is at least this
+ * old, so a token costs at most one write a minute (per instance, at worst), never one per request.
+ */
+export const LAST_USE_GRANULARITY_MS = 60_000;
 interface CloudClaims {
   kind: SignedTokenKind;
   tokenId: string;
@@ -70,15 +75,24 @@ export class TokenAuthority {
     enabled: true,
     maxEntries: CACHE_SIZE,
   });
-  /** Token rows by id; only revocation changes one, and `forget` drops it then. */
+  /**
+   * Token rows by id; only revocation changes what the check reads, and `forget` drops it then. (A cached
+   * row's last_used_ts goes stale: `usesRecorded` covers it.)
+   */
   private readonly rows: ReadCache<string, repo.TokenRow>;
+  /** The last use this process recorded (or began recording) per token id, newer than a cached row's. */
+  private readonly usesRecorded = new Map<string, number>();
+  /** Use records under way, so closing can wait for them before the store goes. */
+  private readonly pendingUses = new Set<Promise<void>>();
+  private readonly onUseRecordError: (err: unknown) => void;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    options: { cacheRows: boolean },
+    options: { cacheRows: boolean; onUseRecordError: (err: unknown) => void },
   ) {
     this.rows = new ReadCache({ enabled: options.cacheRows, maxEntries: CACHE_SIZE });
+    this.onUseRecordError = options.onUseRecordError;
   }
 
   /** Called after a token row changed (revocation), so the next request reads it anew. */
@@ -210,11 +224,39 @@ export class TokenAuthority {
     }
     if (row.revoke_ts !== null) throw errors.tokenRevoked();
     if (row.expire_ts <= this.clock.now()) throw errors.tokenExpired();
+    this.noteUse(tokenId, row.last_used_ts);
     const times = { tokenId, createTs: row.create_ts, expireTs: row.expire_ts };
     if (claims.kind === 'reporter' && namespaceId !== null) {
       return { kind: 'namespace_reporter', gameId, namespaceId, ...times };
     }
     return { kind: 'game_cloud', gameId, ...times };
+  }
+
+  /**
+   * Records that the token was just used, when the recorded use is a minute old or more. The request does
+   * not wait: the write runs beside it and a failure is only logged, so the check still costs one read.
+   */
+  private noteUse(tokenId: string, storedTs: number | null): void {
+    const now = this.clock.now();
+    const since = now - LAST_USE_GRANULARITY_MS;
+    const known = Math.max(
+      storedTs ?? Number.NEGATIVE_INFINITY,
+      this.usesRecorded.get(tokenId) ?? Number.NEGATIVE_INFINITY,
+    );
+    if (known > since) return;
+    // Forgetting every entry at once costs at most one more (conditional) write per token.
+    if (this.usesRecorded.size >= CACHE_SIZE) this.usesRecorded.clear();
+    this.usesRecorded.set(tokenId, now);
+    const write = repo
+      .recordTokenUse(this.db, tokenId, now, since)
+      .catch((err: unknown) => this.onUseRecordError(err))
+      .finally(() => this.pendingUses.delete(write));
+    this.pendingUses.add(write);
+  }
+
+  /** Waits for the use records under way (before the store is closed; tests, before reading them). */
+  async settle(): Promise<void> {
+    while (this.pendingUses.size > 0) await Promise.all(this.pendingUses);
   }
 
   private async verifySignature(token: string): Promise<CloudClaims> {

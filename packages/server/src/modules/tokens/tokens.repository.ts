@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { TokensTable } from '../../db/database.js';
 import { type Db, isPostgres } from '../../db/open-db.js';
+import type { PageKey } from '../../lib/paging.js';
 
 // Every query of the tokens module's tables: token rows, operator token hashes and signing keys.
 
@@ -11,7 +12,7 @@ import { type Db, isPostgres } from '../../db/open-db.js';
 export function findToken(db: Db, tokenId: string) {
   return db
     .selectFrom('tokens')
-    .select(['kind', 'game_id', 'namespace_id', 'create_ts', 'expire_ts', 'revoke_ts'])
+    .select(['kind', 'game_id', 'namespace_id', 'create_ts', 'expire_ts', 'revoke_ts', 'last_used_ts'])
     .where('token_id', '=', tokenId)
     .executeTakeFirst();
 }
@@ -44,6 +45,35 @@ export async function tokenExists(db: Db, tokenId: string, gameId: string | unde
   let query = db.selectFrom('tokens').select('token_id').where('token_id', '=', tokenId);
   if (gameId !== undefined) query = query.where('game_id', '=', gameId);
   return (await query.executeTakeFirst()) !== undefined;
+}
+
+/**
+ * Records a use at `now` unless one after `since` is recorded already, so instances that race here write
+ * at most once between them, and a late write never moves the time back.
+ */
+export async function recordTokenUse(db: Db, tokenId: string, now: number, since: number): Promise<void> {
+  await db
+    .updateTable('tokens')
+    .set({ last_used_ts: now })
+    .where('token_id', '=', tokenId)
+    .where((eb) => eb.or([eb('last_used_ts', 'is', null), eb('last_used_ts', '<=', since)]))
+    .execute();
+}
+
+/** A game's tokens, newest first, after `after`; a range of tokens_game_create read in index order. */
+export function listGameTokensQuery(db: Db, gameId: string, after: PageKey | undefined, limit: number) {
+  let query = db
+    .selectFrom('tokens')
+    .select(['token_id', 'kind', 'namespace_id', 'create_ts', 'expire_ts', 'revoke_ts', 'last_used_ts'])
+    .where('game_id', '=', gameId);
+  if (after !== undefined) {
+    query = query.where((eb) => eb(eb.refTuple('create_ts', 'token_id'), '<', eb.tuple(after.ts, after.id)));
+  }
+  return query.orderBy('create_ts', 'desc').orderBy('token_id', 'desc').limit(limit);
+}
+
+export function listGameTokens(db: Db, gameId: string, after: PageKey | undefined, limit: number) {
+  return listGameTokensQuery(db, gameId, after, limit).execute();
 }
 
 export function loadOperatorTokenHashes(db: Db) {

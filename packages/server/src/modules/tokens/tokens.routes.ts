@@ -1,4 +1,4 @@
-import { GameIdParams, Id, NamespaceParams, NoContent, Timestamp } from '@gcm/contract';
+import { GameIdParams, Id, NamespaceParams, NoContent, PageQuery, Timestamp, TokenList } from '@gcm/contract';
 import { type Static, Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { callerOf } from '../../http/auth.js';
@@ -9,6 +9,7 @@ import {
   createCloudToken,
   createReporterToken,
   inspect,
+  listTokens,
   revokeToken,
   storedTokenText,
 } from './tokens.service.js';
@@ -88,6 +89,21 @@ export function tokensRoutes(app: TypedApp, deps: Deps): void {
       { params: NamespaceParams, response: { 200: TokenResponse } },
     ),
     async (request) => createReporterToken(deps, request.params.game_id, request.params.namespace_id),
+  );
+
+  app.get(
+    '/cloud/games/:game_id/tokens',
+    routeOptions(
+      {
+        operationId: 'games.tokens.listTokens',
+        auth: 'game',
+        summary:
+          "The game's cloud and reporter tokens, newest first and paged, revoked ones included: ids and times, never a token",
+        tag: TAG,
+      },
+      { params: GameIdParams, querystring: PageQuery, response: { 200: TokenList } },
+    ),
+    async (request) => listTokens(deps, request.params.game_id, request.query),
   );
 
   app.delete(

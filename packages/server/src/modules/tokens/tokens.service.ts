@@ -1,8 +1,10 @@
+import type { PageQuery, TokenList } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import { DAY_MS, toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import { assertGameExists } from '../games/games.service.js';
 import { getNamespace } from '../namespaces/namespaces.service.js';
 import type { Caller, SignedTokenKind } from './token-authority.js';
@@ -84,6 +86,31 @@ export async function revokeToken(deps: Deps, caller: Caller, tokenId: string): 
   if (revoked) return;
   // Revoking twice is not an error, but only for a token the caller could have revoked.
   if (!(await repo.tokenExists(deps.db, tokenId, gameId))) throw errors.tokenNotFound();
+}
+
+/**
+ * A page of the game's tokens, newest first: revoked and expired ones too (with revoke_ts, and an
+ * expire_ts in the past), so a studio can audit them. What is never stored cannot be listed: no token
+ * text, no hash.
+ */
+export async function listTokens(deps: Deps, gameId: string, query: PageQuery): Promise<TokenList> {
+  const page = readPage('tokens', query);
+  const rows = await repo.listGameTokens(deps.db, gameId, page.after, page.limit + 1);
+  // Only an empty page needs the game looked up: a game with tokens exists.
+  if (rows.length === 0) await assertGameExists(deps, gameId);
+  const { items, cursor } = pageOf('tokens', rows, page.limit, (r) => ({ ts: r.create_ts, id: r.token_id }));
+  return {
+    tokens: items.map((r) => ({
+      token_id: r.token_id,
+      kind: r.kind as SignedTokenKind,
+      namespace_id: r.namespace_id,
+      create_ts: toTimestamp(r.create_ts),
+      expire_ts: toTimestamp(r.expire_ts),
+      last_used_ts: r.last_used_ts === null ? null : toTimestamp(r.last_used_ts),
+      revoke_ts: r.revoke_ts === null ? null : toTimestamp(r.revoke_ts),
+    })),
+    ...cursorField(cursor),
+  };
 }
 
 export function inspect(caller: Caller) {

@@ -1,0 +1,34 @@
+import { type Static, Type } from 'typebox';
+import { Timestamp } from './common.js';
+import { NextCursor } from './paging.js';
+
+/** The kinds of token a game has: `cloud` (the whole game) and `reporter` (one namespace's lobby log). */
+export const TokenKind = Type.Union([Type.Literal('cloud'), Type.Literal('reporter')]);
+
+/** What the service knows of a token, never the token itself (its text is not stored) nor any hash of it. */
+export const TokenSummary = Type.Object({
+  token_id: Type.String(),
+  kind: TokenKind,
+  namespace_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'the namespace a reporter token may report for; null for a cloud token',
+  }),
+  create_ts: Timestamp,
+  expire_ts: Type.Union([Timestamp, Type.Null()], {
+    description: 'when the token stops working; every token the service mints today expires',
+  }),
+  last_used_ts: Type.Union([Timestamp, Type.Null()], {
+    description:
+      'when a request last authenticated with it, to the minute (a use less than a minute after the recorded one is not recorded); null if never',
+  }),
+  revoke_ts: Type.Union([Timestamp, Type.Null()], { description: 'when it was revoked; null if it was not' }),
+});
+
+/** `GET /cloud/games/{game_id}/tokens` (query: PageQuery): newest first, revoked and expired ones included. */
+export const TokenList = Type.Object({
+  tokens: Type.Array(TokenSummary),
+  cursor: NextCursor,
+});
+
+export type TokenKind = Static<typeof TokenKind>;
+export type TokenSummary = Static<typeof TokenSummary>;
+export type TokenList = Static<typeof TokenList>;
