@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Timestamp } from './common.js';
+import { Id, Timestamp } from './common.js';
 import { NextCursor } from './paging.js';
 
 /** The kinds of token a game has: `cloud` (the whole game) and `reporter` (one namespace's lobby log). */
@@ -7,9 +7,9 @@ export const TokenKind = Type.Union([Type.Literal('cloud'), Type.Literal('report
 
 /** What the service knows of a token, never the token itself (its text is not stored) nor any hash of it. */
 export const TokenSummary = Type.Object({
-  token_id: Type.String(),
+  token_id: Id,
   kind: TokenKind,
-  namespace_id: Type.Union([Type.String(), Type.Null()], {
+  namespace_id: Type.Union([Id, Type.Null()], {
     description: 'the namespace a reporter token may report for; null for a cloud token',
   }),
   create_ts: Timestamp,
