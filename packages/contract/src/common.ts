@@ -61,7 +61,14 @@ export function OptionalNullable<T extends TSchema>(schema: T) {
 }
 
 export const ValidationErrorSchema = Type.Object(
-  { path: Type.Array(Type.String(), { description: 'origin of the error, kebab-case segments' }) },
+  {
+    path: Type.Array(Type.String(), {
+      description: 'origin of the error, kebab-case segments; the last names the rule broken (stable)',
+    }),
+    message: Type.String({
+      description: 'a sentence naming the rule and its limit, for people (its wording may change)',
+    }),
+  },
   { $id: 'ValidationError' },
 );
 

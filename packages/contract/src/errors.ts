@@ -3,7 +3,10 @@
  * builds its errors from these codes; clients (the CLI, the dashboard) read them to explain failures.
  */
 export interface ValidationErrorItem {
+  /** Where and what: kebab-case segments, the last one the rule broken (`too-long`). Stable; match on it. */
   path: string[];
+  /** For people: the rule and its limit ("max_players is 300; at most 256"). Wording may change. */
+  message: string;
 }
 
 export const ERROR_CATALOGUE = {

@@ -34,6 +34,19 @@ function make(
   return new AppError(status, code, message, metadata);
 }
 
+/** Items a VALIDATION_ERROR's message spells out; metadata.errors always holds them all. */
+export const VALIDATION_MESSAGE_ITEMS = 20;
+
+/**
+ * Each item as `path: message`, so the one line a log or a terminal shows says what to fix. Only the first
+ * few: a 1 MiB configuration can break thousands of rules, and the answer should not carry them twice.
+ */
+function validationMessage(items: ValidationErrorItem[]): string {
+  const shown = items.slice(0, VALIDATION_MESSAGE_ITEMS).map((i) => `${i.path.join('.')}: ${i.message}`);
+  const more = items.length - shown.length;
+  return `validation failed: ${shown.join('; ')}${more > 0 ? `; and ${more} more in metadata.errors` : ''}`;
+}
+
 export const errors = {
   badBody: (message: string, metadata?: Record<string, unknown>) => make('API_BAD_BODY', message, metadata),
   badQuery: (message: string, metadata?: Record<string, unknown>) => make('API_BAD_QUERY', message, metadata),
@@ -81,9 +94,7 @@ export const errors = {
   cdnAuthUserNotFound: (user: string) =>
     make('CDN_AUTH_USER_NOT_FOUND', `no CDN user named "${user}" in this namespace`),
   validation: (items: ValidationErrorItem[]) =>
-    make('VALIDATION_ERROR', `validation failed: ${items.map((i) => i.path.join('.')).join(', ')}`, {
-      errors: items,
-    }),
+    make('VALIDATION_ERROR', validationMessage(items), { errors: items }),
   cdnInvalidPassword: () =>
     make(
       'CDN_INVALID_AUTH_USER_PASSWORD',

@@ -5,7 +5,7 @@
  * network call, not even for verification urls.
  */
 import type { ValidationErrorItem } from '../errors.js';
-import { checkDisplayName, NAME_ID, NAME_ID_MAX_LENGTH } from '../names.js';
+import { checkDisplayName, NAME_ID, NAME_ID_MAX_LENGTH, NAME_ID_RULE, quote } from '../names.js';
 import { type ResolvedContainer, type ResolveFacts, resolveGameMode } from './resolve.js';
 import type {
   CaptchaConfigType,
@@ -103,22 +103,30 @@ export const LIMITS = {
 } as const;
 
 type Path = string[];
+type Out = ValidationErrorItem[];
 const star = (key: string) => `*${key}*`;
+const add = (out: Out, path: Path, message: string) => {
+  out.push({ path, message });
+};
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 export function validateVersion(
   input: { display_name: string; config: VersionConfig },
   facts: ValidateFacts,
 ): ValidationErrorItem[] {
-  const out: Path[] = [];
-  const nameErrors = checkDisplayName(input.display_name, VERSION_DISPLAY_NAME_MAX_BYTES);
-  out.push(...nameErrors.map((e) => e.path));
-  if (nameErrors.length === 0 && facts.existingDisplayNames.includes(input.display_name)) {
-    out.push(['display-name', 'not-unique']);
+  const out: Out = checkDisplayName(input.display_name, VERSION_DISPLAY_NAME_MAX_BYTES);
+  if (out.length === 0 && facts.existingDisplayNames.includes(input.display_name)) {
+    add(
+      out,
+      ['display-name', 'not-unique'],
+      `display_name ${quote(input.display_name)} is taken by another version of this game; ` +
+        'version display names are unique within a game',
+    );
   }
   const { cdn, matchmaker } = input.config;
   if (cdn !== null && cdn !== undefined) checkCdn(cdn, out);
   if (matchmaker !== null && matchmaker !== undefined) checkMatchmaker(matchmaker, facts, out);
-  return out.map((path) => ({ path }));
+  return out;
 }
 
 /** A `**` segment must stand alone: `a/**` and `**` match, `a**` and `**.js` are malformed. */
@@ -127,117 +135,272 @@ function isValidGlob(glob: string): boolean {
   return glob.split('/').every((segment) => !segment.includes('**') || segment === '**');
 }
 
-function checkCdn(cdn: CdnConfigType, out: Path[]): void {
+function checkCdn(cdn: CdnConfigType, out: Out): void {
   const base = ['config', 'cdn'];
   if (cdn.site_id === null || cdn.site_id === undefined || cdn.site_id === '') {
-    out.push([...base, 'no-site-id']);
+    add(out, [...base, 'no-site-id'], 'config.cdn needs a site_id (the CDN site the version serves)');
   }
   const routes = cdn.routes ?? [];
-  if (routes.length > LIMITS.cdnRoutes) out.push([...base, 'routes-meta', 'too-many']);
+  if (routes.length > LIMITS.cdnRoutes) {
+    add(
+      out,
+      [...base, 'routes-meta', 'too-many'],
+      `config.cdn.routes has ${routes.length} routes; at most ${LIMITS.cdnRoutes}`,
+    );
+  }
   const globs = new Set<string>();
   routes.forEach((route, i) => {
     const rp = [...base, 'routes', String(i)];
-    if (!isValidGlob(route.glob)) out.push([...rp, 'glob', 'invalid']);
-    else if (globs.has(route.glob)) out.push([...rp, 'glob', 'not-unique']);
+    const at = `config.cdn.routes.${i}`;
+    if (!isValidGlob(route.glob)) {
+      add(
+        out,
+        [...rp, 'glob', 'invalid'],
+        route.glob === ''
+          ? `${at}.glob is empty; give a path pattern such as "/**" or "/assets/*.js"`
+          : `${at}.glob ${quote(route.glob)} is malformed: "**" must be a whole path segment ("a/**", not "a**")`,
+      );
+    } else if (globs.has(route.glob)) {
+      add(
+        out,
+        [...rp, 'glob', 'not-unique'],
+        `${at}.glob ${quote(route.glob)} is the glob of an earlier route too; each route needs its own glob`,
+      );
+    }
     globs.add(route.glob);
-    if (route.priority > LIMITS.cdnRoutePriority) out.push([...rp, 'priority', 'too-high']);
-    if (route.middlewares.length > LIMITS.cdnMiddlewares) out.push([...rp, 'middlewares-meta', 'too-many']);
+    if (route.priority > LIMITS.cdnRoutePriority) {
+      add(
+        out,
+        [...rp, 'priority', 'too-high'],
+        `${at}.priority is ${route.priority}; at most ${LIMITS.cdnRoutePriority}`,
+      );
+    }
+    if (route.middlewares.length > LIMITS.cdnMiddlewares) {
+      add(
+        out,
+        [...rp, 'middlewares-meta', 'too-many'],
+        `${at}.middlewares has ${route.middlewares.length} middlewares; at most ${LIMITS.cdnMiddlewares}`,
+      );
+    }
     let customHeadersSeen = false;
     route.middlewares.forEach((middleware, j) => {
       const custom = middleware.kind.custom_headers;
       if (custom === null || custom === undefined) return;
       const mp = [...rp, 'middlewares', String(j)];
-      if (customHeadersSeen) out.push([...mp, 'not-unique']);
+      const mat = `${at}.middlewares.${j}`;
+      if (customHeadersSeen) {
+        add(
+          out,
+          [...mp, 'not-unique'],
+          `${mat} is a second custom_headers middleware; a route has at most one (merge their headers)`,
+        );
+      }
       customHeadersSeen = true;
       const hp = [...mp, 'custom-headers'];
-      if (custom.headers.length > LIMITS.cdnHeaders) out.push([...hp, 'headers-meta', 'too-many']);
+      const hat = `${mat}.kind.custom_headers.headers`;
+      if (custom.headers.length > LIMITS.cdnHeaders) {
+        add(
+          out,
+          [...hp, 'headers-meta', 'too-many'],
+          `${hat} has ${custom.headers.length} headers; at most ${LIMITS.cdnHeaders}`,
+        );
+      }
       custom.headers.forEach((header, k) => {
         const kp = [...hp, 'headers', String(k)];
-        if (header.name === '') out.push([...kp, 'name', 'invalid']);
-        else if (header.name.length > LIMITS.cdnHeaderName) out.push([...kp, 'name', 'too-long']);
-        if (header.value.length > LIMITS.cdnHeaderValue) out.push([...kp, 'value', 'too-long']);
+        if (header.name === '') add(out, [...kp, 'name', 'invalid'], `${hat}.${k}.name is empty`);
+        else if (header.name.length > LIMITS.cdnHeaderName) {
+          add(
+            out,
+            [...kp, 'name', 'too-long'],
+            `${hat}.${k}.name is ${header.name.length} characters; at most ${LIMITS.cdnHeaderName}`,
+          );
+        }
+        if (header.value.length > LIMITS.cdnHeaderValue) {
+          add(
+            out,
+            [...kp, 'value', 'too-long'],
+            `${hat}.${k}.value is ${header.value.length} characters; at most ${LIMITS.cdnHeaderValue}`,
+          );
+        }
       });
     });
   });
 }
 
 function checkKey(
-  out: Path[],
+  out: Out,
   path: Path,
+  field: string,
   value: string | null | undefined,
   max: number,
   missing?: 'required',
 ): void {
   if (value === null || value === undefined) {
-    if (missing !== undefined) out.push([...path, missing]);
-  } else if (value === '') out.push([...path, 'too-short']);
-  else if (value.length > max) out.push([...path, 'too-long']);
+    if (missing !== undefined) add(out, [...path, missing], `${field} must be set`);
+  } else if (value === '')
+    add(out, [...path, 'too-short'], `${field} is empty; it needs 1 to ${max} characters`);
+  else if (value.length > max) {
+    add(out, [...path, 'too-long'], `${field} is ${value.length} characters; at most ${max}`);
+  }
 }
 
-function checkCaptcha(captcha: CaptchaConfigType, out: Path[]): void {
+function checkCaptcha(captcha: CaptchaConfigType, out: Out): void {
   const cp = ['config', 'matchmaker', 'captcha'];
-  const bounded = (value: number, max: number, name: string) => {
-    if (value < 0) out.push([...cp, name, 'too-low']);
-    else if (value > max) out.push([...cp, name, 'too-high']);
+  const at = 'config.matchmaker.captcha';
+  const bounded = (value: number, max: number, name: string, unit: string) => {
+    const field = `${at}.${name.replace(/-/g, '_')}`;
+    if (value < 0) add(out, [...cp, name, 'too-low'], `${field} is ${value}; at least 0`);
+    else if (value > max) add(out, [...cp, name, 'too-high'], `${field} is ${value}; at most ${max}${unit}`);
   };
-  bounded(captcha.requests_before_reverify, LIMITS.captchaRequestsBeforeReverify, 'requests-before-reverify');
-  bounded(captcha.verification_ttl, LIMITS.captchaVerificationTtlMs, 'verification-ttl');
+  bounded(
+    captcha.requests_before_reverify,
+    LIMITS.captchaRequestsBeforeReverify,
+    'requests-before-reverify',
+    '',
+  );
+  bounded(captcha.verification_ttl, LIMITS.captchaVerificationTtlMs, 'verification-ttl', ' ms (12 hours)');
   const a = captcha.captcha_provider_a ?? undefined;
   const b = captcha.captcha_provider_b ?? undefined;
-  if (a === undefined && b === undefined) out.push(['config', 'matchmaker', 'captcha-meta', 'must-have-one']);
+  if (a === undefined && b === undefined) {
+    add(
+      out,
+      ['config', 'matchmaker', 'captcha-meta', 'must-have-one'],
+      `${at} needs a provider: set captcha_provider_a or captcha_provider_b`,
+    );
+  }
   if (a !== undefined) {
     const ap = [...cp, 'captcha-provider-a'];
-    checkKey(out, [...ap, 'site-key'], a.site_key, LIMITS.captchaASiteKey, 'required');
-    checkKey(out, [...ap, 'secret-key'], a.secret_key, LIMITS.captchaASecretKey, 'required');
+    const aat = `${at}.captcha_provider_a`;
+    checkKey(out, [...ap, 'site-key'], `${aat}.site_key`, a.site_key, LIMITS.captchaASiteKey, 'required');
+    checkKey(
+      out,
+      [...ap, 'secret-key'],
+      `${aat}.secret_key`,
+      a.secret_key,
+      LIMITS.captchaASecretKey,
+      'required',
+    );
   }
   if (b !== undefined) {
     const bp = [...cp, 'captcha-provider-b'];
-    checkKey(out, [...bp, 'site-key'], b.site_key, LIMITS.captchaBSiteKey);
-    checkKey(out, [...bp, 'secret-key'], b.secret_key, LIMITS.captchaBSecretKey);
+    const bat = `${at}.captcha_provider_b`;
+    checkKey(out, [...bp, 'site-key'], `${bat}.site_key`, b.site_key, LIMITS.captchaBSiteKey);
+    checkKey(out, [...bp, 'secret-key'], `${bat}.secret_key`, b.secret_key, LIMITS.captchaBSecretKey);
   }
 }
 
 const GAME_MODE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-function checkMatchmaker(mm: MatchmakerConfig, facts: ValidateFacts, out: Path[]): void {
+const PLAYER_COUNTS = [
+  ['max-players-normal', 'max_players'],
+  ['max-players-direct', 'max_players_direct'],
+  ['max-players-party', 'max_players_party'],
+] as const;
+
+function checkMatchmaker(mm: MatchmakerConfig, facts: ValidateFacts, out: Out): void {
   if (mm.captcha !== null && mm.captcha !== undefined) checkCaptcha(mm.captcha, out);
   const gameModes = mm.game_modes ?? {};
   const names = Object.keys(gameModes).sort();
   const meta = ['config', 'matchmaker', 'game-modes-meta'];
-  if (names.length === 0) out.push([...meta, 'too-few']);
-  if (names.length > LIMITS.gameModes) out.push([...meta, 'too-many']);
+  if (names.length === 0) {
+    add(
+      out,
+      [...meta, 'too-few'],
+      'config.matchmaker.game_modes has no game mode; a matchmaker needs at least one ' +
+        '(such as "default": {"container": {"image_id": "<build id>"}})',
+    );
+  }
+  if (names.length > LIMITS.gameModes) {
+    add(
+      out,
+      [...meta, 'too-many'],
+      `config.matchmaker.game_modes has ${names.length} game modes; at most ${LIMITS.gameModes}`,
+    );
+  }
   for (const name of names) {
     const P = ['config', 'matchmaker', 'game-modes', star(name)];
+    const gmAt = `game mode ${quote(name)}`;
     if (!GAME_MODE_NAME.test(name) || name.startsWith('-') || name.endsWith('-')) {
-      out.push([...P, 'name-id-invalid']);
+      add(
+        out,
+        [...P, 'name-id-invalid'],
+        `${gmAt}: a game mode name needs 1 to 64 of A-Z, a-z, 0-9, "_" and "-", with no "-" at either end`,
+      );
     }
     const gm = resolveGameMode(mm, gameModes[name] ?? {}, facts);
-    for (const [key, value] of [
-      ['max-players-normal', gm.max_players],
-      ['max-players-direct', gm.max_players_direct],
-      ['max-players-party', gm.max_players_party],
-    ] as const) {
-      if (value < 1) out.push([...P, 'player-counts', key, 'too-low']);
-      else if (value > LIMITS.players) out.push([...P, 'player-counts', key, 'too-high']);
+    for (const [key, field] of PLAYER_COUNTS) {
+      const value = gm[field];
+      if (value < 1)
+        add(out, [...P, 'player-counts', key, 'too-low'], `${gmAt}: ${field} is ${value}; at least 1`);
+      else if (value > LIMITS.players) {
+        add(
+          out,
+          [...P, 'player-counts', key, 'too-high'],
+          `${gmAt}: ${field} is ${value}; at most ${LIMITS.players}`,
+        );
+      }
     }
     for (const [region, settings] of Object.entries(gm.regions)) {
       const rp = [...P, 'regions', star(region)];
-      if (!facts.regions.includes(region)) out.push([...rp, 'invalid']);
-      if (!(TIERS as readonly string[]).includes(settings.tier)) out.push([...rp, 'tier-name-id-invalid']);
+      const rAt = `${gmAt}, region ${quote(region)}`;
+      if (!facts.regions.includes(region)) {
+        add(
+          out,
+          [...rp, 'invalid'],
+          `${rAt} is not a region of this service; ${
+            facts.regions.length === 0 ? 'it offers none' : `the regions are ${facts.regions.join(', ')}`
+          } (GET /cloud/regions)`,
+        );
+      }
+      if (!(TIERS as readonly string[]).includes(settings.tier)) {
+        add(
+          out,
+          [...rp, 'tier-name-id-invalid'],
+          `${rAt}: tier ${quote(settings.tier)} is not a tier; the tiers are ${TIERS.join(', ')}`,
+        );
+      }
       const { min, max } = settings.idle_lobbies;
       const ip = [...rp, 'idle-lobbies'];
-      if (min > max) out.push([...ip, 'min-gt-max']);
-      if (min < 0) out.push([...ip, 'min-too-low']);
-      else if (min > LIMITS.idleLobbiesMin) out.push([...ip, 'min-too-high']);
-      if (max < 0) out.push([...ip, 'max-too-low']);
-      else if (max > LIMITS.idleLobbiesMax) out.push([...ip, 'max-too-high']);
+      if (min > max) {
+        add(
+          out,
+          [...ip, 'min-gt-max'],
+          `${rAt}: idle_lobbies.min (${min}) is greater than idle_lobbies.max (${max})`,
+        );
+      }
+      if (min < 0) add(out, [...ip, 'min-too-low'], `${rAt}: idle_lobbies.min is ${min}; at least 0`);
+      else if (min > LIMITS.idleLobbiesMin) {
+        add(
+          out,
+          [...ip, 'min-too-high'],
+          `${rAt}: idle_lobbies.min is ${min}; at most ${LIMITS.idleLobbiesMin}`,
+        );
+      }
+      if (max < 0) add(out, [...ip, 'max-too-low'], `${rAt}: idle_lobbies.max is ${max}; at least 0`);
+      else if (max > LIMITS.idleLobbiesMax) {
+        add(
+          out,
+          [...ip, 'max-too-high'],
+          `${rAt}: idle_lobbies.max is ${max}; at most ${LIMITS.idleLobbiesMax}`,
+        );
+      }
     }
-    if (gm.container === undefined) out.push([...P, 'no-runtime']);
-    else checkRuntime(gm.container, P, facts, out);
+    if (gm.container === undefined) {
+      add(
+        out,
+        [...P, 'no-runtime'],
+        `${gmAt} has no runtime: set its container, or config.matchmaker.container for every game mode`,
+      );
+    } else checkRuntime(gm.container, P, gmAt, facts, out);
     for (const kind of ['find', 'join', 'create'] as const) {
       const verification = gm.actions[kind].verification;
       if (verification !== undefined) {
-        checkVerification(verification, [...P, `${kind}-config`, 'verification-config'], out);
+        checkVerification(
+          verification,
+          [...P, `${kind}-config`, 'verification-config'],
+          `${gmAt}: actions.${kind}.verification`,
+          out,
+        );
       }
     }
   }
@@ -262,50 +425,124 @@ function reservedKeys(container: ResolvedContainer): Set<string> {
 
 const BAD_ENV_KEY = /[=\s\0]/;
 
-function checkRuntime(container: ResolvedContainer, P: Path, facts: ValidateFacts, out: Path[]): void {
-  if (container.image_id === undefined || container.image_id === '') out.push([...P, 'no-build']);
-  else if (facts.buildIds !== undefined && !facts.buildIds.has(container.image_id)) {
-    out.push([...P, 'build-not-found']);
+/** How to get a build id, for every message that needs one. */
+const BUILD_HOW_TO =
+  'upload a build first (POST /games/{game_id}/environments/{environment_id}/builds/prepare, PUT the ' +
+  'file, then .../builds/{build_id}/complete) and use its build id';
+
+function checkRuntime(
+  container: ResolvedContainer,
+  P: Path,
+  gmAt: string,
+  facts: ValidateFacts,
+  out: Out,
+): void {
+  if (container.image_id === undefined || container.image_id === '') {
+    add(out, [...P, 'no-build'], `${gmAt}: its container has no image_id; ${BUILD_HOW_TO}`);
+  } else if (facts.buildIds !== undefined && !facts.buildIds.has(container.image_id)) {
+    add(
+      out,
+      [...P, 'build-not-found'],
+      `${gmAt}: image_id ${quote(container.image_id)} is not a completed build of this game; ${BUILD_HOW_TO}`,
+    );
   }
 
-  if (container.args.length > LIMITS.args) out.push([...P, 'args-too-many']);
+  if (container.args.length > LIMITS.args) {
+    add(
+      out,
+      [...P, 'args-too-many'],
+      `${gmAt}: container.args has ${container.args.length} args; at most ${LIMITS.args}`,
+    );
+  }
   const args = new Set<string>();
   container.args.forEach((arg, i) => {
     const ap = [...P, 'args', String(i)];
-    if (arg === '') out.push([...ap, 'invalid']);
-    else if (arg.length > LIMITS.argLength) out.push([...ap, 'too-long']);
-    else if (args.has(arg)) out.push([...ap, 'not-unique']);
+    if (arg === '') add(out, [...ap, 'invalid'], `${gmAt}: container.args.${i} is empty`);
+    else if (arg.length > LIMITS.argLength) {
+      add(
+        out,
+        [...ap, 'too-long'],
+        `${gmAt}: container.args.${i} is ${arg.length} characters; at most ${LIMITS.argLength}`,
+      );
+    } else if (args.has(arg)) {
+      add(
+        out,
+        [...ap, 'not-unique'],
+        `${gmAt}: container.args.${i} ${quote(arg)} repeats an earlier argument`,
+      );
+    }
     args.add(arg);
   });
 
   const env = container.env;
   const keys = Object.keys(env).sort();
-  if (keys.length > LIMITS.envVars) out.push([...P, 'env-vars-too-many']);
+  if (keys.length > LIMITS.envVars) {
+    add(
+      out,
+      [...P, 'env-vars-too-many'],
+      `${gmAt}: container.env has ${plural(keys.length, 'variable')}; at most ${LIMITS.envVars}`,
+    );
+  }
   const reserved = reservedKeys(container);
   for (const key of keys) {
     const ep = [...P, 'env-vars', star(key)];
-    if (key === '' || BAD_ENV_KEY.test(key)) out.push([...ep, 'key', 'invalid']);
-    else if (key.length > LIMITS.envKey) out.push([...ep, 'key', 'too-long']);
-    else if (reserved.has(key)) out.push([...ep, 'key', 'conflicts-with-default']);
+    const eAt = `${gmAt}: environment variable ${quote(key)}`;
+    if (key === '' || BAD_ENV_KEY.test(key)) {
+      add(
+        out,
+        [...ep, 'key', 'invalid'],
+        `${eAt}: a name must be non-empty, without "=", white space or NUL`,
+      );
+    } else if (key.length > LIMITS.envKey) {
+      add(
+        out,
+        [...ep, 'key', 'too-long'],
+        `${eAt}: the name is ${key.length} characters; at most ${LIMITS.envKey}`,
+      );
+    } else if (reserved.has(key)) {
+      add(
+        out,
+        [...ep, 'key', 'conflicts-with-default'],
+        `${eAt} is set by the service in every lobby; choose another name`,
+      );
+    }
     const value = env[key] ?? '';
-    if (value === '' || value.includes('\0')) out.push([...ep, 'value', 'invalid']);
-    else if (value.length > LIMITS.envValue) out.push([...ep, 'value', 'too-long']);
+    if (value === '' || value.includes('\0')) {
+      add(out, [...ep, 'value', 'invalid'], `${eAt}: the value is empty or holds NUL`);
+    } else if (value.length > LIMITS.envValue) {
+      add(
+        out,
+        [...ep, 'value', 'too-long'],
+        `${eAt}: the value is ${value.length} characters; at most ${LIMITS.envValue}`,
+      );
+    }
   }
 
   if (container.network_mode === 'host' && !facts.hostNetworkingEnabled) {
-    out.push([...P, 'host-networking-disabled']);
+    add(
+      out,
+      [...P, 'host-networking-disabled'],
+      `${gmAt}: network_mode "host" is not enabled for this game; the operator enables it ` +
+        '(PUT /cloud/games/{game_id}/host-networking), or use "bridge"',
+    );
     return;
   }
-  checkPorts(container, P, out);
+  checkPorts(container, P, gmAt, out);
 }
 
 function isNameId(label: string): boolean {
   return label.length >= 1 && label.length <= NAME_ID_MAX_LENGTH && NAME_ID.test(label);
 }
 
-function checkPorts(container: ResolvedContainer, P: Path, out: Path[]): void {
+function checkPorts(container: ResolvedContainer, P: Path, gmAt: string, out: Out): void {
   const labels = Object.keys(container.ports).sort();
-  if (labels.length > LIMITS.ports) out.push([...P, 'ports-too-many']);
+  if (labels.length > LIMITS.ports) {
+    add(
+      out,
+      [...P, 'ports-too-many'],
+      `${gmAt}: container.ports has ${labels.length} ports; at most ${LIMITS.ports}`,
+    );
+  }
   const host = container.network_mode === 'host';
   const numbers = new Set<string>();
   const ranges: { protocol: string; min: number; max: number }[] = [];
@@ -313,36 +550,89 @@ function checkPorts(container: ResolvedContainer, P: Path, out: Path[]): void {
     const port = container.ports[label];
     if (port === undefined) continue;
     const pp = [...P, 'ports', star(label)];
-    if (!isNameId(label)) out.push([...pp, 'label-invalid']);
+    const pAt = `${gmAt}: port ${quote(label)}`;
+    if (!isNameId(label)) {
+      add(
+        out,
+        [...pp, 'label-invalid'],
+        `${pAt}: a port label is 1 to ${NAME_ID_MAX_LENGTH} characters and ${NAME_ID_RULE}`,
+      );
+    }
     if (port.port !== undefined) {
       const key = `${port.port}/${port.protocol}`;
-      if (numbers.has(key)) out.push([...pp, 'port-protocol-not-unique']);
+      if (numbers.has(key)) {
+        add(
+          out,
+          [...pp, 'port-protocol-not-unique'],
+          `${pAt}: port ${key} is also the port of another label`,
+        );
+      }
       numbers.add(key);
     }
     const range = port.port_range;
-    if (port.port !== undefined && range !== undefined) out.push([...pp, 'duplicate-port-and-port-range']);
-    if (port.port === undefined && range === undefined) out.push([...pp, 'missing-port-and-port-range']);
+    if (port.port !== undefined && range !== undefined) {
+      add(out, [...pp, 'duplicate-port-and-port-range'], `${pAt} has both port and port_range; set one`);
+    }
+    if (port.port === undefined && range === undefined) {
+      add(out, [...pp, 'missing-port-and-port-range'], `${pAt} has neither port nor port_range; set one`);
+    }
     if (port.port !== undefined && (port.port < 1 || port.port > 65_535)) {
-      out.push([...pp, 'port-out-of-range']);
+      add(out, [...pp, 'port-out-of-range'], `${pAt}: port is ${port.port}; between 1 and 65535`);
     }
     if (range !== undefined) {
-      if (port.proxy === 'game_guard') out.push([...pp, 'unsupported-port-range']);
-      if (range.min > range.max) out.push([...pp, 'range-min-gt-max']);
+      const span = `${range.min}-${range.max}`;
+      if (port.proxy === 'game_guard') {
+        add(
+          out,
+          [...pp, 'unsupported-port-range'],
+          `${pAt}: a port_range cannot go through proxy "game_guard"; set proxy "none"`,
+        );
+      }
+      if (range.min > range.max) {
+        add(
+          out,
+          [...pp, 'range-min-gt-max'],
+          `${pAt}: port_range.min (${range.min}) is greater than port_range.max (${range.max})`,
+        );
+      }
       if (range.min < LIMITS.proxiedRangeMin || range.max > LIMITS.proxiedRangeMax) {
-        out.push([...pp, 'port-out-of-range']);
+        add(
+          out,
+          [...pp, 'port-out-of-range'],
+          `${pAt}: port_range ${span} is outside ${LIMITS.proxiedRangeMin}-${LIMITS.proxiedRangeMax}`,
+        );
       } else if (
         range.min <= range.max &&
         ranges.some((r) => r.protocol === port.protocol && r.min <= range.max && range.min <= r.max)
       ) {
-        out.push([...pp, 'ranges-overlap']);
+        add(
+          out,
+          [...pp, 'ranges-overlap'],
+          `${pAt}: port_range ${span} overlaps the range of another ${port.protocol} port`,
+        );
       }
       ranges.push({ protocol: port.protocol, min: range.min, max: range.max });
     }
-    if ((range !== undefined || port.proxy === 'none') && !host) out.push([...pp, 'needs-host-network']);
-    if (host && port.proxy === 'none' && port.port !== undefined)
-      out.push([...pp, 'unsupported-target-port']);
+    if ((range !== undefined || port.proxy === 'none') && !host) {
+      add(
+        out,
+        [...pp, 'needs-host-network'],
+        `${pAt}: a port_range or proxy "none" needs network_mode "host"`,
+      );
+    }
+    if (host && port.proxy === 'none' && port.port !== undefined) {
+      add(
+        out,
+        [...pp, 'unsupported-target-port'],
+        `${pAt}: with network_mode "host" and proxy "none" a port takes no port number; use port_range`,
+      );
+    }
     if (host && port.proxy === 'none' && ['http', 'https', 'tcp_tls'].includes(port.protocol)) {
-      out.push([...pp, 'needs-game-guard']);
+      add(
+        out,
+        [...pp, 'needs-game-guard'],
+        `${pAt}: protocol ${port.protocol} needs proxy "game_guard" (only tcp and udp may use "none")`,
+      );
     }
   }
 }
@@ -351,19 +641,46 @@ function checkPorts(container: ResolvedContainer, P: Path, out: Path[]): void {
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
-function checkVerification(verification: VerificationConfig, base: Path, out: Path[]): void {
+function checkVerification(verification: VerificationConfig, base: Path, vAt: string, out: Out): void {
   const urlError = checkVerificationUrl(verification.url);
-  if (urlError !== undefined) out.push([...base, 'url', urlError]);
+  if (urlError !== undefined) {
+    add(out, [...base, 'url', urlError], `${vAt}.url ${quote(verification.url)} ${URL_PROBLEMS[urlError]}`);
+  }
   const names = Object.keys(verification.headers).sort();
-  if (names.length > LIMITS.verificationHeaders) out.push([...base, 'headers-meta', 'too-many']);
+  if (names.length > LIMITS.verificationHeaders) {
+    add(
+      out,
+      [...base, 'headers-meta', 'too-many'],
+      `${vAt}.headers has ${names.length} headers; at most ${LIMITS.verificationHeaders}`,
+    );
+  }
   for (const name of names) {
     const hp = [...base, 'headers', star(name)];
-    if (!HEADER_NAME.test(name)) out.push([...hp, 'invalid-name']);
-    if (!HEADER_VALUE.test(verification.headers[name] ?? '')) out.push([...hp, 'invalid-value']);
+    if (!HEADER_NAME.test(name)) {
+      add(
+        out,
+        [...hp, 'invalid-name'],
+        `${vAt}.headers: ${quote(name)} is not an HTTP header name (a token)`,
+      );
+    }
+    if (!HEADER_VALUE.test(verification.headers[name] ?? '')) {
+      add(
+        out,
+        [...hp, 'invalid-value'],
+        `${vAt}.headers: the value of ${quote(name)} holds a control character (CR, LF, NUL…)`,
+      );
+    }
   }
 }
 
-function checkVerificationUrl(raw: string): string | undefined {
+const URL_PROBLEMS = {
+  invalid: 'is not an absolute URL',
+  'no-host': 'has no host',
+  'invalid-scheme': 'must be http or https',
+  'invalid-ip': 'points at an internal host (loopback, private, link-local, localhost or .local)',
+} as const;
+
+function checkVerificationUrl(raw: string): keyof typeof URL_PROBLEMS | undefined {
   let url: URL;
   try {
     url = new URL(raw);

@@ -163,7 +163,11 @@ describe('HTTP errors', () => {
         body: { display_name: '', name_id: null },
       });
       assert.equal(bad.statusCode, 200, bad.body);
-      assert.deepEqual(bad.json(), { errors: [{ path: ['display-name', 'too-short'] }] });
+      assert.deepEqual(bad.json(), {
+        errors: [
+          { path: ['display-name', 'too-short'], message: 'display_name is empty; it needs 1 to 24 bytes' },
+        ],
+      });
     });
 
     it('ignores unknown body fields', async () => {
@@ -228,7 +232,20 @@ describe('HTTP errors', () => {
         400,
         'VALIDATION_ERROR',
       );
-      assert.deepEqual(v.metadata, { errors: [{ path: ['name-id', 'invalid'] }] });
+      assert.deepEqual(v.metadata, {
+        errors: [
+          {
+            path: ['name-id', 'invalid'],
+            message:
+              'name_id may hold only a-z, 0-9 and "-", with no "-" at either end and no "--" (like "my-game")',
+          },
+        ],
+      });
+      assert.equal(
+        v.message,
+        'validation failed: name-id.invalid: name_id may hold only a-z, 0-9 and "-", with no "-" at either end ' +
+          'and no "--" (like "my-game")',
+      );
     });
   });
 

@@ -336,7 +336,10 @@ function contractBreach(op: DocOperation, res: LightMyRequestResponse): string |
   if (status >= 500) return `${status} from the service`;
   if (status === 429) return '429: rate limited (relax the limit in ROUTE_WALK_ENV)';
   if (res.rawPayload.length > MAX_ANSWER_BYTES) return `a ${status} answer over ${MAX_ANSWER_BYTES} bytes`;
-  if (status < 300) return undefined;
+  if (status < 300) {
+    if (!String(res.headers['content-type'] ?? '').startsWith(JSON_TYPE)) return undefined;
+    return errorItemsBreach((JSON.parse(res.body) as { errors?: unknown }).errors);
+  }
   const type = String(res.headers['content-type'] ?? '');
   // The device link page answers a bad or expired link as a page (400/410), for the person reading it.
   if (
@@ -363,6 +366,27 @@ function contractBreach(op: DocOperation, res: LightMyRequestResponse): string |
   if (fields.ray_id !== res.headers['x-ray-id']) return 'ray_id is not the x-ray-id header';
   if ('metadata' in fields && (typeof fields.metadata !== 'object' || Array.isArray(fields.metadata))) {
     return 'metadata is not an object';
+  }
+  if (fields.code === 'VALIDATION_ERROR') {
+    return errorItemsBreach((fields.metadata as { errors?: unknown } | undefined)?.errors ?? null);
+  }
+  return undefined;
+}
+
+/**
+ * Validation error items, wherever a route produces them (the validate answers' `errors`, a
+ * VALIDATION_ERROR's metadata.errors): each a path of strings and a sentence of its own.
+ */
+function errorItemsBreach(items: unknown): string | undefined {
+  if (items === undefined) return undefined;
+  if (!Array.isArray(items)) return 'validation errors that are not a list';
+  for (const item of items as { path?: unknown; message?: unknown }[]) {
+    if (!Array.isArray(item.path) || item.path.some((segment) => typeof segment !== 'string')) {
+      return 'a validation error without a path of strings';
+    }
+    if (typeof item.message !== 'string' || item.message.trim() === '') {
+      return 'a validation error without a message';
+    }
   }
   return undefined;
 }

@@ -142,6 +142,16 @@ describe('builds (4.3)', () => {
       multipart_upload: true,
     });
     assertError(small, 400, 'VALIDATION_ERROR');
+    assert.deepEqual(small.json<{ metadata: unknown }>().metadata, {
+      errors: [
+        {
+          path: ['image-file', 'content-length', 'too-small-for-multipart'],
+          message:
+            'image_file.content_length is 5242879 bytes; a multipart upload needs at least 5242880 (5 MiB): ' +
+            'send a smaller file with multipart_upload false',
+        },
+      ],
+    });
     assertError(
       await prepare({ name: 'x', image_file: { path: 'a', content_length: 8 * 1024 ** 3 + 1 } }),
       400,

@@ -7,7 +7,7 @@ interface ErrorBody {
   code: string;
   message: string;
   ray_id: string;
-  metadata?: { errors?: { path: string[] }[]; field?: string | null };
+  metadata?: { errors?: { path: string[]; message: string }[]; field?: string | null };
 }
 
 interface GameSummary {
@@ -45,8 +45,10 @@ function assertValidationError(res: LightMyRequestResponse, paths: string[][]): 
     body.metadata?.errors?.map((e) => e.path),
     paths,
   );
-  for (const p of paths) {
-    assert.ok(body.message.includes(p.join('.')), `message "${body.message}" names ${p.join('.')}`);
+  for (const e of body.metadata?.errors ?? []) {
+    assert.ok(e.message.length > 10, `${e.path.join('.')} explains itself: ${e.message}`);
+    const named = `${e.path.join('.')}: ${e.message}`;
+    assert.ok(body.message.includes(named), `message "${body.message}" names ${named}`);
   }
   assert.equal(typeof body.ray_id, 'string');
 }
@@ -414,8 +416,31 @@ describe('games', () => {
     }
     function errorsOf(res: LightMyRequestResponse): string[][] {
       assert.equal(res.statusCode, 200, res.body);
-      return res.json<{ errors: { path: string[] }[] }>().errors.map((e) => e.path);
+      const errors = res.json<{ errors: { path: string[]; message: string }[] }>().errors;
+      for (const e of errors) assert.ok(e.message.length > 10, `${e.path.join('.')}: ${e.message}`);
+      return errors.map((e) => e.path);
     }
+
+    it('explains each error in a sentence naming the rule and its limit', async () => {
+      const res = await validate({ display_name: 'x'.repeat(30), name_id: 'a'.repeat(17) });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), {
+        errors: [
+          { path: ['display-name', 'too-long'], message: 'display_name is 30 bytes of UTF-8; at most 24' },
+          { path: ['name-id', 'too-long'], message: 'name_id is 17 characters; at most 16' },
+        ],
+      });
+      await createGame({ name_id: 'explained', display_name: 'Explained' });
+      const taken = await validate({ display_name: 'Fine', name_id: 'explained' });
+      assert.deepEqual(taken.json(), {
+        errors: [
+          {
+            path: ['name-id', 'not-unique'],
+            message: 'name_id "explained" is taken by another game; game name_ids are unique',
+          },
+        ],
+      });
+    });
 
     it('answers 200 {errors: []} for valid input, with or without name_id, and with name_id null', async () => {
       for (const body of [

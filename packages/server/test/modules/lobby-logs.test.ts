@@ -190,6 +190,14 @@ describe('lobby logs', () => {
       bad.json<{ metadata: { errors: { path: string[] }[] } }>().metadata.errors.map((e) => e.path.join('.')),
       ['lobby-group-name-id.invalid', 'region-id.invalid'],
     );
+    assert.deepEqual(
+      bad.json<{ metadata: { errors: { message: string }[] } }>().metadata.errors.map((e) => e.message),
+      [
+        'lobby_group_name_id "bad name" is not a game mode name: 1 to 64 of A-Z, a-z, 0-9, "_" and "-"',
+        'region_id "mars-1" is not a region of this service; the regions are lnd-atl, lnd-fra, lnd-sfo, ' +
+          'lnd-sin (GET /cloud/regions)',
+      ],
+    );
     // Ids are UUIDs by the schema, before any rule or query.
     const badId = await svc.call('POST', url(f), {
       token: f.reporter,

@@ -553,14 +553,20 @@ function run(input: { display_name: string; config: unknown }, facts: Facts) {
   return validateVersion({ display_name: input.display_name, config: input.config as VersionConfig }, facts);
 }
 
-function assertErrorList(result: unknown): asserts result is { path: string[] }[] {
+function assertErrorList(result: unknown): asserts result is { path: string[]; message: string }[] {
   assert.ok(Array.isArray(result), 'an array');
   for (const item of result as unknown[]) {
     assert.equal(typeof item, 'object');
     assert.notEqual(item, null);
-    const path = (item as { path?: unknown }).path;
+    const { path, message } = item as { path?: unknown; message?: unknown };
     assert.ok(Array.isArray(path) && path.length > 0, `path of ${JSON.stringify(item)}`);
     for (const segment of path) assert.equal(typeof segment, 'string');
+    // Every entry explains itself: a sentence, not an echo of the path.
+    assert.ok(
+      typeof message === 'string' && message.trim().length > 10,
+      `message of ${JSON.stringify(item)}`,
+    );
+    assert.notEqual(message, path.join('.'));
     assert.ok(
       path[0] === 'display-name' || path[0] === 'config',
       `path starts at the input: ${path.join('.')}`,
@@ -588,7 +594,7 @@ function replaceAt(root: Obj, path: (string | number)[], replacement: unknown): 
 // ---------------------------------------------------------------------------------------------------------
 
 describe('version config validator: properties', () => {
-  it('(a) never throws on a schema-valid config, returns {path: string[]}[], deterministic, input untouched', () => {
+  it('(a) never throws on a schema-valid config, returns {path, message}[], deterministic, input untouched', () => {
     let checked = 0;
     fc.assert(
       fc.property(weirdString, anyConfig, anyFacts, (displayName, config, facts) => {

@@ -17,7 +17,12 @@ interface ErrorBody {
   code: string;
   message: string;
   ray_id: string;
-  metadata?: { errors?: { path: Path }[]; field?: string | null };
+  metadata?: { errors?: ErrorItem[]; field?: string | null };
+}
+
+interface ErrorItem {
+  path: Path;
+  message: string;
 }
 
 interface VersionFull {
@@ -1137,14 +1142,33 @@ function assertBadBody(res: LightMyRequestResponse, field: string): void {
 const keyOf = (p: Path) => JSON.stringify(p);
 const sortedKeys = (paths: Path[]) => paths.map(keyOf).sort();
 
-function errorsOf(res: LightMyRequestResponse): Path[] {
+/**
+ * The error items of a validate answer. Every item, of every case of the table and every other test, is
+ * checked to carry a sentence beside its path: a non-empty message that is not the path itself.
+ */
+function itemsOf(res: LightMyRequestResponse): ErrorItem[] {
   assert.equal(res.statusCode, 200, res.body);
-  const body = res.json<{ errors: { path: Path }[] }>();
+  const body = res.json<{ errors: ErrorItem[] }>();
   assert.ok(Array.isArray(body.errors), res.body);
   for (const e of body.errors) {
+    assert.deepEqual(Object.keys(e).sort(), ['message', 'path'], res.body);
     assert.ok(Array.isArray(e.path) && e.path.every((s) => typeof s === 'string'), res.body);
+    assert.equal(typeof e.message, 'string', res.body);
+    assert.ok(e.message.trim().length > 10, `message of ${e.path.join('.')}: ${JSON.stringify(e.message)}`);
+    assert.notEqual(e.message, e.path.join('.'));
   }
-  return body.errors.map((e) => e.path);
+  return body.errors;
+}
+
+function errorsOf(res: LightMyRequestResponse): Path[] {
+  return itemsOf(res).map((e) => e.path);
+}
+
+/** The message of the one item at `path`. */
+function messageAt(items: ErrorItem[], path: Path): string {
+  const found = items.filter((e) => keyOf(e.path) === keyOf(path));
+  assert.equal(found.length, 1, `one item at ${path.join('.')}: ${JSON.stringify(items)}`);
+  return found[0]?.message ?? '';
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1260,18 +1284,14 @@ describe('version config validation (4.10, 2.9)', () => {
       };
       for (const k of cases.filter((x) => x.expected.length > 0)) {
         const gameId = k.host ? hostGame.gameId : game.gameId;
-        const validated = errorsOf(await validate(gameId, k.input));
+        const validated = itemsOf(await validate(gameId, k.input));
         const res = await create(gameId, k.input);
         const body = assertError(res, 400, 'VALIDATION_ERROR');
-        assert.deepEqual(
-          body.metadata?.errors,
-          validated.map((path) => ({ path })),
-          k.name,
-        );
-        for (const p of validated) {
+        assert.deepEqual(body.metadata?.errors, validated, k.name);
+        for (const { path, message } of validated) {
           assert.ok(
-            body.message.includes(p.join('.')),
-            `${k.name}: message "${body.message}" names ${p.join('.')}`,
+            body.message.includes(`${path.join('.')}: ${message}`),
+            `${k.name}: message "${body.message}" names ${path.join('.')} with its sentence`,
           );
         }
       }
@@ -1401,6 +1421,102 @@ describe('version config validation (4.10, 2.9)', () => {
     });
   });
 
+  describe('messages: each error names its rule and limit', () => {
+    const messageOf = async (config: Obj, path: Path, display_name = DISPLAY_NAME) =>
+      messageAt(itemsOf(await validate(game.gameId, input(config, display_name))), path);
+
+    it('player counts: the field, the value and the limit', async () => {
+      assert.equal(
+        await messageOf(gmConfig({ max_players: 300 }), [
+          ...P(),
+          'player-counts',
+          'max-players-normal',
+          'too-high',
+        ]),
+        'game mode "default": max_players is 300; at most 256',
+      );
+      assert.equal(
+        await messageOf(gmConfig({ max_players_party: 0 }), [
+          ...P(),
+          'player-counts',
+          'max-players-party',
+          'too-low',
+        ]),
+        'game mode "default": max_players_party is 0; at least 1',
+      );
+    });
+
+    it('display name, cdn and captcha limits', async () => {
+      assert.equal(
+        await messageOf(gmConfig(), ['display-name', 'too-long'], 'x'.repeat(130)),
+        'display_name is 130 bytes of UTF-8; at most 128',
+      );
+      assert.equal(
+        await messageOf(withRoutes([route('/**', { priority: 101 })]), [
+          ...CDN,
+          'routes',
+          '0',
+          'priority',
+          'too-high',
+        ]),
+        'config.cdn.routes.0.priority is 101; at most 100',
+      );
+      assert.equal(
+        await messageOf(withCaptcha({ verification_ttl: 43_200_001 }), [
+          ...CAPTCHA,
+          'verification-ttl',
+          'too-high',
+        ]),
+        'config.matchmaker.captcha.verification_ttl is 43200001; at most 43200000 ms (12 hours)',
+      );
+    });
+
+    it('env, ports and regions say what is allowed', async () => {
+      assert.match(
+        await messageOf(withEnv({ LOBBY_ID: 'x' }), [
+          ...P(),
+          'env-vars',
+          '*LOBBY_ID*',
+          'key',
+          'conflicts-with-default',
+        ]),
+        /"LOBBY_ID" is set by the service in every lobby/,
+      );
+      assert.equal(
+        await messageOf(withPorts({ game: { port: 70000 } }), [
+          ...P(),
+          'ports',
+          '*game*',
+          'port-out-of-range',
+        ]),
+        'game mode "default": port "game": port is 70000; between 1 and 65535',
+      );
+      const region = await messageOf(gmConfig({ regions: { 'mars-1': {} } }), [
+        ...P(),
+        'regions',
+        '*mars-1*',
+        'invalid',
+      ]);
+      for (const r of DEFAULT_REGIONS) assert.ok(region.includes(r), region);
+    });
+
+    it('missing prerequisites say what to create first', async () => {
+      assert.match(
+        await messageOf(withContainer({ image_id: UNKNOWN_ID }), [...P(), 'build-not-found']),
+        /is not a completed build of this game; upload a build first \(POST .*builds\/prepare/,
+      );
+      assert.match(
+        await messageOf(gmConfig({ container: {} }), [...P(), 'no-build']),
+        /has no image_id; upload a build/,
+      );
+      assert.match(
+        await messageOf({ matchmaker: { game_modes: { default: {} } } }, [...P(), 'no-runtime']),
+        /no runtime/,
+      );
+      assert.match(await messageOf({ matchmaker: {} }, [...META, 'too-few']), /needs at least one/);
+    });
+  });
+
   describe('display name uniqueness', () => {
     it('is not-unique once a version of the game has it, in this game only', async () => {
       const body = input(gmConfig(), 'Season 7');
@@ -1411,7 +1527,14 @@ describe('version config validation (4.10, 2.9)', () => {
       assert.deepEqual(errorsOf(await validate(other.gameId, body)), []);
       const again = await create(game.gameId, body);
       const err = assertError(again, 400, 'VALIDATION_ERROR');
-      assert.deepEqual(err.metadata?.errors, [{ path: ['display-name', 'not-unique'] }]);
+      assert.deepEqual(err.metadata?.errors, [
+        {
+          path: ['display-name', 'not-unique'],
+          message:
+            'display_name "Season 7" is taken by another version of this game; ' +
+            'version display names are unique within a game',
+        },
+      ]);
       assert.ok(err.message.includes('display-name.not-unique'), err.message);
     });
   });
@@ -1425,7 +1548,8 @@ describe('version config validation (4.10, 2.9)', () => {
         ),
         'refused version',
       );
-      const validated = errorsOf(await validate(game.gameId, body));
+      const items = itemsOf(await validate(game.gameId, body));
+      const validated = items.map((e) => e.path);
       assert.deepEqual(
         sortedKeys(validated),
         sortedKeys([
@@ -1438,10 +1562,7 @@ describe('version config validation (4.10, 2.9)', () => {
       const beforeIds = await versionIds(game.gameId);
       const res = await create(game.gameId, body);
       const err = assertError(res, 400, 'VALIDATION_ERROR');
-      assert.deepEqual(
-        err.metadata?.errors,
-        validated.map((path) => ({ path })),
-      );
+      assert.deepEqual(err.metadata?.errors, items);
       for (const p of validated)
         assert.ok(err.message.includes(p.join('.')), `${err.message} names ${p.join('.')}`);
       assert.deepEqual(await versionIds(game.gameId), beforeIds);

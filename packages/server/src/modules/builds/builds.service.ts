@@ -1,4 +1,4 @@
-import { BUILDS_PAGE_LIMIT_DEFAULT, type ListBuildsQuery, utf8ByteLength } from '@gcm/contract';
+import { BUILDS_PAGE_LIMIT_DEFAULT, type ListBuildsQuery, quote, utf8ByteLength } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { errors, type ValidationErrorItem } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
@@ -27,15 +27,30 @@ async function assertEnvironment(deps: Deps, gameId: string, environmentId: stri
   }
 }
 
+function tooManyTags(count: number): ValidationErrorItem {
+  return {
+    path: ['tags-meta', 'too-many'],
+    message: `a build would have ${count} tags; at most ${BUILD_LIMITS.tags}`,
+  };
+}
+
 function checkTags(tags: Record<string, string>, found: ValidationErrorItem[]): void {
   const keys = Object.keys(tags);
-  if (keys.length > BUILD_LIMITS.tags) found.push({ path: ['tags-meta', 'too-many'] });
+  if (keys.length > BUILD_LIMITS.tags) found.push(tooManyTags(keys.length));
   for (const key of keys.sort()) {
     const bytes = utf8ByteLength(key);
-    if (bytes === 0 || bytes > BUILD_LIMITS.tagKeyBytes)
-      found.push({ path: ['tags', `*${key}*`, 'key', 'invalid'] });
-    if (utf8ByteLength(tags[key] ?? '') > BUILD_LIMITS.tagValueBytes) {
-      found.push({ path: ['tags', `*${key}*`, 'value', 'too-long'] });
+    if (bytes === 0 || bytes > BUILD_LIMITS.tagKeyBytes) {
+      found.push({
+        path: ['tags', `*${key}*`, 'key', 'invalid'],
+        message: `tag key ${quote(key)} is ${bytes} bytes; it needs 1 to ${BUILD_LIMITS.tagKeyBytes}`,
+      });
+    }
+    const valueBytes = utf8ByteLength(tags[key] ?? '');
+    if (valueBytes > BUILD_LIMITS.tagValueBytes) {
+      found.push({
+        path: ['tags', `*${key}*`, 'value', 'too-long'],
+        message: `the value of tag ${quote(key)} is ${valueBytes} bytes; at most ${BUILD_LIMITS.tagValueBytes}`,
+      });
     }
   }
 }
@@ -54,15 +69,35 @@ export async function prepareBuild(
   await assertEnvironment(deps, gameId, environmentId);
   const found: ValidationErrorItem[] = [];
   const nameBytes = utf8ByteLength(input.name);
-  if (nameBytes === 0) found.push({ path: ['name', 'too-short'] });
-  if (nameBytes > BUILD_LIMITS.nameBytes) found.push({ path: ['name', 'too-long'] });
-  if (input.image_file.path === '') found.push({ path: ['image-file', 'path', 'invalid'] });
+  if (nameBytes === 0) {
+    found.push({
+      path: ['name', 'too-short'],
+      message: `name is empty; it needs 1 to ${BUILD_LIMITS.nameBytes} bytes`,
+    });
+  }
+  if (nameBytes > BUILD_LIMITS.nameBytes) {
+    found.push({
+      path: ['name', 'too-long'],
+      message: `name is ${nameBytes} bytes of UTF-8; at most ${BUILD_LIMITS.nameBytes}`,
+    });
+  }
+  if (input.image_file.path === '') {
+    found.push({
+      path: ['image-file', 'path', 'invalid'],
+      message: 'image_file.path is empty; give the file name of the image',
+    });
+  }
   const tags = input.tags ?? {};
   checkTags(tags, found);
   const length = input.image_file.content_length;
   const multipart = input.multipart_upload === true;
   if (multipart && length < BUILD_LIMITS.multipartMinBytes) {
-    found.push({ path: ['image-file', 'content-length', 'too-small-for-multipart'] });
+    found.push({
+      path: ['image-file', 'content-length', 'too-small-for-multipart'],
+      message:
+        `image_file.content_length is ${length} bytes; a multipart upload needs at least ` +
+        `${BUILD_LIMITS.multipartMinBytes} (5 MiB): send a smaller file with multipart_upload false`,
+    });
   }
   if (found.length > 0) throw errors.validation(found);
   const partSize = deps.config.buildPartSizeBytes;
@@ -243,9 +278,8 @@ export async function patchBuildTags(
     const build = await repo.findBuild(trx, environmentId, buildId, true);
     if (build === undefined || build.complete_ts === null) throw errors.buildNotFound();
     const current = (await repo.tagsOf(trx, [buildId])).get(buildId) ?? {};
-    if (new Set([...Object.keys(current), ...Object.keys(input.tags)]).size > BUILD_LIMITS.tags) {
-      throw errors.validation([{ path: ['tags-meta', 'too-many'] }]);
-    }
+    const merged = new Set([...Object.keys(current), ...Object.keys(input.tags)]).size;
+    if (merged > BUILD_LIMITS.tags) throw errors.validation([tooManyTags(merged)]);
     await repo.setTags(trx, buildId, input.tags);
     await repo.removeKeysFromOthers(trx, environmentId, buildId, exclusive);
   });

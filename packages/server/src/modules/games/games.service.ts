@@ -1,4 +1,4 @@
-import { checkDisplayName, checkNameId, GAME_DISPLAY_NAME_MAX_BYTES } from '@gcm/contract';
+import { checkDisplayName, checkNameId, GAME_DISPLAY_NAME_MAX_BYTES, quote } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { errors, type ValidationErrorItem } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
@@ -21,6 +21,13 @@ export function toGameSummary(row: GameRow) {
   };
 }
 
+function gameNameIdTaken(nameId: string): ValidationErrorItem {
+  return {
+    path: ['name-id', 'not-unique'],
+    message: `name_id ${quote(nameId)} is taken by another game; game name_ids are unique`,
+  };
+}
+
 /** The rules of games.validateGame (4.7), shared with createGame so both always agree. */
 export async function validateGame(
   deps: Deps,
@@ -31,7 +38,7 @@ export async function validateGame(
     const nameErrors = checkNameId(input.name_id);
     found.push(...nameErrors);
     if (nameErrors.length === 0 && (await repo.gameNameIdTaken(deps.db, input.name_id))) {
-      found.push({ path: ['name-id', 'not-unique'] });
+      found.push(gameNameIdTaken(input.name_id));
     }
   }
   return found;
@@ -52,7 +59,7 @@ export async function createGame(deps: Deps, input: { name_id: string; display_n
     });
   } catch (err) {
     // Two creates with one name_id can both pass the check above; the unique index decides.
-    if (isUniqueViolation(err)) throw errors.validation([{ path: ['name-id', 'not-unique'] }]);
+    if (isUniqueViolation(err)) throw errors.validation([gameNameIdTaken(input.name_id)]);
     throw err;
   }
   return gameId;

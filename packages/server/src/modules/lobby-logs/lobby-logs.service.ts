@@ -1,7 +1,7 @@
-import type { LobbyEventBody } from '@gcm/contract';
+import { type LobbyEventBody, quote } from '@gcm/contract';
 import type { LobbiesTable } from '../../db/database.js';
 import type { Deps } from '../../deps.js';
-import { errors } from '../../errors.js';
+import { errors, type ValidationErrorItem } from '../../errors.js';
 import { parseTimestamp, toTimestamp } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { newId } from '../../lib/ids.js';
@@ -112,10 +112,23 @@ export async function createLobby(
     create_ts?: string | null;
   },
 ) {
-  const found: { path: string[] }[] = [];
-  if (!GROUP_NAME_ID.test(input.lobby_group_name_id))
-    found.push({ path: ['lobby-group-name-id', 'invalid'] });
-  if (!deps.config.regions.includes(input.region_id)) found.push({ path: ['region-id', 'invalid'] });
+  const found: ValidationErrorItem[] = [];
+  if (!GROUP_NAME_ID.test(input.lobby_group_name_id)) {
+    found.push({
+      path: ['lobby-group-name-id', 'invalid'],
+      message:
+        `lobby_group_name_id ${quote(input.lobby_group_name_id)} is not a game mode name: ` +
+        '1 to 64 of A-Z, a-z, 0-9, "_" and "-"',
+    });
+  }
+  if (!deps.config.regions.includes(input.region_id)) {
+    found.push({
+      path: ['region-id', 'invalid'],
+      message:
+        `region_id ${quote(input.region_id)} is not a region of this service; ` +
+        `the regions are ${deps.config.regions.join(', ')} (GET /cloud/regions)`,
+    });
+  }
   if (found.length > 0) throw errors.validation(found);
   const createTs = bodyTimestamp(input.create_ts, 'create_ts', deps.clock.now());
   await getNamespace(deps, gameId, namespaceId);

@@ -4,6 +4,7 @@ import {
   GAME_DISPLAY_NAME_MAX_BYTES,
   type NamespaceList,
   type PageQuery,
+  quote,
 } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
@@ -36,6 +37,13 @@ async function namespaceNotFound(db: Db, gameId: string): Promise<never> {
   throw errors.namespaceNotFound();
 }
 
+function namespaceNameIdTaken(nameId: string): ValidationErrorItem {
+  return {
+    path: ['name-id', 'not-unique'],
+    message: `name_id ${quote(nameId)} is taken by another namespace of this game`,
+  };
+}
+
 export async function createNamespace(
   deps: Deps,
   gameId: string,
@@ -50,7 +58,7 @@ export async function createNamespace(
     found.every((e) => e.path[0] !== 'name-id') &&
     (await repo.namespaceNameIdTaken(deps.db, gameId, input.name_id))
   ) {
-    found.push({ path: ['name-id', 'not-unique'] });
+    found.push(namespaceNameIdTaken(input.name_id));
   }
   if (found.length > 0) throw errors.validation(found);
   if (!(await versionExists(deps.db, gameId, input.version_id))) throw errors.versionNotFound();
@@ -77,7 +85,7 @@ export async function createNamespace(
       mm_max_players_per_client_vpn: caps,
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw errors.validation([{ path: ['name-id', 'not-unique'] }]);
+    if (isUniqueViolation(err)) throw errors.validation([namespaceNameIdTaken(input.name_id)]);
     throw err;
   }
   return namespaceId;
@@ -200,9 +208,18 @@ export async function updateMatchmakerConfig(
   input: { lobby_count_max: number; max_players: number },
 ) {
   const found: ValidationErrorItem[] = [];
-  if (input.lobby_count_max < 1) found.push({ path: ['lobby-count', 'too-low'] });
-  if (input.lobby_count_max > LOBBY_COUNT_MAX_LIMIT) found.push({ path: ['lobby-count', 'too-high'] });
-  if (input.max_players < 1) found.push({ path: ['max-players', 'too-low'] });
+  if (input.lobby_count_max < 1) {
+    found.push({ path: ['lobby-count', 'too-low'], message: 'lobby_count_max is 0; at least 1' });
+  }
+  if (input.lobby_count_max > LOBBY_COUNT_MAX_LIMIT) {
+    found.push({
+      path: ['lobby-count', 'too-high'],
+      message: `lobby_count_max is ${input.lobby_count_max}; at most ${LOBBY_COUNT_MAX_LIMIT}`,
+    });
+  }
+  if (input.max_players < 1) {
+    found.push({ path: ['max-players', 'too-low'], message: 'max_players is 0; at least 1' });
+  }
   if (found.length > 0) throw errors.validation(found);
   const caps = input.max_players;
   await updateOrThrow(deps, gameId, namespaceId, {
@@ -221,10 +238,25 @@ const FORBIDDEN_IN_CDN_USER = /[\s:\p{Cc}\p{Cf}]/u;
 
 function checkCdnUserName(user: string): ValidationErrorItem[] {
   const bytes = Buffer.byteLength(user, 'utf8');
-  if (bytes === 0) return [{ path: ['user', 'too-short'] }];
+  if (bytes === 0) {
+    return [
+      { path: ['user', 'too-short'], message: `user is empty; it needs 1 to ${CDN_USER_MAX_BYTES} bytes` },
+    ];
+  }
   const found: ValidationErrorItem[] = [];
-  if (bytes > CDN_USER_MAX_BYTES) found.push({ path: ['user', 'too-long'] });
-  if (FORBIDDEN_IN_CDN_USER.test(user)) found.push({ path: ['user', 'invalid'] });
+  if (bytes > CDN_USER_MAX_BYTES) {
+    found.push({
+      path: ['user', 'too-long'],
+      message: `user is ${bytes} bytes of UTF-8; at most ${CDN_USER_MAX_BYTES}`,
+    });
+  }
+  if (FORBIDDEN_IN_CDN_USER.test(user)) {
+    found.push({
+      path: ['user', 'invalid'],
+      message:
+        'user may hold no white space, control or format characters, and no ":" (basic auth splits on it)',
+    });
+  }
   return found;
 }
 
