@@ -19,6 +19,7 @@ export * from './tokens.js';
 export * from './uploads.js';
 export * from './version-config/resolve.js';
 export * from './version-config/schema.js';
+export * from './version-config/unknown-keys.js';
 export * from './version-config/validate.js';
 export * from './versions.js';
 export * from './watch.js';

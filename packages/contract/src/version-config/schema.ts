@@ -4,7 +4,8 @@
  * the pure validator and the resolver, and documents the shape in the OpenAPI document.
  *
  * Optional keys also accept null, meaning "not set". Keys marked CLI only are accepted and stored, never
- * acted on. Unknown keys are ignored (and stored as given).
+ * acted on. Unknown keys pass the schema but the validator reports each one (unknown-keys.ts), so a version
+ * holding one is never created; objects the interface leaves open say so with `additionalProperties: true`.
  */
 import { type Static, type TSchema, Type } from 'typebox';
 import { MultilineText, OptionalNullable, Text, TextMap, U32 } from '../common.js';
@@ -19,8 +20,11 @@ const Name = Text(1024);
 /** Values that may span lines: environment values, arguments, commands, header values. */
 const Value = MultilineText(4096);
 const MAP_LIMITS = { maxEntries: 256, keyMax: 256 } as const;
-/** Objects whose members the service stores without reading them (engines, kv). */
-const OpaqueObject = Type.Object({}, { maxProperties: 256 });
+/**
+ * Objects whose members the interface does not show (engines, kv): stored without being read, and the only
+ * places where any key is accepted (`additionalProperties: true` tells unknown-keys.ts not to look inside).
+ */
+const OpaqueObject = Type.Object({}, { maxProperties: 256, additionalProperties: true });
 
 /** "integer" in the interface: signed, and held to 32 bit like every number the service stores. */
 const Int32 = Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 });
@@ -63,10 +67,12 @@ const EngineConfig = Type.Object({
   engine_a: OptionalNullable(OpaqueObject),
   html5: OptionalNullable(OpaqueObject),
   engine_b: OptionalNullable(OpaqueObject),
+  // Its only shown field is game_module; the others are "not shown", so other keys are accepted as well.
   engine_c: OptionalNullable(
-    Type.Object({
-      game_module: Text(1024, { description: 'CLI only: module that holds the game code' }),
-    }),
+    Type.Object(
+      { game_module: Text(1024, { description: 'CLI only: module that holds the game code' }) },
+      { maxProperties: 256, additionalProperties: true },
+    ),
   ),
 });
 
@@ -170,7 +176,7 @@ export const VersionConfigSchema = Type.Object(
   {
     cdn: OptionalNullable(CdnConfig),
     engine: OptionalNullable(EngineConfig),
-    kv: OptionalNullable(Type.Object({}, { maxProperties: 1024 })),
+    kv: OptionalNullable(Type.Object({}, { maxProperties: 1024, additionalProperties: true })),
     matchmaker: OptionalNullable(MatchmakerConfig),
     scripts: OptionalNullable(StringMap),
   },

@@ -14,6 +14,7 @@ import type {
   VerificationConfig,
   VersionConfig,
 } from './schema.js';
+import { unknownConfigKeys } from './unknown-keys.js';
 
 export interface ValidateFacts extends ResolveFacts {
   /** Display names of the game's other versions. */
@@ -123,6 +124,7 @@ export function validateVersion(
         'version display names are unique within a game',
     );
   }
+  out.push(...unknownConfigKeys(input.config));
   const { cdn, matchmaker } = input.config;
   if (cdn !== null && cdn !== undefined) checkCdn(cdn, out);
   if (matchmaker !== null && matchmaker !== undefined) checkMatchmaker(matchmaker, facts, out);

@@ -1011,6 +1011,61 @@ const cases: Case[] = [
       [vpath('create', 'headers', '*X-Ok*', 'invalid-value')],
     ),
   ),
+
+  // --- unknown keys (issue 12): reported with their place, never silently ignored --------------------------
+  c(
+    'a misspelt game_modes is an unknown key, and leaves the matchmaker without game modes',
+    { matchmaker: { game_mode: { default: { container: { image_id: IMG } } } } },
+    [
+      ['config', 'matchmaker', '*game_mode*', 'unknown-key'],
+      [...META, 'too-few'],
+    ],
+  ),
+  c('an unknown top-level key', { ...gmConfig(), matchmker: {} }, [['config', '*matchmker*', 'unknown-key']]),
+  c('an unknown key in a game mode', gmConfig({ max_player: 8 }), [[...P(), '*max_player*', 'unknown-key']]),
+  c('an unknown key in a container', withContainer({ imageid: IMG }), [
+    [...P(), 'container', '*imageid*', 'unknown-key'],
+  ]),
+  c('an unknown key in a port', withPorts({ game: { port: 7777, protcol: 'udp' } }), [
+    [...P(), 'container', 'ports', '*game*', '*protcol*', 'unknown-key'],
+  ]),
+  c('an unknown key in a cdn route', withRoutes([route('/**', { priorty: 1 })]), [
+    ['config', 'cdn', 'routes', '0', '*priorty*', 'unknown-key'],
+  ]),
+  c(
+    'an unknown key in a captcha provider',
+    withCaptcha({ captcha_provider_a: { site_key: 'a', secret_key: 'b', x: 1 } }),
+    [['config', 'matchmaker', 'captcha', 'captcha-provider-a', '*x*', 'unknown-key']],
+  ),
+  c('an unknown key in a region', gmConfig({ regions: { 'lnd-atl': { teir: 'basic-1d1' } } }), [
+    [...P(), 'regions', '*lnd-atl*', '*teir*', 'unknown-key'],
+  ]),
+  c('an unknown key in a verification', withVerification('find', { header: {} }), [
+    [...P(), 'actions', 'find', 'verification', '*header*', 'unknown-key'],
+  ]),
+  c(
+    'an unknown key of the docker alias',
+    gmConfig({ container: undefined, docker: { image_id: IMG, ports: {}, extra: 1 } }),
+    [[...P(), 'docker', '*extra*', 'unknown-key']],
+  ),
+  c('object prototype names are unknown keys like any other', gmConfig({ constructor: 1, toString: 'x' }), [
+    [...P(), '*constructor*', 'unknown-key'],
+    [...P(), '*toString*', 'unknown-key'],
+  ]),
+  c(
+    'objects the interface leaves open take any key: kv, the engine objects',
+    {
+      ...gmConfig(),
+      kv: { anything: { goes: [1, 2] } },
+      engine: { custom: { a: 1 }, html5: { b: {} }, engine_c: { game_module: 'g', other: true } },
+    },
+    [],
+  ),
+  c(
+    'user-chosen map keys are not unknown keys',
+    withEnv({ ANY_NAME: 'v' }, { build_args: { WHATEVER: '1' } }),
+    [],
+  ),
 ];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1264,6 +1319,7 @@ describe('version config validation (4.10, 2.9)', () => {
         'invalid-ip',
         'invalid-name',
         'invalid-value',
+        'unknown-key',
       ]) {
         assert.ok(seen.has(reason), `no case ends in ${reason}`);
       }
@@ -1514,6 +1570,87 @@ describe('version config validation (4.10, 2.9)', () => {
         /no runtime/,
       );
       assert.match(await messageOf({ matchmaker: {} }, [...META, 'too-few']), /needs at least one/);
+    });
+  });
+
+  describe('unknown keys', () => {
+    /** Keys under which the keys are the user's (maps), and objects the interface leaves open. */
+    const MAPS = new Set(['scripts', 'build_env', 'build_args', 'env', 'regions', 'game_modes', 'ports']);
+    const OPEN = new Set([
+      'kv',
+      'engine.custom',
+      'engine.engine_a',
+      'engine.html5',
+      'engine.engine_b',
+      'engine.engine_c',
+    ]);
+
+    /** Every object of `config` that has a fixed set of keys, with its wire path and its error path. */
+    function fixedObjects(node: unknown, wire: string[], kebab: Path, out: [string[], Path][]) {
+      if (Array.isArray(node)) {
+        node.forEach((item, i) => {
+          fixedObjects(item, [...wire, String(i)], [...kebab, String(i)], out);
+        });
+        return;
+      }
+      if (typeof node !== 'object' || node === null || OPEN.has(wire.join('.'))) return;
+      const parent = wire[wire.length - 1] ?? '';
+      // A verification's headers are a map too (a CDN middleware's are a list).
+      const isMap = MAPS.has(parent) || (parent === 'headers' && wire[wire.length - 2] === 'verification');
+      if (!isMap) out.push([wire, kebab]);
+      for (const [key, value] of Object.entries(node)) {
+        const segment = isMap ? `*${key}*` : key.replace(/_/g, '-');
+        fixedObjects(value, [...wire, key], [...kebab, segment], out);
+      }
+    }
+
+    it('an extra key in any fixed-shape object of the large config is reported there, and only there', async () => {
+      const objects: [string[], Path][] = [];
+      fixedObjects(BIG_CONFIG, [], ['config'], objects);
+      assert.ok(objects.length > 30, `${objects.length} objects`);
+      for (const [wire, kebab] of objects) {
+        // Through JSON, not structuredClone: that keeps the one VERIFY object shared by two actions.
+        const config = JSON.parse(JSON.stringify(BIG_CONFIG)) as Obj;
+        let target: Obj = config;
+        for (const key of wire) target = target[key] as Obj;
+        target.zz_unknown = 1;
+        const items = itemsOf(await validate(hostGame.gameId, input(config, 'Big Release 3.0')));
+        const where = ['config', ...wire].join('.');
+        assert.deepEqual(
+          items.map((e) => e.path),
+          [[...kebab, '*zz_unknown*', 'unknown-key']],
+          where,
+        );
+        assert.match(
+          items[0]?.message ?? '',
+          new RegExp(`^unknown key "zz_unknown" in ${where.replace(/\./g, '\\.')}; `),
+        );
+      }
+    });
+
+    it('suggests the key a typo meant, else lists the keys the place takes', async () => {
+      const items = itemsOf(await validate(game.gameId, input({ matchmaker: { game_mode: {} } })));
+      assert.equal(
+        messageAt(items, ['config', 'matchmaker', '*game_mode*', 'unknown-key']),
+        'unknown key "game_mode" in config.matchmaker; did you mean "game_modes"?',
+      );
+      const dashed = itemsOf(await validate(game.gameId, input(withContainer({ 'image-id': IMG }))));
+      assert.match(
+        messageAt(dashed, [...P(), 'container', '*image-id*', 'unknown-key']),
+        /did you mean "image_id"\?$/,
+      );
+      const far = itemsOf(await validate(game.gameId, input({ ...gmConfig(), lobbies: {} })));
+      assert.equal(
+        messageAt(far, ['config', '*lobbies*', 'unknown-key']),
+        'unknown key "lobbies" in config; the keys it takes are cdn, engine, kv, matchmaker, scripts',
+      );
+    });
+
+    it('create refuses a config with an unknown key; a stored config never holds one', async () => {
+      const body = input({ ...gmConfig(), matchmaker: { game_mode: gmConfig().matchmaker } }, 'typo version');
+      const res = await create(game.gameId, body);
+      const err = assertError(res, 400, 'VALIDATION_ERROR');
+      assert.ok(err.message.includes('config.matchmaker.*game_mode*.unknown-key: unknown key'), err.message);
     });
   });
 

@@ -96,9 +96,10 @@ describe('versions', () => {
     });
 
     it('stores the config exactly as given: deep nesting, arrays, every JSON type, key order', async () => {
+      // Arbitrary JSON lives where the interface leaves the shape open (kv, the engine objects): any other
+      // unknown key is reported by the validator and refused.
       const config: Record<string, unknown> = {
-        zeta: 1,
-        alpha: 'first-after-zeta',
+        scripts: { zeta: '1', alpha: 'first-after-zeta' },
         cdn: {
           site_id: 'site',
           routes: [
@@ -111,18 +112,20 @@ describe('versions', () => {
         },
         matchmaker: {
           game_modes: {
-            default: { max_players: 8, tier: null, tags: [], container: { image_id: 'build-1' } },
+            default: { max_players: 8, tier: null, container: { image_id: 'build-1' } },
           },
         },
-        numbers: [0, -1, 1.5, 1e-7, 12345678901234, -0.25],
-        booleans: [true, false],
-        nulls: [null, [null, { n: null }]],
-        unicode: 'ünïcödé 日本語 🎮 "quoted" \\ back\nslash',
-        empty_object: {},
-        empty_array: [],
-        deep: { l1: { l2: { l3: { l4: { l5: { l6: { l7: { l8: [[[['bottom']]]] } } } } } } } },
-        mixed: [1, 'two', { three: [3] }, [4, [5]], false, null],
-        not_a_known_key: { anything: 'goes' },
+        kv: {
+          numbers: [0, -1, 1.5, 1e-7, 12345678901234, -0.25],
+          booleans: [true, false],
+          nulls: [null, [null, { n: null }]],
+          unicode: 'ünïcödé 日本語 🎮 "quoted" \\ back\nslash',
+          empty_object: {},
+          empty_array: [],
+          deep: { l1: { l2: { l3: { l4: { l5: { l6: { l7: { l8: [[[['bottom']]]] } } } } } } } },
+          mixed: [1, 'two', { three: [3] }, [4, [5]], false, null],
+        },
+        engine: { custom: { not_a_known_key: { anything: 'goes' } }, html5: {} },
       };
       const { version, res } = await roundTrip(config);
       assert.deepEqual(version.config, config);
@@ -137,28 +140,23 @@ describe('versions', () => {
     });
 
     it('keeps each version its own config', async () => {
-      const one = await roundTrip({ which: 'one' });
-      const two = await roundTrip({ which: 'two', extra: [1] });
+      const one = await roundTrip({ kv: { which: 'one' } });
+      const two = await roundTrip({ kv: { which: 'two', extra: [1] } });
       assert.notEqual(one.versionId, two.versionId);
       assert.deepEqual(
         (await getVersion(a.gameId, one.versionId)).json<{ version: VersionFull }>().version.config,
-        {
-          which: 'one',
-        },
+        { kv: { which: 'one' } },
       );
       assert.deepEqual(
         (await getVersion(a.gameId, two.versionId)).json<{ version: VersionFull }>().version.config,
-        {
-          which: 'two',
-          extra: [1],
-        },
+        { kv: { which: 'two', extra: [1] } },
       );
     });
 
-    it('ignores unknown top-level body fields', async () => {
+    it('ignores unknown top-level body fields (unlike unknown keys inside config)', async () => {
       const res = await createVersion(a.gameId, {
         display_name: 'with extras',
-        config: { k: 'v' },
+        config: { kv: { k: 'v' } },
         version_id: 'client-chosen',
         surprise: true,
       });
@@ -167,7 +165,7 @@ describe('versions', () => {
       assert.notEqual(version_id, 'client-chosen');
       const got = await getVersion(a.gameId, version_id);
       const version = got.json<{ version: VersionFull & Record<string, unknown> }>().version;
-      assert.deepEqual(version.config, { k: 'v' });
+      assert.deepEqual(version.config, { kv: { k: 'v' } });
       assert.equal(version.surprise, undefined);
     });
 
@@ -235,7 +233,10 @@ describe('versions', () => {
     });
 
     it("does not find another game's version through this game's path", async () => {
-      const other = await createVersion(b.gameId, { display_name: 'b only', config: { secret: 'b-config' } });
+      const other = await createVersion(b.gameId, {
+        display_name: 'b only',
+        config: { kv: { secret: 'b-config' } },
+      });
       assert.equal(other.statusCode, 200);
       const bVersionId = other.json<{ version_id: string }>().version_id;
       // The version exists, under game B.
@@ -252,7 +253,7 @@ describe('versions', () => {
     it('lets the cloud token of the game create and read versions', async () => {
       const res = await createVersion(
         a.gameId,
-        { display_name: 'by cloud', config: { by: 'cloud' } },
+        { display_name: 'by cloud', config: { kv: { by: 'cloud' } } },
         a.cloudToken,
       );
       assert.equal(res.statusCode, 200, res.body);
@@ -261,11 +262,14 @@ describe('versions', () => {
       assert.equal(got.statusCode, 200, got.body);
       const version = got.json<{ version: VersionFull }>().version;
       assert.equal(version.display_name, 'by cloud');
-      assert.deepEqual(version.config, { by: 'cloud' });
+      assert.deepEqual(version.config, { kv: { by: 'cloud' } });
     });
 
     it("answers 403 API_FORBIDDEN to another game's token, creating nothing and leaking nothing", async () => {
-      const secret = await createVersion(b.gameId, { display_name: 'b secret', config: { hidden: 'xyzzy' } });
+      const secret = await createVersion(b.gameId, {
+        display_name: 'b secret',
+        config: { kv: { hidden: 'xyzzy' } },
+      });
       const secretId = secret.json<{ version_id: string }>().version_id;
 
       const read = await getVersion(b.gameId, secretId, a.cloudToken);

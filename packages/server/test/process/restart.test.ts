@@ -26,7 +26,7 @@ describe('the service as a process', () => {
     const gameId = game.json?.game_id as string;
     const version = await api(first.baseUrl, token, 'POST', `/cloud/games/${gameId}/versions`, {
       display_name: 'v1',
-      config: { kept: [1, 2, 3] },
+      config: { kv: { kept: [1, 2, 3] } },
     });
     const versionId = version.json?.version_id as string;
     const ns = await api(first.baseUrl, token, 'POST', `/cloud/games/${gameId}/namespaces`, {
@@ -68,7 +68,7 @@ describe('the service as a process', () => {
       assert.equal(namespace.config.matchmaker.max_players_per_client_vpn, 5);
       const v = await api(second.baseUrl, token, 'GET', `/cloud/games/${gameId}/versions/${versionId}`);
       const versionBody = v.json as { version: { config: unknown } };
-      assert.deepEqual(versionBody.version.config, { kept: [1, 2, 3] });
+      assert.deepEqual(versionBody.version.config, { kv: { kept: [1, 2, 3] } });
 
       // A second service on the same SQLite file would miss in-process change notifications: it must
       // refuse. (On PostgreSQL a second instance is welcome: test/process/two-instances.test.ts.)
