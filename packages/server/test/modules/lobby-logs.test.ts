@@ -150,13 +150,12 @@ describe('lobby logs', () => {
     });
   });
 
-  it('refuses ready before start, stop without exit_code (409) and a timestamp earlier than the previous one (400)', async () => {
+  it('refuses ready before start (409) and a timestamp earlier than the previous one (400)', async () => {
     const id = await report(f, { create_ts: iso(T0) });
     assertError(await event(f, id, { kind: 'ready', ts: iso(T0 + 1) }), 409, 'LOBBY_INVALID_TRANSITION');
     assertError(await event(f, id, { kind: 'start', ts: iso(T0 - 1) }), 400, 'LOBBY_INVALID_TIMESTAMP');
     assert.equal((await event(f, id, { kind: 'start', ts: iso(T0 + 10) })).statusCode, 204);
     assertError(await event(f, id, { kind: 'ready', ts: iso(T0 + 9) }), 400, 'LOBBY_INVALID_TIMESTAMP');
-    assertError(await event(f, id, { kind: 'stop', ts: iso(T0 + 11) }), 409, 'LOBBY_INVALID_TRANSITION');
     assertError(
       await event(f, id, { kind: 'stop', ts: iso(T0 + 9), exit_code: 0 }),
       400,
@@ -167,6 +166,24 @@ describe('lobby logs', () => {
     assert.equal(lobby.status.stopped, undefined);
     // A lobby may crash before it is ready.
     assert.equal((await event(f, id, { kind: 'stop', ts: iso(T0 + 12), exit_code: 2 })).statusCode, 204);
+  });
+
+  it('answers a stop without exit_code with 400 API_BAD_BODY naming the field, in any state', async () => {
+    const id = await report(f, { create_ts: iso(T0) });
+    for (const body of [{ kind: 'stop' }, { kind: 'stop', exit_code: null, failed: true }]) {
+      const res = await event(f, id, { ts: iso(T0 + 1), ...body });
+      assertError(res, 400, 'API_BAD_BODY');
+      const err = res.json<{ message: string; metadata: { field: string } }>();
+      assert.equal(err.metadata.field, 'exit_code');
+      assert.equal(err.message, 'body field "exit_code" is required when kind is "stop"');
+    }
+    assert.equal((await getOne(f, id)).status.stopped, undefined, 'nothing was written');
+    assert.equal((await event(f, id, { kind: 'stop', ts: iso(T0 + 2), exit_code: 0 })).statusCode, 204);
+    // After stop too: the missing field is named, not a transition refused.
+    assertError(await event(f, id, { kind: 'stop', ts: iso(T0 + 2) }), 400, 'API_BAD_BODY');
+    // Even for a lobby never reported: bad input is refused before anything is looked up.
+    const unknown = '0190a0a0-2222-7000-8000-000000000009';
+    assertError(await event(f, unknown, { kind: 'stop' }), 400, 'API_BAD_BODY');
   });
 
   it('answers a retried create with the same lobby_id and refuses a conflicting one', async () => {

@@ -162,6 +162,14 @@ export async function createLobby(
   return row.lobby_id;
 }
 
+/** The values a stop records; `exit_code` is required, `failed` defaults to a non-zero exit code. */
+function stopValues(event: LobbyEventBody): { exitCode: number; failed: boolean } {
+  if (event.exit_code === null || event.exit_code === undefined) {
+    throw errors.badBody('body field "exit_code" is required when kind is "stop"', { field: 'exit_code' });
+  }
+  return { exitCode: event.exit_code, failed: event.failed ?? event.exit_code !== 0 };
+}
+
 /**
  * created → start → ready → stop, stop being terminal and possible from any earlier state (a lobby can
  * crash before it is ready). A repeat of a recorded event (same values; an omitted ts matches any) is a
@@ -174,6 +182,8 @@ export async function recordLobbyEvent(
   lobbyId: string,
   event: LobbyEventBody,
 ): Promise<void> {
+  // A missing exit_code is bad input whatever the lobby's state: refused first, like the schema's own rules.
+  const stop = event.kind === 'stop' ? stopValues(event) : undefined;
   const ts = bodyTimestamp(event.ts, 'ts', deps.clock.now());
   const givenTs = event.ts !== null && event.ts !== undefined;
   await getNamespace(deps, gameId, namespaceId);
@@ -215,13 +225,9 @@ export async function recordLobbyEvent(
       await repo.updateLobby(trx, namespaceId, lobbyId, { ready_ts: ts });
       return;
     }
-    if (event.exit_code === null || event.exit_code === undefined) {
-      throw errors.lobbyInvalidTransition('a stop event needs exit_code');
-    }
-    const failed = event.failed ?? event.exit_code !== 0;
+    const { exitCode, failed } = stop ?? stopValues(event);
     if (lobby.stop_ts !== null) {
-      if (sameTs(lobby.stop_ts) && lobby.exit_code === event.exit_code && (lobby.failed === 1) === failed)
-        return;
+      if (sameTs(lobby.stop_ts) && lobby.exit_code === exitCode && (lobby.failed === 1) === failed) return;
       throw afterStop();
     }
     notBefore(
@@ -230,7 +236,7 @@ export async function recordLobbyEvent(
     );
     await repo.updateLobby(trx, namespaceId, lobbyId, {
       stop_ts: ts,
-      exit_code: event.exit_code,
+      exit_code: exitCode,
       failed: failed ? 1 : 0,
     });
   });
