@@ -87,10 +87,31 @@ export const errors = {
   tokenRevoked: () => make('TOKEN_REVOKED', 'the bearer token has been revoked'),
   forbidden: (message = 'this token may not act on this resource') => make('API_FORBIDDEN', message),
   routeNotFound: (method: string, url: string) => make('API_NOT_FOUND', `no route ${method} ${url}`),
-  gameNotFound: () => make('GAME_NOT_FOUND', 'game not found'),
-  namespaceNotFound: () => make('NAMESPACE_NOT_FOUND', 'namespace not found'),
-  versionNotFound: () => make('VERSION_NOT_FOUND', 'version not found'),
-  tokenNotFound: () => make('TOKEN_NOT_FOUND', 'token not found'),
+  // Not-found messages say where the right id is found, so a client that sent a stale or foreign id (or a
+  // name where an id goes) knows the next call to make.
+  gameNotFound: () =>
+    make('GAME_NOT_FOUND', 'no game with this game_id; GET /cloud/games lists the games with their game_id'),
+  namespaceNotFound: () =>
+    make(
+      'NAMESPACE_NOT_FOUND',
+      "no namespace with this namespace_id in this game; GET /cloud/games/{game_id} lists the game's namespaces",
+    ),
+  versionNotFound: () =>
+    make(
+      'VERSION_NOT_FOUND',
+      "no version with this version_id in this game; GET /cloud/games/{game_id} lists the game's versions",
+    ),
+  /** A body's version_id (a namespace's version) that names nothing: says what to create first. */
+  versionToRunNotFound: (gameHasVersions: boolean) =>
+    make(
+      'VERSION_NOT_FOUND',
+      gameHasVersions
+        ? "version_id names no version of this game; GET /cloud/games/{game_id} lists the game's versions"
+        : 'this game has no version yet, and a namespace runs one: create a version first ' +
+            '(POST /cloud/games/{game_id}/versions), then send its version_id',
+      { field: 'version_id' },
+    ),
+  tokenNotFound: () => make('TOKEN_NOT_FOUND', 'no token with this token_id (or it belongs to another game)'),
   cdnAuthUserNotFound: (user: string) =>
     make('CDN_AUTH_USER_NOT_FOUND', `no CDN user named "${user}" in this namespace`),
   validation: (items: ValidationErrorItem[]) =>
@@ -102,7 +123,12 @@ export const errors = {
     ),
   cdnTooManyUsers: (max: number) =>
     make('CDN_TOO_MANY_AUTH_USERS', `a namespace may have at most ${max} CDN users`),
-  lobbyNotFound: () => make('LOBBY_NOT_FOUND', 'lobby not found'),
+  lobbyNotFound: () =>
+    make(
+      'LOBBY_NOT_FOUND',
+      'no lobby with this lobby_id in this namespace; a lobby is reported first ' +
+        '(POST /cloud/games/{game_id}/namespaces/{namespace_id}/logs/lobbies)',
+    ),
   lobbyAlreadyExists: () =>
     make(
       'LOBBY_ALREADY_EXISTS',
@@ -117,7 +143,11 @@ export const errors = {
       field: 'content_length',
       max: maxBytes,
     }),
-  uploadNotFound: () => make('UPLOAD_NOT_FOUND', 'upload not found'),
+  uploadNotFound: () =>
+    make(
+      'UPLOAD_NOT_FOUND',
+      'no upload with this upload_id (or it belongs to another game); the prepare call answers upload_id',
+    ),
   uploadUrlInvalidSignature: () =>
     make(
       'UPLOAD_URL_INVALID_SIGNATURE',
@@ -149,8 +179,27 @@ export const errors = {
         : `the uploaded bytes are not a well-formed ${expected}: ${problem}`,
       { expected, detected: detected ?? null, ...(problem === undefined ? {} : { problem }) },
     ),
-  environmentNotFound: () => make('ENVIRONMENT_NOT_FOUND', 'environment not found'),
-  buildNotFound: () => make('BUILD_NOT_FOUND', 'build not found'),
+  environmentNotFound: () =>
+    make(
+      'ENVIRONMENT_NOT_FOUND',
+      'no environment with this environment_id in this game: an environment is a namespace, so send a ' +
+        "namespace_id (GET /cloud/games/{game_id} lists the game's namespaces; " +
+        'POST /cloud/games/{game_id}/namespaces creates one)',
+    ),
+  /**
+   * `completed`: reads see builds only once their upload is completed; `any`: prepare and complete see every
+   * build; `tagged`: a read filtered by tags_json.
+   */
+  buildNotFound: (kind: 'completed' | 'any' | 'tagged' = 'completed') =>
+    make(
+      'BUILD_NOT_FOUND',
+      kind === 'any'
+        ? 'no build with this build_id in this environment; POST .../builds/prepare makes one'
+        : kind === 'tagged'
+          ? 'no completed build with this build_id in this environment has every tag of tags_json'
+          : 'no completed build with this build_id in this environment (a build is listed once ' +
+            'POST .../builds/{build_id}/complete succeeded; GET .../builds lists them)',
+    ),
   buildsTagsMissingExclusiveKey: (keys: string[]) =>
     make(
       'BUILDS_TAGS_MISSING_EXCLUSIVE_KEY',

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../errors.js';
 import type { Caller, TokenAuthority } from '../modules/tokens/token-authority.js';
+import { malformedPathId } from './errors.js';
 import type { AuthFailureGuard } from './rate-limits.js';
 
 /**
@@ -48,6 +49,9 @@ export function registerAuth(app: FastifyInstance, authority: TokenAuthority, gu
     if (caller.kind === 'operator' || rule === 'self') return;
     const params = request.params as Record<string, string | undefined>;
     if (rule === 'operator') throw errors.forbidden('this operation needs the operator token');
+    // A name_id where an id goes is bad input, not another game's: say so before comparing.
+    const malformed = malformedPathId(params, 'game_id') ?? malformedPathId(params, 'namespace_id');
+    if (malformed !== undefined && (rule === 'game' || rule === 'reporter')) throw malformed;
     if (rule === 'reporter') {
       if (caller.kind !== 'namespace_reporter') {
         throw errors.forbidden('this operation needs the operator or a lobby reporter token');

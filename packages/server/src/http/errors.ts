@@ -1,6 +1,7 @@
 import {
   CURSOR_PATTERN,
   IDEMPOTENCY_KEY_HEADER,
+  NAME_ID,
   PAGE_LIMIT_MAX,
   PAGE_LIMIT_PATTERN,
   SINGLE_LINE_PATTERN,
@@ -44,6 +45,110 @@ function fieldOf(issue: AjvIssue): string {
   return segments.join('.');
 }
 
+/**
+ * Fields that take an id, what the id is and where a client finds it. A client that sends a name_id (or a
+ * display name) where an id goes learns that the field takes an id and which call lists them. A Map: the
+ * last segment of a failing field can be a user's map key such as "constructor".
+ */
+const ID_GUIDES = new Map<string, { what: string; find: string }>(
+  Object.entries({
+    game_id: { what: "the game's id", find: 'GET /cloud/games lists each game_id beside its name_id' },
+    namespace_id: {
+      what: "the namespace's id",
+      find: "GET /cloud/games/{game_id} lists the game's namespaces with their namespace_id",
+    },
+    environment_id: {
+      what: 'the id of a namespace (an environment is a namespace)',
+      find: "GET /cloud/games/{game_id} lists the game's namespaces with their namespace_id",
+    },
+    version_id: {
+      what: "the version's id",
+      find:
+        "GET /cloud/games/{game_id} lists the game's versions with their version_id " +
+        '(none yet? POST /cloud/games/{game_id}/versions creates one)',
+    },
+    build_id: {
+      what: "the build's id",
+      find: 'prepare answers it; GET /games/{game_id}/environments/{environment_id}/builds lists the builds',
+    },
+    lobby_id: {
+      what: "the lobby's id",
+      find: 'GET /cloud/games/{game_id}/namespaces/{namespace_id}/logs/lobbies lists the lobbies',
+    },
+    before_lobby_id: {
+      what: 'the lobby_id of the last lobby of the previous page',
+      find: 'take it from the page GET .../logs/lobbies answered',
+    },
+    upload_id: { what: "the upload's id", find: 'the prepare call answers it as upload_id' },
+    token_id: { what: "the token's id", find: 'the call that made the token answers it as token_id' },
+  }),
+);
+/**
+ * Outside the path, only fields naming something that must exist already are guided; an id a client
+ * chooses (a lobby_id it reports) is not found anywhere, so the plain message fits it better.
+ */
+const GUIDED_OUTSIDE_PATH = new Set(['game_id', 'version_id', 'before_lobby_id']);
+
+const EXAMPLE_UUID = '0190a0a0-1234-7000-8000-00000000abcd';
+const UUID_ANY_CASE = new RegExp(UUID_PATTERN, 'i');
+/** Keywords that mean "a string, but not shaped like an id"; a number or a missing field is said plainly. */
+const SHAPE_KEYWORDS = new Set(['pattern', 'format', 'maxLength', 'minLength']);
+
+function idGuide(
+  issue: AjvIssue,
+  context: string,
+  field: string,
+  what: string,
+  value: unknown,
+): string | undefined {
+  if (context !== 'params' && !GUIDED_OUTSIDE_PATH.has(field)) return undefined;
+  const guide = ID_GUIDES.get(field);
+  if (guide === undefined || (issue.keyword !== 'required' && !SHAPE_KEYWORDS.has(issue.keyword))) {
+    return undefined;
+  }
+  if (issue.keyword === 'required') return `${what} "${field}" is required: ${guide.what}; ${guide.find}`;
+  return notAnIdMessage(what, field, value, guide);
+}
+
+function notAnIdMessage(what: string, field: string, value: unknown, guide: { what: string; find: string }) {
+  const shown =
+    typeof value === 'string' ? JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value) : '';
+  const takes = `${what} "${field}" takes ${guide.what}, a UUID like ${EXAMPLE_UUID}`;
+  if (typeof value === 'string' && UUID_ANY_CASE.test(value)) {
+    return `${takes}, in lower case; ${shown} has upper-case letters`;
+  }
+  const looksLikeName = typeof value === 'string' && NAME_ID.test(value);
+  return `${takes}; ${shown} ${looksLikeName ? 'looks like a name_id, not an id' : 'is not one'}: ${guide.find}`;
+}
+
+const UUID = new RegExp(UUID_PATTERN);
+
+/**
+ * The 400 for a path id that is no UUID, for checks that run before the schema: the token check compares
+ * a cloud token's game with `game_id`, and without this a studio sending its name_id would be told the
+ * token belongs to another game. A non-UUID names no game, so answering 400 reveals nothing.
+ */
+export function malformedPathId(
+  params: Record<string, string | undefined>,
+  field: string,
+): AppError | undefined {
+  const value = params[field];
+  const guide = ID_GUIDES.get(field);
+  if (value === undefined || guide === undefined || UUID.test(value)) return undefined;
+  return errors.badParams(notAnIdMessage('path parameter', field, value, guide), { field });
+}
+
+/** The value the failed rule looked at, for the message: `request.params`, `.body` or `.query` walked down. */
+function valueAt(root: unknown, issue: AjvIssue): unknown {
+  let node = root;
+  const segments = issue.instancePath.split('/').slice(1);
+  for (const segment of segments) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[segment.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return node;
+}
+
 /** Ajv's wording for the patterns every route shares says nothing to a person; these do. */
 const PATTERN_MESSAGES: Record<string, string> = {
   [UUID_PATTERN]: 'must be a UUID (lower-case hex, 8-4-4-4-12)',
@@ -63,7 +168,13 @@ function issueMessage(issue: AjvIssue): string {
   return issue.message ?? 'is invalid';
 }
 
-function fromValidation(err: FastifyError): AppError {
+const INPUTS: Record<string, (request: FastifyRequest) => unknown> = {
+  body: (request) => request.body,
+  querystring: (request) => request.query,
+  params: (request) => request.params,
+};
+
+function fromValidation(err: FastifyError, request: FastifyRequest): AppError {
   const context = (err as FastifyError & { validationContext?: string }).validationContext ?? 'body';
   const location = LOCATION[context] ?? (LOCATION.body as NonNullable<(typeof LOCATION)['body']>);
   const issue = (err.validation?.[0] ?? { instancePath: '', keyword: '', params: {} }) as AjvIssue;
@@ -75,18 +186,21 @@ function fromValidation(err: FastifyError): AppError {
       field: null,
     });
   }
+  const input = INPUTS[context]?.(request);
   const message =
-    issue.keyword === 'required'
+    idGuide(issue, context, field, location.what, valueAt(input, issue)) ??
+    (issue.keyword === 'required'
       ? `${location.what} "${field}" is required`
-      : `${location.what} "${field}" ${issueMessage(issue)}`;
+      : `${location.what} "${field}" ${issueMessage(issue)}`);
   return location.factory(message, { field });
 }
 
 /** Maps what Fastify itself throws (parsing, limits) onto the catalogue; anything else is a 500. */
-function toAppError(err: FastifyError, bodyLimit: number, contentType: string): AppError | undefined {
+function toAppError(err: FastifyError, bodyLimit: number, request: FastifyRequest): AppError | undefined {
+  const contentType = request.headers['content-type'] ?? '';
   if (err instanceof AppError) return err;
   if (isStoreUnavailable(err)) return errors.storeUnavailable();
-  if (err.validation !== undefined) return fromValidation(err);
+  if (err.validation !== undefined) return fromValidation(err, request);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return errors.bodyTooLarge(bodyLimit);
@@ -106,7 +220,7 @@ function toAppError(err: FastifyError, bodyLimit: number, contentType: string): 
 
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const appError = toAppError(err, bodyLimit, request.headers['content-type'] ?? '');
+    const appError = toAppError(err, bodyLimit, request);
     if (appError === undefined) {
       request.log.error({ err }, 'unhandled error');
     } else if (appError.statusCode >= 500) {

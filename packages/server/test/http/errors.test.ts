@@ -249,6 +249,151 @@ describe('HTTP errors', () => {
     });
   });
 
+  describe('errors that guide (issue 12)', () => {
+    const messageOf = (res: LightMyRequestResponse, status: number, code: string) =>
+      String(assertErrorEnvelope(res, status, code).message);
+
+    it('a name_id where a path takes an id: says the path takes the id and which call lists them', async () => {
+      const res = await svc.call('GET', '/cloud/games/errors-game');
+      const message = messageOf(res, 400, 'API_BAD_PARAMS');
+      assert.equal(
+        message,
+        'path parameter "game_id" takes the game\'s id, a UUID like 0190a0a0-1234-7000-8000-00000000abcd; ' +
+          '"errors-game" looks like a name_id, not an id: GET /cloud/games lists each game_id beside its name_id',
+      );
+      assert.deepEqual(res.json<{ metadata: unknown }>().metadata, { field: 'game_id' });
+      // A studio's cloud token gets the same guidance, not "this token belongs to another game".
+      const studio = await svc.call('GET', '/cloud/games/errors-game', { token: fx.cloudToken });
+      assert.equal(messageOf(studio, 400, 'API_BAD_PARAMS'), message);
+      const ns = await svc.call('GET', `/cloud/games/${fx.gameId}/namespaces/prod`, { token: fx.cloudToken });
+      assert.match(messageOf(ns, 400, 'API_BAD_PARAMS'), /^path parameter "namespace_id" takes/);
+      // Another game's real id is still refused before anything is read.
+      const other = await svc.call('GET', '/cloud/games/0190a0a0-0000-7000-8000-00000000a001', {
+        token: fx.cloudToken,
+      });
+      assertErrorEnvelope(other, 403, 'API_FORBIDDEN');
+    });
+
+    it('every id path parameter names its id and where to find it', async () => {
+      const g = fx.gameId;
+      const ns = fx.namespaceId;
+      const cases: [string, string, RegExp][] = [
+        [`/cloud/games/${g}/namespaces/prod`, 'namespace_id', /namespaces with their namespace_id/],
+        [`/cloud/games/${g}/versions/v1`, 'version_id', /versions with their version_id/],
+        [`/games/${g}/environments/prod/builds`, 'environment_id', /an environment is a namespace/],
+        [`/games/${g}/environments/${ns}/builds/my-build`, 'build_id', /lists the builds/],
+        [`/cloud/games/${g}/namespaces/${ns}/logs/lobbies/lobby-1`, 'lobby_id', /lists the lobbies/],
+      ];
+      for (const [url, field, where] of cases) {
+        const message = messageOf(await svc.call('GET', url), 400, 'API_BAD_PARAMS');
+        assert.ok(message.startsWith(`path parameter "${field}" takes `), message);
+        assert.match(message, /a UUID like/);
+        assert.match(message, where);
+      }
+      const token = await svc.call('DELETE', '/cloud/tokens/not_a_token_id');
+      assert.match(
+        messageOf(token, 400, 'API_BAD_PARAMS'),
+        /"not_a_token_id" is not one: .*answers it as token_id$/,
+      );
+    });
+
+    it('an upper-case UUID is told to be lower case', async () => {
+      const message = messageOf(
+        await svc.call('GET', `/cloud/games/${fx.gameId.toUpperCase()}`),
+        400,
+        'API_BAD_PARAMS',
+      );
+      assert.match(message, /in lower case; ".*" has upper-case letters$/);
+    });
+
+    it('ids in a body are guided the same way, and a missing one says where to get it', async () => {
+      const named = await svc.call('POST', `/cloud/games/${fx.gameId}/namespaces`, {
+        body: { name_id: 'staging', display_name: 'Staging', version_id: 'v1' },
+      });
+      assert.match(
+        messageOf(named, 400, 'API_BAD_BODY'),
+        /^body field "version_id" takes the version's id, a UUID .*; "v1" looks like a name_id, not an id: GET \/cloud\/games\/\{game_id\} lists/,
+      );
+      const missing = await svc.call('POST', `/cloud/games/${fx.gameId}/namespaces`, {
+        body: { name_id: 'staging', display_name: 'Staging' },
+      });
+      assert.match(
+        messageOf(missing, 400, 'API_BAD_BODY'),
+        /^body field "version_id" is required: the version's id; .*POST \/cloud\/games\/\{game_id\}\/versions creates one/,
+      );
+    });
+
+    it('a namespace before any version: says to create a version first', async () => {
+      const created = await svc.call('POST', '/cloud/games', {
+        body: { name_id: 'no-versions', display_name: 'Bare' },
+      });
+      assert.equal(created.statusCode, 200, created.body);
+      const gameId = created.json<{ game_id: string }>().game_id;
+      const body = {
+        name_id: 'later',
+        display_name: 'Later',
+        version_id: '0190a0a0-0000-7000-8000-00000000b0b0',
+      };
+      const first = await svc.call('POST', `/cloud/games/${gameId}/namespaces`, { body });
+      assert.match(
+        messageOf(first, 404, 'VERSION_NOT_FOUND'),
+        /this game has no version yet, and a namespace runs one: create a version first \(POST \/cloud\/games\/\{game_id\}\/versions\)/,
+      );
+      assert.deepEqual(first.json<{ metadata: unknown }>().metadata, { field: 'version_id' });
+      // Once the game has a version, a wrong id is just that.
+      const wrong = await svc.call('POST', `/cloud/games/${fx.gameId}/namespaces`, { body });
+      assert.match(
+        messageOf(wrong, 404, 'VERSION_NOT_FOUND'),
+        /^version_id names no version of this game; GET/,
+      );
+      const point = await svc.call('PUT', `/cloud/games/${gameId}/namespaces/${fx.namespaceId}/version`, {
+        body: { version_id: body.version_id },
+      });
+      // The path's namespace is not in this game: that outranks the version.
+      assertErrorEnvelope(point, 404, 'NAMESPACE_NOT_FOUND');
+      const repoint = await svc.call(
+        'PUT',
+        `/cloud/games/${fx.gameId}/namespaces/${fx.namespaceId}/version`,
+        {
+          body: { version_id: body.version_id },
+        },
+      );
+      assert.match(messageOf(repoint, 404, 'VERSION_NOT_FOUND'), /^version_id names no version of this game/);
+    });
+
+    it('not-found answers say where the right ids are listed', async () => {
+      const unknown = '0190a0a0-0000-7000-8000-00000000dead';
+      const g = fx.gameId;
+      const ns = fx.namespaceId;
+      const cases: [string, number, string, RegExp][] = [
+        [`/cloud/games/${unknown}`, 404, 'GAME_NOT_FOUND', /GET \/cloud\/games lists/],
+        [
+          `/cloud/games/${g}/namespaces/${unknown}`,
+          404,
+          'NAMESPACE_NOT_FOUND',
+          /lists the game's namespaces/,
+        ],
+        [`/cloud/games/${g}/versions/${unknown}`, 404, 'VERSION_NOT_FOUND', /lists the game's versions/],
+        [
+          `/games/${g}/environments/${unknown}/builds`,
+          404,
+          'ENVIRONMENT_NOT_FOUND',
+          /an environment is a namespace/,
+        ],
+        [`/games/${g}/environments/${ns}/builds/${unknown}`, 404, 'BUILD_NOT_FOUND', /complete succeeded/],
+        [
+          `/cloud/games/${g}/namespaces/${ns}/logs/lobbies/${unknown}`,
+          404,
+          'LOBBY_NOT_FOUND',
+          /reported first/,
+        ],
+      ];
+      for (const [url, status, code, hint] of cases) {
+        assert.match(messageOf(await svc.call('GET', url), status, code), hint, url);
+      }
+    });
+  });
+
   describe('ray ids', () => {
     it('sends x-ray-id on successful responses too (200, 204, the OpenAPI document)', async () => {
       const responses = [

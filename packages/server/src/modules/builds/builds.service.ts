@@ -145,9 +145,9 @@ export async function presignBuildParts(
 ) {
   await assertEnvironment(deps, gameId, environmentId);
   const build = await repo.findBuild(deps.db, environmentId, buildId);
-  if (build === undefined) throw errors.buildNotFound();
+  if (build === undefined) throw errors.buildNotFound('any');
   const upload = await findUpload(deps.db, build.upload_id);
-  if (upload === undefined) throw errors.buildNotFound();
+  if (upload === undefined) throw errors.buildNotFound('any');
   if (build.complete_ts !== null || upload.state === 'complete') throw errors.uploadAlreadyComplete();
   if (fromPart > upload.part_count) {
     throw errors.badQuery(
@@ -165,7 +165,7 @@ export async function presignBuildParts(
 export async function completeBuild(deps: Deps, gameId: string, environmentId: string, buildId: string) {
   await assertEnvironment(deps, gameId, environmentId);
   const build = await repo.findBuild(deps.db, environmentId, buildId);
-  if (build === undefined) throw errors.buildNotFound();
+  if (build === undefined) throw errors.buildNotFound('any');
   await completeUpload(deps, build.upload_id, { gameId, kind: 'build' });
   await repo.markBuildComplete(deps.db, buildId, deps.clock.now());
 }
@@ -255,7 +255,7 @@ export async function getBuild(
     deps,
     await repo.listCompleteBuilds(deps.db, environmentId, tags, { buildId }),
   );
-  if (build === undefined) throw errors.buildNotFound();
+  if (build === undefined) throw errors.buildNotFound(tagsJson === undefined ? 'completed' : 'tagged');
   return build;
 }
 

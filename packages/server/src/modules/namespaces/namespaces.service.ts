@@ -17,6 +17,7 @@ import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import { gameExists } from '../games/games.repository.js';
 import { assertGameExists } from '../games/games.service.js';
 import { versionExists } from '../versions/versions.repository.js';
+import { versionToRunNotFound } from '../versions/versions.service.js';
 import * as repo from './namespaces.repository.js';
 
 export const NAMESPACE_DEFAULTS = {
@@ -61,7 +62,9 @@ export async function createNamespace(
     found.push(namespaceNameIdTaken(input.name_id));
   }
   if (found.length > 0) throw errors.validation(found);
-  if (!(await versionExists(deps.db, gameId, input.version_id))) throw errors.versionNotFound();
+  if (!(await versionExists(deps.db, gameId, input.version_id))) {
+    throw await versionToRunNotFound(deps.db, gameId);
+  }
 
   const namespaceId = newId();
   const now = deps.clock.now();
@@ -196,7 +199,7 @@ export async function setNamespaceVersion(
     if ((await repo.findNamespace(deps.db, gameId, namespaceId)) === undefined) {
       await namespaceNotFound(deps.db, gameId);
     }
-    throw errors.versionNotFound();
+    throw await versionToRunNotFound(deps.db, gameId);
   }
   await updateOrThrow(deps, gameId, namespaceId, { version_id: versionId, update_ts: deps.clock.now() });
 }

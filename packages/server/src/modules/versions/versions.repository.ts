@@ -25,6 +25,16 @@ export async function versionExists(db: Db, gameId: string, versionId: string): 
   return row !== undefined;
 }
 
+export async function gameHasVersion(db: Db, gameId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('versions')
+    .select('version_id')
+    .where('game_id', '=', gameId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export function listVersionSummaries(db: Db, gameId: string) {
   return db
     .selectFrom('versions')

@@ -2,7 +2,7 @@ import type { PageQuery, VersionBody, VersionConfig, VersionList } from '@gcm/co
 import { imageIdsOf, resolveVersionConfig, validateVersion } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
-import { errors, type ValidationErrorItem } from '../../errors.js';
+import { type AppError, errors, type ValidationErrorItem } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
@@ -102,6 +102,14 @@ export async function listVersions(deps: Deps, gameId: string, query: PageQuery)
     versions: items.map((r) => ({ ...r, create_ts: toTimestamp(r.create_ts) })),
     ...cursorField(cursor),
   };
+}
+
+/**
+ * The error for a body's version_id (a namespace's version) that names no version of the game: it says
+ * whether to pick another id or to create the game's first version.
+ */
+export async function versionToRunNotFound(db: Db, gameId: string): Promise<AppError> {
+  return errors.versionToRunNotFound(await repo.gameHasVersion(db, gameId));
 }
 
 export function listRegions(deps: Deps) {
