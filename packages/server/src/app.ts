@@ -24,6 +24,7 @@ import { deviceLinksRoutes } from './modules/device-links/device-links.routes.js
 import { gamesRoutes } from './modules/games/games.routes.js';
 import { lobbyLogsRoutes } from './modules/lobby-logs/lobby-logs.routes.js';
 import { namespacesRoutes } from './modules/namespaces/namespaces.routes.js';
+import type { WithNamespaces } from './modules/namespaces/namespaces.service.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { versionsRoutes } from './modules/versions/versions.routes.js';
@@ -36,8 +37,11 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger'];
 }
 
+/** What the routes need: the shared Deps, and the module objects the composition root made over them. */
+export type AppDeps = Deps & WithNamespaces;
+
 /** Builds the whole HTTP service around `deps`; never listens, so tests drive it with inject or listen(0). */
-export async function buildApp(deps: Deps, options: BuildAppOptions = {}) {
+export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   const app = Fastify({
     logger: options.logger ?? {
       level: deps.config.logLevel,

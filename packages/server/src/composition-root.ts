@@ -1,4 +1,4 @@
-import { type BuildAppOptions, buildApp } from './app.js';
+import { type AppDeps, type BuildAppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/open-db.js';
 import type { Deps } from './deps.js';
@@ -12,13 +12,12 @@ import { type Clock, systemClock } from './lib/clock.js';
 import { secureDataDir } from './lib/data-dir.js';
 import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
-import { ReadCache } from './lib/read-cache.js';
 import { BillingScheduler } from './modules/billing/billing.scheduler.js';
 import {
   DEVICE_LINK_CLEANUP_INTERVAL_MS,
   deleteExpiredDeviceLinks,
 } from './modules/device-links/device-links.service.js';
-import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
+import { Namespaces } from './modules/namespaces/namespaces.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { TokenAuthority } from './modules/tokens/token-authority.js';
 import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
@@ -63,7 +62,6 @@ export async function createService(config: Config, options: StartOptions = {}) 
       onUseRecordError: (err) => logTokenUseError(err),
     });
     await tokens.init(config.operatorToken);
-    const namespaceViews = new ReadCache<string, NamespaceView>({ enabled: cacheReads, maxEntries: 10_000 });
     const blobs =
       options.blobs ?? (await createBlobStorage(config, clock, () => loadUploadSigningSecret(db)));
     const notifier = new ChangeNotifier();
@@ -76,12 +74,13 @@ export async function createService(config: Config, options: StartOptions = {}) 
       db,
       clock,
       tokens,
-      namespaceViews,
       blobs,
       notifier,
       rateCounters,
     };
-    const app = await buildApp(deps, options);
+    // The namespaces module owns its view cache: every write of a namespace goes through it.
+    const appDeps: AppDeps = { ...deps, namespaces: new Namespaces(deps, { cacheViews: cacheReads }) };
+    const app = await buildApp(appDeps, options);
     for (const warning of permissionWarnings) app.log.warn({ data_dir: config.dataDir }, warning);
     logPoolError = (err) => app.log.warn({ err }, 'an idle database connection failed');
     logTokenUseError = (err) => app.log.warn({ err }, "recording a token's last use failed");
@@ -128,7 +127,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
       await db.destroy();
     });
     // The scheduler is returned for tests, which call runDue() after moving the clock.
-    return { app, deps, relay, newOperatorToken, billingScheduler };
+    return { app, deps: appDeps, relay, newOperatorToken, billingScheduler };
   } catch (err) {
     await relay?.close();
     await db.destroy();

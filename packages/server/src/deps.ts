@@ -4,8 +4,6 @@ import type { BlobStorage } from './lib/blob/blob-storage.js';
 import type { ChangeNotifier } from './lib/change-notifier.js';
 import type { Clock } from './lib/clock.js';
 import type { RateCounters } from './lib/rate-counters.js';
-import type { ReadCache } from './lib/read-cache.js';
-import type { NamespaceView } from './modules/namespaces/namespaces.service.js';
 import type { TokenAuthority } from './modules/tokens/token-authority.js';
 
 /** What services need, passed in explicitly so tests can swap the clock and the data directory. */
@@ -16,8 +14,6 @@ export interface Deps {
   readonly tokens: TokenAuthority;
   /** Wakes watch_index waiters when a watchable resource changes (see http/watch.ts). */
   readonly notifier: ChangeNotifier;
-  /** Rendered namespaces by game and namespace id; see ReadCache for when it is coherent. */
-  readonly namespaceViews: ReadCache<string, NamespaceView>;
   /** Uploaded files (avatars, build images): the embedded or the S3 driver. */
   readonly blobs: BlobStorage;
   /** Per-client-address limit counters: in the shared database on PostgreSQL, in memory on SQLite. */

@@ -930,7 +930,11 @@ describe('namespaces', () => {
       };
       const before = await read();
       // On PostgreSQL other instances write too, so the cache is off there and every read goes to the store.
-      assert.equal(svc.deps.namespaceViews.size > 0, !onPostgres, 'the first read filled the cache (SQLite)');
+      assert.equal(
+        svc.deps.namespaces.cachedViews > 0,
+        !onPostgres,
+        'the first read filled the cache (SQLite)',
+      );
 
       const v2 = await createVersion(f.gameId, 'cached-v2');
       assertNoContent(await svc.call('PUT', nsUrl(f, '/version'), { body: { version_id: v2 } }));

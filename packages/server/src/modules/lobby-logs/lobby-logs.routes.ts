@@ -12,12 +12,13 @@ import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
+import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import { createLobby, getLobby, listLobbies, recordLobbyEvent } from './lobby-logs.service.js';
 
 const TAG = 'lobby logs';
 const BASE = '/cloud/games/:game_id/namespaces/:namespace_id/logs/lobbies';
 
-export function lobbyLogsRoutes(app: TypedApp, deps: Deps): void {
+export function lobbyLogsRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
   app.get(
     BASE,
     routeOptions(

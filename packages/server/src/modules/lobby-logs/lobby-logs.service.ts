@@ -5,7 +5,7 @@ import { errors, type ValidationErrorItem } from '../../errors.js';
 import { parseTimestamp, toTimestamp } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { newId } from '../../lib/ids.js';
-import { getNamespace } from '../namespaces/namespaces.service.js';
+import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import * as repo from './lobby-logs.repository.js';
 
 /** Interface 4.1 leaves the page size open; 64 keeps a page small enough to render and cheap to read. */
@@ -48,7 +48,7 @@ function bodyTimestamp(value: string | null | undefined, field: string, now: num
 }
 
 export async function listLobbies(
-  deps: Deps,
+  deps: Deps & WithNamespaces,
   gameId: string,
   namespaceId: string,
   query: { before_create_ts?: string; before_lobby_id?: string },
@@ -68,7 +68,7 @@ export async function listLobbies(
       field: 'before_lobby_id',
     });
   }
-  await getNamespace(deps, gameId, namespaceId);
+  await deps.namespaces.get(gameId, namespaceId);
   const rows = await repo.listLobbiesBefore(
     deps.db,
     namespaceId,
@@ -94,15 +94,20 @@ function pageOf(rows: LobbyRow[], exactCursor: boolean): LobbyRow[] {
   return whole.length > 0 ? whole : page;
 }
 
-export async function getLobby(deps: Deps, gameId: string, namespaceId: string, lobbyId: string) {
-  await getNamespace(deps, gameId, namespaceId);
+export async function getLobby(
+  deps: Deps & WithNamespaces,
+  gameId: string,
+  namespaceId: string,
+  lobbyId: string,
+) {
+  await deps.namespaces.get(gameId, namespaceId);
   const row = await repo.findLobby(deps.db, namespaceId, lobbyId);
   if (row === undefined) throw errors.lobbyNotFound();
   return toLobbySummary(row);
 }
 
 export async function createLobby(
-  deps: Deps,
+  deps: Deps & WithNamespaces,
   gameId: string,
   namespaceId: string,
   input: {
@@ -131,7 +136,7 @@ export async function createLobby(
   }
   if (found.length > 0) throw errors.validation(found);
   const createTs = bodyTimestamp(input.create_ts, 'create_ts', deps.clock.now());
-  await getNamespace(deps, gameId, namespaceId);
+  await deps.namespaces.get(gameId, namespaceId);
 
   const row: LobbyRow = {
     lobby_id: input.lobby_id ?? newId(),
@@ -176,7 +181,7 @@ function stopValues(event: LobbyEventBody): { exitCode: number; failed: boolean 
  * no-op, so the data plane can retry freely.
  */
 export async function recordLobbyEvent(
-  deps: Deps,
+  deps: Deps & WithNamespaces,
   gameId: string,
   namespaceId: string,
   lobbyId: string,
@@ -186,7 +191,7 @@ export async function recordLobbyEvent(
   const stop = event.kind === 'stop' ? stopValues(event) : undefined;
   const ts = bodyTimestamp(event.ts, 'ts', deps.clock.now());
   const givenTs = event.ts !== null && event.ts !== undefined;
-  await getNamespace(deps, gameId, namespaceId);
+  await deps.namespaces.get(gameId, namespaceId);
   await deps.db.transaction().execute(async (trx) => {
     const lobby = await repo.findLobby(trx, namespaceId, lobbyId, true);
     if (lobby === undefined) throw errors.lobbyNotFound();

@@ -2,8 +2,29 @@ import type { NamespacesTable } from '../../db/database.js';
 import type { Db } from '../../db/open-db.js';
 import type { PageKey } from '../../lib/paging.js';
 
-export function insertNamespace(db: Db, row: NamespacesTable) {
-  return db.insertInto('namespaces').values(row).execute();
+declare const writeScope: unique symbol;
+
+/**
+ * The only handle namespace rows (and their CDN users) are written through: one namespace of one game, in
+ * the transaction `db`. Only `Namespaces` (namespaces.service.ts) makes one, and it drops the cached view of
+ * that namespace once the transaction is over, so no write can leave a stale view behind. Every write below
+ * takes one and is scoped by it; test/modules/namespace-writes.test.ts checks that no other code writes
+ * these tables and that no other file makes a handle.
+ */
+export interface NamespaceWrite {
+  readonly db: Db;
+  readonly gameId: string;
+  readonly namespaceId: string;
+  readonly [writeScope]: 'namespace';
+}
+
+type Editable = Partial<Omit<NamespacesTable, 'namespace_id' | 'game_id' | 'create_ts'>>;
+
+export function insertNamespace(w: NamespaceWrite, row: Omit<NamespacesTable, 'namespace_id' | 'game_id'>) {
+  return w.db
+    .insertInto('namespaces')
+    .values({ ...row, namespace_id: w.namespaceId, game_id: w.gameId })
+    .execute();
 }
 
 export function findNamespace(db: Db, gameId: string, namespaceId: string) {
@@ -58,16 +79,14 @@ export function listNamespacePage(db: Db, gameId: string, after: PageKey | undef
  * write lock, which serialises concurrent edits of the same namespace on PostgreSQL as on SQLite.
  */
 export async function updateNamespace(
-  db: Db,
-  gameId: string,
-  namespaceId: string,
-  values: Partial<Omit<NamespacesTable, 'namespace_id' | 'game_id' | 'create_ts'>> & { update_ts: number },
+  w: NamespaceWrite,
+  values: Editable & { update_ts: number },
 ): Promise<boolean> {
-  const result = await db
+  const result = await w.db
     .updateTable('namespaces')
     .set(values)
-    .where('namespace_id', '=', namespaceId)
-    .where('game_id', '=', gameId)
+    .where('namespace_id', '=', w.namespaceId)
+    .where('game_id', '=', w.gameId)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -99,22 +118,22 @@ export async function countCdnAuthUsersExcept(db: Db, namespaceId: string, userN
 }
 
 export function upsertCdnAuthUser(
-  db: Db,
-  row: { namespace_id: string; user_name: string; password_hash: string; create_ts: number },
+  w: NamespaceWrite,
+  row: { user_name: string; password_hash: string; create_ts: number },
 ) {
-  return db
+  return w.db
     .insertInto('namespace_cdn_auth_users')
-    .values(row)
+    .values({ ...row, namespace_id: w.namespaceId })
     .onConflict((oc) =>
       oc.columns(['namespace_id', 'user_name']).doUpdateSet({ password_hash: row.password_hash }),
     )
     .execute();
 }
 
-export async function deleteCdnAuthUser(db: Db, namespaceId: string, userName: string): Promise<boolean> {
-  const result = await db
+export async function deleteCdnAuthUser(w: NamespaceWrite, userName: string): Promise<boolean> {
+  const result = await w.db
     .deleteFrom('namespace_cdn_auth_users')
-    .where('namespace_id', '=', namespaceId)
+    .where('namespace_id', '=', w.namespaceId)
     .where('user_name', '=', userName)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;

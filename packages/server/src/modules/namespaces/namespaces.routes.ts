@@ -18,11 +18,12 @@ import { type Static, type TSchema, Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import * as service from './namespaces.service.js';
+import { listNamespaces, type WithNamespaces } from './namespaces.service.js';
 
 const TAG = 'namespaces';
 
-export function namespacesRoutes(app: TypedApp, deps: Deps): void {
+export function namespacesRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
+  const { namespaces } = deps;
   app.post(
     '/cloud/games/:game_id/namespaces',
     routeOptions(
@@ -40,7 +41,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
       },
     ),
     async (request) => ({
-      namespace_id: await service.createNamespace(deps, request.params.game_id, request.body),
+      namespace_id: await namespaces.create(request.params.game_id, request.body),
     }),
   );
 
@@ -55,7 +56,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
       },
       { params: GameIdParams, querystring: PageQuery, response: { 200: NamespaceList } },
     ),
-    async (request) => service.listNamespaces(deps, request.params.game_id, request.query),
+    async (request) => listNamespaces(deps, request.params.game_id, request.query),
   );
 
   app.get(
@@ -70,7 +71,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
       { params: NamespaceParams, response: { 200: Type.Object({ namespace: NamespaceFull }) } },
     ),
     async (request) => ({
-      namespace: await service.getNamespace(deps, request.params.game_id, request.params.namespace_id),
+      namespace: await namespaces.get(request.params.game_id, request.params.namespace_id),
     }),
   );
 
@@ -104,7 +105,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
       summary: 'Point the namespace at another version of the game',
     },
     SetNamespaceVersionBody,
-    (g, ns, body) => service.setNamespaceVersion(deps, g, ns, body.version_id),
+    (g, ns, body) => namespaces.setVersion(g, ns, body.version_id),
   );
 
   namespaceEdit(
@@ -115,7 +116,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
       summary: 'Set the lobby cap (1-32767) and the per-client player caps (max_players sets all five)',
     },
     MatchmakerConfigBody,
-    (g, ns, body) => service.updateMatchmakerConfig(deps, g, ns, body),
+    (g, ns, body) => namespaces.updateMatchmakerConfig(g, ns, body),
   );
 
   namespaceEdit(
@@ -126,7 +127,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
       summary: 'Add a CDN user, or replace the password of an existing one (at most 32 users)',
     },
     CdnAuthUserBody,
-    (g, ns, body) => service.upsertCdnAuthUser(deps, g, ns, body),
+    (g, ns, body) => namespaces.upsertCdnAuthUser(g, ns, body),
   );
 
   namespaceEdit(
@@ -137,7 +138,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
       summary: 'Set how the namespace CDN authenticates: none or basic',
     },
     CdnAuthTypeBody,
-    (g, ns, body) => service.setCdnAuthType(deps, g, ns, body.auth_type),
+    (g, ns, body) => namespaces.setCdnAuthType(g, ns, body.auth_type),
   );
 
   namespaceEdit(
@@ -148,7 +149,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
       summary: 'Allow or refuse connections to the namespace by domain name',
     },
     DomainPublicAuthBody,
-    (g, ns, body) => service.setDomainPublicAuth(deps, g, ns, body.enabled),
+    (g, ns, body) => namespaces.setDomainPublicAuth(g, ns, body.enabled),
   );
 
   app.delete(
@@ -164,7 +165,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps): void {
     ),
     async (request, reply) => {
       const { game_id, namespace_id, user } = request.params;
-      await service.removeCdnAuthUser(deps, game_id, namespace_id, user);
+      await namespaces.removeCdnAuthUser(game_id, namespace_id, user);
       return reply.code(204).send(null);
     },
   );

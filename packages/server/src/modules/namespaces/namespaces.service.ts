@@ -14,10 +14,11 @@ import { toTimestamp } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
+import { ReadCache } from '../../lib/read-cache.js';
 import { gameExists } from '../games/games.repository.js';
-import { assertGameExists } from '../games/games.service.js';
 import { versionExists } from '../versions/versions.repository.js';
 import { versionToRunNotFound } from '../versions/versions.service.js';
+import type { NamespaceWrite } from './namespaces.repository.js';
 import * as repo from './namespaces.repository.js';
 
 export const NAMESPACE_DEFAULTS = {
@@ -28,6 +29,13 @@ export const NAMESPACE_DEFAULTS = {
 export const LOBBY_COUNT_MAX_LIMIT = 32767;
 export const MAX_CDN_AUTH_USERS = 32;
 const CDN_USER_MAX_BYTES = 64;
+/** Views kept at most; the oldest is dropped first. */
+const VIEW_CACHE_ENTRIES = 10_000;
+
+/** What services of other modules that read namespaces take besides Deps (made in the composition root). */
+export interface WithNamespaces {
+  readonly namespaces: Namespaces;
+}
 
 /**
  * Says which of game and namespace is missing, once the cheap happy path has failed. Takes the handle in
@@ -45,61 +53,12 @@ function namespaceNameIdTaken(nameId: string): ValidationErrorItem {
   };
 }
 
-export async function createNamespace(
-  deps: Deps,
-  gameId: string,
-  input: { name_id: string; display_name: string; version_id: string },
-): Promise<string> {
-  await assertGameExists(deps, gameId);
-  const found: ValidationErrorItem[] = [
-    ...checkDisplayName(input.display_name, GAME_DISPLAY_NAME_MAX_BYTES),
-    ...checkNameId(input.name_id),
-  ];
-  if (
-    found.every((e) => e.path[0] !== 'name-id') &&
-    (await repo.namespaceNameIdTaken(deps.db, gameId, input.name_id))
-  ) {
-    found.push(namespaceNameIdTaken(input.name_id));
-  }
-  if (found.length > 0) throw errors.validation(found);
-  if (!(await versionExists(deps.db, gameId, input.version_id))) {
-    throw await versionToRunNotFound(deps.db, gameId);
-  }
-
-  const namespaceId = newId();
-  const now = deps.clock.now();
-  const caps = NAMESPACE_DEFAULTS.maxPlayersPerClient;
-  try {
-    await repo.insertNamespace(deps.db, {
-      namespace_id: namespaceId,
-      game_id: gameId,
-      version_id: input.version_id,
-      name_id: input.name_id,
-      display_name: input.display_name,
-      create_ts: now,
-      update_ts: now,
-      cdn_auth_type: NAMESPACE_DEFAULTS.cdnAuthType,
-      cdn_enable_domain_public_auth: 0,
-      mm_lobby_count_max: NAMESPACE_DEFAULTS.lobbyCountMax,
-      mm_max_players_per_client: caps,
-      mm_max_players_per_client_hosting: caps,
-      mm_max_players_per_client_proxy: caps,
-      mm_max_players_per_client_tor: caps,
-      mm_max_players_per_client_vpn: caps,
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw errors.validation([namespaceNameIdTaken(input.name_id)]);
-    throw err;
-  }
-  return namespaceId;
-}
-
 /** A page of the game's namespaces, oldest first (the order of the game's `namespaces`). */
 export async function listNamespaces(deps: Deps, gameId: string, query: PageQuery): Promise<NamespaceList> {
   const page = readPage('namespaces', query);
   const rows = await repo.listNamespacePage(deps.db, gameId, page.after, page.limit + 1);
   // Only an empty page needs the game looked up: a game with namespaces exists.
-  if (rows.length === 0) await assertGameExists(deps, gameId);
+  if (rows.length === 0 && !(await gameExists(deps.db, gameId))) throw errors.gameNotFound();
   const { items, cursor } = pageOf('namespaces', rows, page.limit, (r) => ({
     ts: r.create_ts,
     id: r.namespace_id,
@@ -110,21 +69,9 @@ export async function listNamespaces(deps: Deps, gameId: string, query: PageQuer
   };
 }
 
-/**
- * The namespace as 4.2 renders it. Served from `deps.namespaceViews` when the store allows caching: every
- * write below goes through `writeNamespace`, which drops the cached view once the write is done.
- */
-export async function getNamespace(deps: Deps, gameId: string, namespaceId: string) {
-  const view = await deps.namespaceViews.get(namespaceViewKey(gameId, namespaceId), () =>
-    loadNamespaceView(deps.db, gameId, namespaceId),
-  );
-  if (view === undefined) return namespaceNotFound(deps.db, gameId);
-  return view;
-}
-
 export type NamespaceView = NonNullable<Awaited<ReturnType<typeof loadNamespaceView>>>;
 
-function namespaceViewKey(gameId: string, namespaceId: string): string {
+function viewKey(gameId: string, namespaceId: string): string {
   return `${gameId}/${namespaceId}`;
 }
 
@@ -160,82 +107,6 @@ async function loadNamespaceView(db: Db, gameId: string, namespaceId: string) {
   };
 }
 
-/** Every write to a namespace or its CDN users goes through here, so no cached view outlives it. */
-async function writeNamespace<T>(
-  deps: Deps,
-  gameId: string,
-  namespaceId: string,
-  write: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await write();
-  } finally {
-    // After the commit (or the failure): a view loaded meanwhile is not kept (ReadCache's generation).
-    deps.namespaceViews.invalidate(namespaceViewKey(gameId, namespaceId));
-  }
-}
-
-function updateOrThrow(
-  deps: Deps,
-  gameId: string,
-  namespaceId: string,
-  values: Parameters<typeof repo.updateNamespace>[3],
-): Promise<void> {
-  return writeNamespace(deps, gameId, namespaceId, async () => {
-    if (!(await repo.updateNamespace(deps.db, gameId, namespaceId, values))) {
-      await namespaceNotFound(deps.db, gameId);
-    }
-  });
-}
-
-export async function setNamespaceVersion(
-  deps: Deps,
-  gameId: string,
-  namespaceId: string,
-  versionId: string,
-) {
-  if (!(await versionExists(deps.db, gameId, versionId))) {
-    // A missing namespace or game outranks a missing version: check the path first.
-    if ((await repo.findNamespace(deps.db, gameId, namespaceId)) === undefined) {
-      await namespaceNotFound(deps.db, gameId);
-    }
-    throw await versionToRunNotFound(deps.db, gameId);
-  }
-  await updateOrThrow(deps, gameId, namespaceId, { version_id: versionId, update_ts: deps.clock.now() });
-}
-
-export async function updateMatchmakerConfig(
-  deps: Deps,
-  gameId: string,
-  namespaceId: string,
-  input: { lobby_count_max: number; max_players: number },
-) {
-  const found: ValidationErrorItem[] = [];
-  if (input.lobby_count_max < 1) {
-    found.push({ path: ['lobby-count', 'too-low'], message: 'lobby_count_max is 0; at least 1' });
-  }
-  if (input.lobby_count_max > LOBBY_COUNT_MAX_LIMIT) {
-    found.push({
-      path: ['lobby-count', 'too-high'],
-      message: `lobby_count_max is ${input.lobby_count_max}; at most ${LOBBY_COUNT_MAX_LIMIT}`,
-    });
-  }
-  if (input.max_players < 1) {
-    found.push({ path: ['max-players', 'too-low'], message: 'max_players is 0; at least 1' });
-  }
-  if (found.length > 0) throw errors.validation(found);
-  const caps = input.max_players;
-  await updateOrThrow(deps, gameId, namespaceId, {
-    mm_lobby_count_max: input.lobby_count_max,
-    mm_max_players_per_client: caps,
-    mm_max_players_per_client_hosting: caps,
-    mm_max_players_per_client_proxy: caps,
-    mm_max_players_per_client_tor: caps,
-    mm_max_players_per_client_vpn: caps,
-    update_ts: deps.clock.now(),
-  });
-}
-
 // Basic auth sends "user:password", so a colon cannot be part of a user name.
 const FORBIDDEN_IN_CDN_USER = /[\s:\p{Cc}\p{Cf}]/u;
 
@@ -263,53 +134,200 @@ function checkCdnUserName(user: string): ValidationErrorItem[] {
   return found;
 }
 
-export async function upsertCdnAuthUser(
-  deps: Deps,
-  gameId: string,
-  namespaceId: string,
-  input: { user: string; password: string },
-) {
-  const found = checkCdnUserName(input.user);
-  if (found.length > 0) throw errors.validation(found);
-  if (!isBcryptHash(input.password)) throw errors.cdnInvalidPassword();
-  const now = deps.clock.now();
-  const write = () =>
-    deps.db.transaction().execute(async (trx) => {
-      // Touching the namespace first locks it, so two adds cannot both see 31 users and make 33.
-      if (!(await repo.updateNamespace(trx, gameId, namespaceId, { update_ts: now }))) {
-        await namespaceNotFound(trx, gameId);
+/**
+ * The namespaces module: its operations, and the cache of rendered namespaces (interface 4.2) that only it
+ * can reach. The composition root makes one per process.
+ *
+ * Namespace rows and their CDN users are written only through a `NamespaceWrite` handle, and the only place
+ * that makes one is `write` below, which drops the cached view once the transaction is over. So no write, here or in another module, can
+ * leave a stale view behind; test/modules/namespace-writes.test.ts keeps it so.
+ */
+export class Namespaces {
+  readonly #views: ReadCache<string, NamespaceView>;
+
+  /** `cacheViews`: only when every write passes through this process (the embedded store; see ReadCache). */
+  constructor(
+    private readonly deps: Deps,
+    options: { cacheViews: boolean },
+  ) {
+    this.#views = new ReadCache({ enabled: options.cacheViews, maxEntries: VIEW_CACHE_ENTRIES });
+  }
+
+  /** Views held now; for the tests that check the cache is used (SQLite) or off (PostgreSQL). */
+  get cachedViews(): number {
+    return this.#views.size;
+  }
+
+  /**
+   * Runs `work` in a transaction with a handle on one namespace. Its view is dropped after the transaction
+   * ends, committed or not: a view loaded meanwhile is not kept either (ReadCache's generation).
+   */
+  private async write<T>(
+    gameId: string,
+    namespaceId: string,
+    work: (w: NamespaceWrite) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await this.deps.db
+        .transaction()
+        .execute((trx) => work({ db: trx, gameId, namespaceId } as unknown as NamespaceWrite));
+    } finally {
+      this.#views.invalidate(viewKey(gameId, namespaceId));
+    }
+  }
+
+  /** The namespace as 4.2 renders it; served from the cache when the store allows caching. */
+  async get(gameId: string, namespaceId: string): Promise<NamespaceView> {
+    const view = await this.#views.get(viewKey(gameId, namespaceId), () =>
+      loadNamespaceView(this.deps.db, gameId, namespaceId),
+    );
+    if (view === undefined) return namespaceNotFound(this.deps.db, gameId);
+    return view;
+  }
+
+  async create(
+    gameId: string,
+    input: { name_id: string; display_name: string; version_id: string },
+  ): Promise<string> {
+    const namespaceId = newId();
+    const now = this.deps.clock.now();
+    const caps = NAMESPACE_DEFAULTS.maxPlayersPerClient;
+    try {
+      await this.write(gameId, namespaceId, async (w) => {
+        if (!(await gameExists(w.db, gameId))) throw errors.gameNotFound();
+        const found: ValidationErrorItem[] = [
+          ...checkDisplayName(input.display_name, GAME_DISPLAY_NAME_MAX_BYTES),
+          ...checkNameId(input.name_id),
+        ];
+        if (
+          found.every((e) => e.path[0] !== 'name-id') &&
+          (await repo.namespaceNameIdTaken(w.db, gameId, input.name_id))
+        ) {
+          found.push(namespaceNameIdTaken(input.name_id));
+        }
+        if (found.length > 0) throw errors.validation(found);
+        if (!(await versionExists(w.db, gameId, input.version_id))) {
+          throw await versionToRunNotFound(w.db, gameId);
+        }
+        await repo.insertNamespace(w, {
+          version_id: input.version_id,
+          name_id: input.name_id,
+          display_name: input.display_name,
+          create_ts: now,
+          update_ts: now,
+          cdn_auth_type: NAMESPACE_DEFAULTS.cdnAuthType,
+          cdn_enable_domain_public_auth: 0,
+          mm_lobby_count_max: NAMESPACE_DEFAULTS.lobbyCountMax,
+          mm_max_players_per_client: caps,
+          mm_max_players_per_client_hosting: caps,
+          mm_max_players_per_client_proxy: caps,
+          mm_max_players_per_client_tor: caps,
+          mm_max_players_per_client_vpn: caps,
+        });
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw errors.validation([namespaceNameIdTaken(input.name_id)]);
+      throw err;
+    }
+    return namespaceId;
+  }
+
+  private updateOrThrow(
+    gameId: string,
+    namespaceId: string,
+    values: Parameters<typeof repo.updateNamespace>[1],
+  ): Promise<void> {
+    return this.write(gameId, namespaceId, async (w) => {
+      if (!(await repo.updateNamespace(w, values))) await namespaceNotFound(w.db, gameId);
+    });
+  }
+
+  async setVersion(gameId: string, namespaceId: string, versionId: string): Promise<void> {
+    const { db, clock } = this.deps;
+    if (!(await versionExists(db, gameId, versionId))) {
+      // A missing namespace or game outranks a missing version: check the path first.
+      if ((await repo.findNamespace(db, gameId, namespaceId)) === undefined) {
+        await namespaceNotFound(db, gameId);
       }
-      if ((await repo.countCdnAuthUsersExcept(trx, namespaceId, input.user)) >= MAX_CDN_AUTH_USERS) {
+      throw await versionToRunNotFound(db, gameId);
+    }
+    await this.updateOrThrow(gameId, namespaceId, { version_id: versionId, update_ts: clock.now() });
+  }
+
+  async updateMatchmakerConfig(
+    gameId: string,
+    namespaceId: string,
+    input: { lobby_count_max: number; max_players: number },
+  ): Promise<void> {
+    const found: ValidationErrorItem[] = [];
+    if (input.lobby_count_max < 1) {
+      found.push({ path: ['lobby-count', 'too-low'], message: 'lobby_count_max is 0; at least 1' });
+    }
+    if (input.lobby_count_max > LOBBY_COUNT_MAX_LIMIT) {
+      found.push({
+        path: ['lobby-count', 'too-high'],
+        message: `lobby_count_max is ${input.lobby_count_max}; at most ${LOBBY_COUNT_MAX_LIMIT}`,
+      });
+    }
+    if (input.max_players < 1) {
+      found.push({ path: ['max-players', 'too-low'], message: 'max_players is 0; at least 1' });
+    }
+    if (found.length > 0) throw errors.validation(found);
+    const caps = input.max_players;
+    await this.updateOrThrow(gameId, namespaceId, {
+      mm_lobby_count_max: input.lobby_count_max,
+      mm_max_players_per_client: caps,
+      mm_max_players_per_client_hosting: caps,
+      mm_max_players_per_client_proxy: caps,
+      mm_max_players_per_client_tor: caps,
+      mm_max_players_per_client_vpn: caps,
+      update_ts: this.deps.clock.now(),
+    });
+  }
+
+  async upsertCdnAuthUser(
+    gameId: string,
+    namespaceId: string,
+    input: { user: string; password: string },
+  ): Promise<void> {
+    const found = checkCdnUserName(input.user);
+    if (found.length > 0) throw errors.validation(found);
+    if (!isBcryptHash(input.password)) throw errors.cdnInvalidPassword();
+    const now = this.deps.clock.now();
+    await this.write(gameId, namespaceId, async (w) => {
+      // Touching the namespace first locks it, so two adds cannot both see 31 users and make 33.
+      if (!(await repo.updateNamespace(w, { update_ts: now }))) await namespaceNotFound(w.db, gameId);
+      if ((await repo.countCdnAuthUsersExcept(w.db, namespaceId, input.user)) >= MAX_CDN_AUTH_USERS) {
         throw errors.cdnTooManyUsers(MAX_CDN_AUTH_USERS);
       }
-      await repo.upsertCdnAuthUser(trx, {
-        namespace_id: namespaceId,
+      await repo.upsertCdnAuthUser(w, {
         user_name: input.user,
         password_hash: input.password,
         create_ts: now,
       });
     });
-  await writeNamespace(deps, gameId, namespaceId, write);
-}
+  }
 
-export async function removeCdnAuthUser(deps: Deps, gameId: string, namespaceId: string, user: string) {
-  const write = () =>
-    deps.db.transaction().execute(async (trx) => {
-      if (!(await repo.updateNamespace(trx, gameId, namespaceId, { update_ts: deps.clock.now() }))) {
-        await namespaceNotFound(trx, gameId);
+  async removeCdnAuthUser(gameId: string, namespaceId: string, user: string): Promise<void> {
+    await this.write(gameId, namespaceId, async (w) => {
+      if (!(await repo.updateNamespace(w, { update_ts: this.deps.clock.now() }))) {
+        await namespaceNotFound(w.db, gameId);
       }
-      if (!(await repo.deleteCdnAuthUser(trx, namespaceId, user))) throw errors.cdnAuthUserNotFound(user);
+      if (!(await repo.deleteCdnAuthUser(w, user))) throw errors.cdnAuthUserNotFound(user);
     });
-  await writeNamespace(deps, gameId, namespaceId, write);
-}
+  }
 
-export function setCdnAuthType(deps: Deps, gameId: string, namespaceId: string, authType: 'none' | 'basic') {
-  return updateOrThrow(deps, gameId, namespaceId, { cdn_auth_type: authType, update_ts: deps.clock.now() });
-}
+  setCdnAuthType(gameId: string, namespaceId: string, authType: 'none' | 'basic'): Promise<void> {
+    return this.updateOrThrow(gameId, namespaceId, {
+      cdn_auth_type: authType,
+      update_ts: this.deps.clock.now(),
+    });
+  }
 
-export function setDomainPublicAuth(deps: Deps, gameId: string, namespaceId: string, enabled: boolean) {
-  return updateOrThrow(deps, gameId, namespaceId, {
-    cdn_enable_domain_public_auth: enabled ? 1 : 0,
-    update_ts: deps.clock.now(),
-  });
+  setDomainPublicAuth(gameId: string, namespaceId: string, enabled: boolean): Promise<void> {
+    return this.updateOrThrow(gameId, namespaceId, {
+      cdn_enable_domain_public_auth: enabled ? 1 : 0,
+      update_ts: this.deps.clock.now(),
+    });
+  }
 }

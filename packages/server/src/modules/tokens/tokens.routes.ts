@@ -5,6 +5,7 @@ import { callerOf } from '../../http/auth.js';
 import type { StoredAnswer } from '../../http/idempotency.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
+import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import {
   createCloudToken,
   createReporterToken,
@@ -57,7 +58,7 @@ const InspectResponse = Type.Object({
   }),
 });
 
-export function tokensRoutes(app: TypedApp, deps: Deps): void {
+export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
   app.post(
     '/cloud/games/:game_id/tokens/cloud',
     routeOptions(

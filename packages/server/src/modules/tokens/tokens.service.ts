@@ -6,7 +6,7 @@ import { DAY_MS, toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import { assertGameExists } from '../games/games.service.js';
-import { getNamespace } from '../namespaces/namespaces.service.js';
+import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import type { Caller, SignedTokenKind } from './token-authority.js';
 import * as repo from './tokens.repository.js';
 
@@ -17,8 +17,8 @@ export async function createCloudToken(deps: Deps, gameId: string) {
 }
 
 /** A token the hosting data plane uses to write one namespace's lobby log, and nothing else. */
-export async function createReporterToken(deps: Deps, gameId: string, namespaceId: string) {
-  await getNamespace(deps, gameId, namespaceId);
+export async function createReporterToken(deps: Deps & WithNamespaces, gameId: string, namespaceId: string) {
+  await deps.namespaces.get(gameId, namespaceId);
   return mintToken(deps, 'reporter', gameId, namespaceId);
 }
 
