@@ -18,6 +18,7 @@ import {
   deleteExpiredDeviceLinks,
 } from './modules/device-links/device-links.service.js';
 import { Namespaces } from './modules/namespaces/namespaces.service.js';
+import { purgeDeleted } from './modules/purge/purge.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { TokenAuthority } from './modules/tokens/token-authority.js';
 import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
@@ -107,6 +108,11 @@ export async function createService(config: Config, options: StartOptions = {}) 
       name: 'device-link-clean-up',
       intervalMs: DEVICE_LINK_CLEANUP_INTERVAL_MS,
       run: () => deleteExpiredDeviceLinks(deps),
+    });
+    jobs.start({
+      name: 'purge-deleted',
+      intervalMs: config.purgeIntervalMs,
+      run: () => purgeDeleted(appDeps),
     });
     jobs.start({
       name: 'rate-limit-clean-up',

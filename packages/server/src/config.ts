@@ -21,6 +21,8 @@ export interface Config {
   readonly watchTimeoutMs: number;
   /** How often billing periods that ended are rolled over; 0 turns the timer off. */
   readonly billingTickMs: number;
+  /** How often what deleted namespaces and retired games owned is purged; 0 turns the timer off. */
+  readonly purgeIntervalMs: number;
   /** Part size of multipart build uploads (the last part takes the remainder). */
   readonly buildPartSizeBytes: number;
   /** Region name ids the hosting data plane offers; game modes may only name these. */
@@ -161,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
   // Under 60 s: common proxies and load balancers cut idle requests at 60 s.
   const watchTimeoutMs = int('GCM_WATCH_TIMEOUT_MS', 40_000, 10, 59_000);
   const billingTickMs = int('GCM_BILLING_TICK_MS', 1_000, 0, 3_600_000);
+  const purgeIntervalMs = int('GCM_PURGE_INTERVAL_MS', 5_000, 0, 3_600_000);
   const buildPartSizeBytes = int('GCM_BUILD_PART_SIZE_BYTES', 100 * 1024 * 1024, 1024 * 1024, 5 * 1024 ** 3);
 
   const trustProxy = readTrustProxy(read('GCM_TRUST_PROXY'), problems);
@@ -205,6 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
     buildPartSizeBytes,
     watchTimeoutMs,
     billingTickMs,
+    purgeIntervalMs,
     uploadUrlTtlSeconds,
     s3,
     trustProxy,

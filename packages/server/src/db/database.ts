@@ -23,6 +23,10 @@ export interface GamesTable {
   create_ts: number;
   avatar_url: string | null;
   host_networking_enabled: number;
+  /** When the game was retired (DELETE /cloud/games/{id}); null while it lives. */
+  delete_ts: number | null;
+  /** When the purge of a retired game's lobbies, builds and uploads finished; null until then. */
+  purge_ts: number | null;
 }
 
 export interface VersionsTable {
@@ -49,6 +53,10 @@ export interface NamespacesTable {
   mm_max_players_per_client_proxy: number;
   mm_max_players_per_client_tor: number;
   mm_max_players_per_client_vpn: number;
+  /** When the namespace was deleted (itself or with its game); null while it lives. Its name_id is freed then. */
+  delete_ts: number | null;
+  /** When the purge of a deleted namespace's lobbies and builds finished; null until then. */
+  purge_ts: number | null;
 }
 
 export interface NamespaceCdnAuthUsersTable {

@@ -41,6 +41,12 @@ export class ReadCache<K, V> {
     this.entries.delete(key);
   }
 
+  /** Drops every entry whose key matches (a write that changed many rows at once); scans the whole cache. */
+  invalidateWhere(matches: (key: K) => boolean): void {
+    this.generation++;
+    for (const key of this.entries.keys()) if (matches(key)) this.entries.delete(key);
+  }
+
   /** Entries held now; for tests that check invalidation really happened. */
   get size(): number {
     return this.entries.size;

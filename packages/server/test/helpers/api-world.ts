@@ -100,6 +100,26 @@ export async function newLobby(svc: TestService, gameId: string, namespaceId: st
   return res.json<{ lobby_id: string }>().lobby_id;
 }
 
+/** A fresh namespace of the game (running its `versionId`), for a route that deletes one. */
+export async function newNamespace(svc: TestService, gameId: string, versionId: string, nameId: string) {
+  const res = ok(
+    await svc.call('POST', `/cloud/games/${gameId}/namespaces`, {
+      body: { name_id: nameId, display_name: 'Disposable', version_id: versionId },
+    }),
+    'create namespace',
+  );
+  return res.json<{ namespace_id: string }>().namespace_id;
+}
+
+/** A fresh game with nothing in it, for a route that retires one. */
+export async function newGame(svc: TestService, nameId: string): Promise<string> {
+  const res = ok(
+    await svc.call('POST', '/cloud/games', { body: { name_id: nameId, display_name: 'Disposable' } }),
+    'create game',
+  );
+  return res.json<{ game_id: string }>().game_id;
+}
+
 export async function newCloudToken(svc: TestService, gameId: string) {
   const res = ok(await svc.call('POST', `/cloud/games/${gameId}/tokens/cloud`), 'create cloud token');
   return res.json<{ token: string; token_id: string }>();
@@ -167,10 +187,11 @@ export function algNoneToken(jwt: string): string {
 /**
  * The environment of the services the route-walking suites (authorization matrix, fuzz) start: the one
  * place to relax limits those suites would trip by sending many requests from one address. The billing
- * timer is off so nothing but the requests writes to the store, and a watch request with the current
- * index answers after 10 ms rather than 40 s.
+ * and purge timers are off so nothing but the requests writes to the store (a refused request must change
+ * nothing), and a watch request with the current index answers after 10 ms rather than 40 s.
  */
 export const ROUTE_WALK_ENV: Readonly<Record<string, string>> = {
   GCM_BILLING_TICK_MS: '0',
+  GCM_PURGE_INTERVAL_MS: '0',
   GCM_WATCH_TIMEOUT_MS: '10',
 };

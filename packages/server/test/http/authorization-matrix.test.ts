@@ -17,7 +17,9 @@ import {
   type GameWorld,
   newCloudToken,
   newDeviceLinkToken,
+  newGame,
   newLobby,
+  newNamespace,
   prepareAvatar,
   putPresigned,
   ROUTE_WALK_ENV,
@@ -109,6 +111,11 @@ const MATRIX: Record<string, Row> = {
   },
   'games.getGames': { rule: 'any' },
   'games.getGameById': { rule: 'game' },
+  // Each call retires a game of its own, made for it: the worlds the other rows use stay.
+  'games.deleteGame': {
+    rule: 'operator',
+    request: async ({ svc, seq }) => ({ params: { game_id: await newGame(svc, `retire-${seq}`) } }),
+  },
   'games.setGameHostNetworking': { rule: 'operator', request: () => ({ body: { enabled: true } }) },
   'games.versions.validateGameVersion': {
     rule: 'game',
@@ -129,6 +136,13 @@ const MATRIX: Record<string, Row> = {
   },
   'games.namespaces.listGameNamespaces': { rule: 'game', request: () => ({ query: { limit: '10' } }) },
   'games.namespaces.getGameNamespaceById': { rule: 'game' },
+  // Each call deletes a namespace of its own, made for it in the game the path names.
+  'games.namespaces.deleteGameNamespace': {
+    rule: 'game',
+    request: async ({ svc, world, seq }) => ({
+      params: { namespace_id: await newNamespace(svc, world.gameId, world.versionId, `del-${seq}`) },
+    }),
+  },
   'games.namespaces.updateGameNamespaceVersion': {
     rule: 'game',
     request: ({ world }) => ({ body: { version_id: world.versionId } }),

@@ -19,6 +19,8 @@ import {
   BCRYPT_HASH,
   createGameWorld,
   newDeviceLinkToken,
+  newGame,
+  newNamespace,
   pngBytes,
   prepareAvatar,
   ROUTE_WALK_ENV,
@@ -122,6 +124,21 @@ const POOLS: Pools = {
   mime: ['image/png'],
 };
 
+/**
+ * Routes that delete what their path names get things of their own to delete: the worlds every other route
+ * is fuzzed against must stay whole, whatever order the routes run in.
+ */
+const OPERATION_POOLS: Record<string, Pools> = {
+  'games.namespaces.deleteGameNamespace': {
+    namespace_id: await Promise.all(
+      [1, 2, 3].map((i) => newNamespace(svc, game.gameId, game.versionId, `fuzz-del-${i}`)),
+    ),
+  },
+  'games.deleteGame': {
+    game_id: await Promise.all([1, 2, 3].map((i) => newGame(svc, `fuzz-retire-${i}`))),
+  },
+};
+
 /** Path segments that are not what any encoder would write: bad percent-encodings, NUL, dot segments. */
 const RAW_SEGMENTS = [
   '%00',
@@ -154,8 +171,8 @@ function encode(value: string): string {
   }
 }
 
-function pathValue(name: string, schema: JsonSchema | undefined): fc.Arbitrary<string> {
-  const pool = POOLS[name] ?? [];
+function pathValue(name: string, schema: JsonSchema | undefined, pools: Pools): fc.Arbitrary<string> {
+  const pool = pools[name] ?? [];
   return fc.oneof(
     {
       weight: pool.length > 0 ? 4 : 0,
@@ -284,10 +301,13 @@ function requestArb(op: DocOperation): fc.Arbitrary<FuzzRequest> {
   const paramSchemas = new Map(
     (op.op.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, p.schema]),
   );
-  const missing = names.filter((n) => POOLS[n] === undefined);
+  const pools: Pools = { ...POOLS, ...OPERATION_POOLS[op.operationId] };
+  const missing = names.filter((n) => pools[n] === undefined);
   if (missing.length > 0)
     throw new Error(`${op.operationId}: no real values for path parameter(s) ${missing.join(', ')}`);
-  const params = fc.record(Object.fromEntries(names.map((n) => [n, pathValue(n, paramSchemas.get(n))])));
+  const params = fc.record(
+    Object.fromEntries(names.map((n) => [n, pathValue(n, paramSchemas.get(n), pools)])),
+  );
   const generic = fc.tuple(params, queryString(op)).map(([p, q]) => `${fillPath(op.path, p)}${q}`);
   const as = fc.constantFrom<'operator' | 'game'>('operator', 'game');
 

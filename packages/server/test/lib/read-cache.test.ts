@@ -35,6 +35,20 @@ describe('ReadCache', () => {
     assert.equal(cache.size, 0);
   });
 
+  it('drops every matching entry at once, and keeps no load that began before', async () => {
+    const cache = new ReadCache<string, string>({ enabled: true, maxEntries: 10 });
+    for (const key of ['g1/a', 'g1/b', 'g2/a']) await cache.get(key, async () => `${key} old`);
+    let release: (value: string) => void = () => {};
+    const slow = cache.get('g1/c', () => new Promise<string>((resolve) => (release = resolve)));
+    cache.invalidateWhere((key) => key.startsWith('g1/'));
+    release('g1/c old');
+    await slow;
+    assert.deepEqual(
+      ['g1/a', 'g1/b', 'g1/c', 'g2/a'].map((k) => cache.peek(k)),
+      [undefined, undefined, undefined, 'g2/a old'],
+    );
+  });
+
   it('evicts the oldest entry beyond maxEntries', async () => {
     const cache = new ReadCache<number, number>({ enabled: true, maxEntries: 3 });
     for (let i = 0; i < 5; i++) await cache.get(i, async () => i * 10);

@@ -17,7 +17,7 @@ const REPOSITORY = path.join(MODULE, 'namespaces.repository.ts');
 const SERVICE = path.join(MODULE, 'namespaces.service.ts');
 /** The function that reads a view's rows (namespaces.service.ts renders them). */
 const VIEW_LOADER = 'findNamespaceWithUserNames';
-const HANDLES = new Set(['NamespaceWrite']);
+const HANDLES = new Set(['NamespaceWrite', 'GameNamespacesWrite']);
 const WRITE_METHODS = new Set(['insertInto', 'replaceInto', 'updateTable', 'deleteFrom', 'mergeInto']);
 const READ_METHODS = new Set(['selectFrom', 'innerJoin', 'leftJoin', 'rightJoin', 'fullJoin']);
 
@@ -149,6 +149,6 @@ describe('namespace view writes go through the namespaces module', () => {
       });
     }
     const inModule = `${path.relative(SRC, SERVICE)} Namespaces`;
-    assert.deepEqual(made.sort(), [`${inModule} NamespaceWrite`]);
+    assert.deepEqual(made.sort(), [`${inModule} GameNamespacesWrite`, `${inModule} NamespaceWrite`]);
   });
 });

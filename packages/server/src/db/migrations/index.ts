@@ -12,6 +12,7 @@ import * as m0010 from './0010_lobby_id_per_namespace.js';
 import * as m0011 from './0011_rate_limits.js';
 import * as m0012 from './0012_upload_frozen_key.js';
 import * as m0013 from './0013_lists.js';
+import * as m0014 from './0014_deletes.js';
 import * as m0015 from './0015_idempotency_keys.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0011_rate_limits': m0011,
   '0012_upload_frozen_key': m0012,
   '0013_lists': m0013,
+  '0014_deletes': m0014,
   '0015_idempotency_keys': m0015,
 };
 

@@ -1,5 +1,6 @@
 import type { GameBillingTable } from '../../db/database.js';
 import { type Db, forUpdate, isPostgres } from '../../db/open-db.js';
+import { lockGame } from '../games/games.repository.js';
 
 /**
  * The game and its billing row in one read: undefined when there is no such game; null billing columns
@@ -17,22 +18,19 @@ export function findGameBilling(db: Db, gameId: string) {
       'game_billing.version',
     ])
     .where('games.game_id', '=', gameId)
+    .where('games.delete_ts', 'is', null)
     .executeTakeFirst();
 }
 
 /**
  * Inside a transaction: the game's billing row, made first (trial, version 0) if the game has none yet,
- * so the change that follows has one row to update. Undefined when there is no such game.
+ * so the change that follows has one row to update. Undefined when there is no such living game. The game
+ * row is locked first, so a change cannot slip in after the game's retirement ended its billing.
  * On PostgreSQL the row is read `FOR UPDATE`, so concurrent changes of one game (on any instance) queue up
  * and each decides on the row as the one before it left it; SQLite's single writer already serializes them.
  */
 export async function lockBillingRow(trx: Db, gameId: string, now: number) {
-  const game = await trx
-    .selectFrom('games')
-    .select('game_id')
-    .where('game_id', '=', gameId)
-    .executeTakeFirst();
-  if (game === undefined) return undefined;
+  if (!(await lockGame(trx, gameId))) return undefined;
   await trx
     .insertInto('game_billing')
     .values({
@@ -81,4 +79,8 @@ export function dueBillingQuery(db: Db, now: number, limit: number) {
     .orderBy('period_end_ts', 'asc')
     .limit(limit);
   return isPostgres(db) ? query.forUpdate().skipLocked() : query;
+}
+
+export async function deleteBilling(trx: Db, gameId: string): Promise<void> {
+  await trx.deleteFrom('game_billing').where('game_id', '=', gameId).execute();
 }

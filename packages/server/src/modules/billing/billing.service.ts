@@ -1,4 +1,5 @@
 import { PLANS, type Plan } from '@gcm/contract';
+import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
@@ -71,4 +72,12 @@ export async function updatePlan(deps: Deps, gameId: string, plan: string): Prom
     return true;
   });
   if (changed) deps.notifier.notify(billingWatchKey(gameId));
+}
+
+/**
+ * Retiring a game, inside its transaction (which holds the game's lock, as plan changes do): the billing
+ * row goes, so the subscription ends now, nothing rolls over again and nothing more is owed.
+ */
+export async function endBilling(trx: Db, gameId: string): Promise<void> {
+  await repo.deleteBilling(trx, gameId);
 }

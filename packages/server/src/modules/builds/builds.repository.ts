@@ -113,3 +113,22 @@ export async function removeKeysFromOthers(
     )
     .execute();
 }
+
+/** A namespace's builds (completed or not) after `afterBuildId` in id order, `limit` at most: the purge's pages. */
+export function buildsAfter(db: Db, namespaceId: string, afterBuildId: string, limit: number) {
+  return db
+    .selectFrom('builds')
+    .select(['build_id', 'upload_id'])
+    .where('namespace_id', '=', namespaceId)
+    .where('build_id', '>', afterBuildId)
+    .orderBy('build_id', 'asc')
+    .limit(limit)
+    .execute();
+}
+
+/** Deletes the builds and their tags (inside the purge's transaction). */
+export async function deleteBuilds(db: Db, buildIds: string[]): Promise<void> {
+  if (buildIds.length === 0) return;
+  await db.deleteFrom('build_tags').where('build_id', 'in', buildIds).execute();
+  await db.deleteFrom('builds').where('build_id', 'in', buildIds).execute();
+}

@@ -7,7 +7,13 @@ import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import { textProblem } from '../../lib/text.js';
 import * as namespacesRepo from '../namespaces/namespaces.repository.js';
 import { findUpload } from '../uploads/uploads.repository.js';
-import { completeUpload, prepareUpload, presignParts } from '../uploads/uploads.service.js';
+import {
+  completeUpload,
+  deleteUploadFiles,
+  deleteUploadRows,
+  prepareUpload,
+  presignParts,
+} from '../uploads/uploads.service.js';
 import * as repo from './builds.repository.js';
 
 export const BUILD_LIMITS = {
@@ -283,4 +289,43 @@ export async function patchBuildTags(
     await repo.setTags(trx, buildId, input.tags);
     await repo.removeKeysFromOthers(trx, environmentId, buildId, exclusive);
   });
+}
+
+/** Builds deleted per transaction by the purge (each has a file or two to delete first). */
+const PURGE_BATCH = 100;
+
+/**
+ * Deletes the builds of a deleted namespace but those `keep` gives (builds a version names; asked for only
+ * when there are builds), with their tags, uploads and files, PURGE_BATCH at a time. Files go first: should
+ * the rows' transaction fail, the next pass finds the rows again and deleting a missing file is no error,
+ * so nothing is left behind either way.
+ */
+export async function purgeBuildsOf(
+  deps: Deps,
+  namespaceId: string,
+  keep: () => Promise<ReadonlySet<string>>,
+): Promise<number> {
+  let deleted = 0;
+  let after = '';
+  let kept: ReadonlySet<string> | undefined;
+  for (;;) {
+    const page = await repo.buildsAfter(deps.db, namespaceId, after, PURGE_BATCH);
+    if (page.length > 0) kept ??= await keep();
+    const doomed = page.filter((b) => kept?.has(b.build_id) !== true);
+    if (doomed.length > 0) {
+      const uploadIds = doomed.map((b) => b.upload_id);
+      await deleteUploadFiles(deps, uploadIds);
+      await deps.db.transaction().execute(async (trx) => {
+        await repo.deleteBuilds(
+          trx,
+          doomed.map((b) => b.build_id),
+        );
+        await deleteUploadRows(trx, uploadIds);
+      });
+      deleted += doomed.length;
+    }
+    const last = page.at(-1);
+    if (last === undefined || page.length < PURGE_BATCH) return deleted;
+    after = last.build_id;
+  }
 }

@@ -4,7 +4,7 @@ import { AppError, errors } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { secondsUntil } from '../../lib/rate-counters.js';
-import { gameExists } from '../games/games.repository.js';
+import { lockGame } from '../games/games.repository.js';
 import type { Caller } from '../tokens/token-authority.js';
 import { recordToken, signStoredToken } from '../tokens/tokens.service.js';
 import * as repo from './device-links.repository.js';
@@ -155,7 +155,8 @@ export async function completeDeviceLink(
   const row = await findLiveLink(deps, link);
   if (row.token_id !== null) throw errors.deviceLinkAlreadyComplete();
   await deps.db.transaction().execute(async (trx) => {
-    if (!(await gameExists(trx, input.game_id))) throw errors.gameNotFound();
+    // Under the game's lock: a retirement committing meanwhile cannot miss the token and leave it unrevoked.
+    if (!(await lockGame(trx, input.game_id))) throw errors.gameNotFound();
     const token = await recordToken(deps, trx, { kind: 'cloud', gameId: input.game_id, namespaceId: null });
     const attached = await repo.attachToken(trx, link.linkId, {
       gameId: input.game_id,

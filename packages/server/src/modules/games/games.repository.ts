@@ -1,26 +1,31 @@
 import type { GamesTable } from '../../db/database.js';
 import type { Db } from '../../db/open-db.js';
 
+/** Games that are not retired: every read of a game starts here. */
+function live(db: Db) {
+  return db.selectFrom('games').where('games.delete_ts', 'is', null);
+}
+
 export function insertGame(db: Db, row: GamesTable) {
   return db.insertInto('games').values(row).execute();
 }
 
 export function findGame(db: Db, gameId: string) {
-  return db.selectFrom('games').selectAll().where('game_id', '=', gameId).executeTakeFirst();
+  return live(db).selectAll().where('game_id', '=', gameId).executeTakeFirst();
 }
 
 export async function gameExists(db: Db, gameId: string): Promise<boolean> {
-  const row = await db.selectFrom('games').select('game_id').where('game_id', '=', gameId).executeTakeFirst();
+  const row = await live(db).select('game_id').where('game_id', '=', gameId).executeTakeFirst();
   return row !== undefined;
 }
 
 export async function gameNameIdTaken(db: Db, nameId: string): Promise<boolean> {
-  const row = await db.selectFrom('games').select('game_id').where('name_id', '=', nameId).executeTakeFirst();
+  const row = await live(db).select('game_id').where('name_id', '=', nameId).executeTakeFirst();
   return row !== undefined;
 }
 
 export function listGames(db: Db, onlyGameId?: string) {
-  let query = db.selectFrom('games').selectAll();
+  let query = live(db).selectAll();
   if (onlyGameId !== undefined) query = query.where('game_id', '=', onlyGameId);
   return query.orderBy('create_ts', 'asc').orderBy('game_id', 'asc').execute();
 }
@@ -30,19 +35,57 @@ export async function setHostNetworking(db: Db, gameId: string, enabled: boolean
     .updateTable('games')
     .set({ host_networking_enabled: enabled ? 1 : 0 })
     .where('game_id', '=', gameId)
+    .where('delete_ts', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
 /**
- * Takes the game row's write lock inside a transaction (a no-op update, portable to SQLite and PostgreSQL),
- * so checks over the game's children and the insert that follows them cannot interleave with another's.
+ * Takes the living game row's write lock inside a transaction (a no-op update, portable to SQLite and
+ * PostgreSQL), so checks over the game's children and the insert that follows them cannot interleave with
+ * another's, nor with the game's retirement. False when there is no such living game.
  */
 export async function lockGame(db: Db, gameId: string): Promise<boolean> {
   const result = await db
     .updateTable('games')
     .set((eb) => ({ game_id: eb.ref('game_id') }))
     .where('game_id', '=', gameId)
+    .where('delete_ts', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Marks the living game retired and frees its name_id (the row takes its own id as name_id, which no valid
+ * name_id can equal); false when there is none. Its avatar is no longer shown (the purge deletes the file).
+ */
+export async function markGameDeleted(db: Db, gameId: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('games')
+    .set((eb) => ({ delete_ts: now, name_id: eb.ref('game_id'), avatar_url: null }))
+    .where('game_id', '=', gameId)
+    .where('delete_ts', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Retired games whose purge has not finished, oldest first: a scan of games_purge_pending. */
+export function gamesToPurge(db: Db, limit: number) {
+  return db
+    .selectFrom('games')
+    .select(['game_id', 'delete_ts'])
+    .where('delete_ts', 'is not', null)
+    .where('purge_ts', 'is', null)
+    .orderBy('delete_ts', 'asc')
+    .limit(limit)
+    .execute();
+}
+
+export async function markGamePurged(db: Db, gameId: string, now: number): Promise<void> {
+  await db
+    .updateTable('games')
+    .set({ purge_ts: now })
+    .where('game_id', '=', gameId)
+    .where('delete_ts', 'is not', null)
+    .execute();
 }

@@ -14,9 +14,17 @@ import type { Deps } from '../../deps.js';
 import { callerOf } from '../../http/auth.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { createGame, getGameFull, listGames, setHostNetworking, validateGame } from './games.service.js';
+import type { WithNamespaces } from '../namespaces/namespaces.service.js';
+import {
+  createGame,
+  getGameFull,
+  listGames,
+  retireGame,
+  setHostNetworking,
+  validateGame,
+} from './games.service.js';
 
-export function gamesRoutes(app: TypedApp, deps: Deps): void {
+export function gamesRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
   app.post(
     '/cloud/games/validate',
     routeOptions(
@@ -72,6 +80,24 @@ export function gamesRoutes(app: TypedApp, deps: Deps): void {
       { params: GameIdParams, response: { 200: Type.Object({ game: GameFull }) } },
     ),
     async (request) => ({ game: await getGameFull(deps, request.params.game_id) }),
+  );
+
+  app.delete(
+    '/cloud/games/:game_id',
+    routeOptions(
+      {
+        operationId: 'games.deleteGame',
+        auth: 'operator',
+        summary:
+          'Retire a game: gone at once with its namespaces, tokens and billing; lobbies, builds and uploads are purged in the background',
+        tag: 'games',
+      },
+      { params: GameIdParams, response: { 204: NoContent } },
+    ),
+    async (request, reply) => {
+      await retireGame(deps, request.params.game_id);
+      return reply.code(204).send(null);
+    },
   );
 
   app.put(

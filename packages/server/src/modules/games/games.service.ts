@@ -4,8 +4,11 @@ import { errors, type ValidationErrorItem } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { newId } from '../../lib/ids.js';
+import { billingWatchKey, endBilling } from '../billing/billing.service.js';
 import { listNamespaceSummaries } from '../namespaces/namespaces.repository.js';
+import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import type { Caller } from '../tokens/token-authority.js';
+import { revokeTokensOf } from '../tokens/token-revocation.js';
 import { listVersionSummaries } from '../versions/versions.repository.js';
 import * as repo from './games.repository.js';
 
@@ -56,6 +59,8 @@ export async function createGame(deps: Deps, input: { name_id: string; display_n
       create_ts: deps.clock.now(),
       avatar_url: null,
       host_networking_enabled: 0,
+      delete_ts: null,
+      purge_ts: null,
     });
   } catch (err) {
     // Two creates with one name_id can both pass the check above; the unique index decides.
@@ -97,4 +102,22 @@ export async function getGameFull(deps: Deps, gameId: string) {
 /** Operator only: lets the game's versions use network_mode `host` (or stops new ones from doing so). */
 export async function setHostNetworking(deps: Deps, gameId: string, enabled: boolean): Promise<void> {
   if (!(await repo.setHostNetworking(deps.db, gameId, enabled))) throw errors.gameNotFound();
+}
+
+/**
+ * DELETE /cloud/games/{game_id} (operator only), in one transaction: the game is marked retired (every
+ * operation naming it answers 404 GAME_NOT_FOUND from the commit on, and GET /cloud/games leaves it out)
+ * and its name_id freed, every namespace of it deleted as DELETE .../namespaces/{id} deletes one, every
+ * token of it revoked, and its billing ended (no subscription, no roll-over). Watchers of its billing are
+ * answered at once. Lobbies, builds and uploads with their files are purged afterwards (purge.service.ts).
+ */
+export async function retireGame(deps: Deps & WithNamespaces, gameId: string): Promise<void> {
+  const now = deps.clock.now();
+  const revoked = await deps.namespaces.deleteAllOfGame(gameId, async (trx) => {
+    if (!(await repo.markGameDeleted(trx, gameId, now))) throw errors.gameNotFound();
+    await endBilling(trx, gameId);
+    return revokeTokensOf(trx, { gameId }, now);
+  });
+  for (const tokenId of revoked) deps.tokens.forget(tokenId);
+  deps.notifier.notify(billingWatchKey(gameId));
 }

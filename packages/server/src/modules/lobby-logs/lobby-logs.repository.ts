@@ -62,3 +62,18 @@ export function lobbiesBeforeQuery(
       : query.where((eb) => eb(eb.refTuple('create_ts', 'lobby_id'), '<', eb.tuple(beforeTs, beforeLobbyId)));
   return query.orderBy('create_ts', 'desc').orderBy('lobby_id', 'desc').limit(limit);
 }
+
+/**
+ * Deletes up to `limit` lobbies of the namespace, in one statement (a range of the primary key); returns
+ * how many. The purge of a deleted namespace calls it until none are left, a short transaction each time.
+ */
+export async function deleteLobbyBatch(db: Db, namespaceId: string, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('lobbies')
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', 'in', (eb) =>
+      eb.selectFrom('lobbies').select('lobby_id').where('namespace_id', '=', namespaceId).limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

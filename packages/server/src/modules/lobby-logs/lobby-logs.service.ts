@@ -246,3 +246,19 @@ export async function recordLobbyEvent(
     });
   });
 }
+
+/** Lobbies deleted per transaction by the purge: a few milliseconds of the store's write lock each. */
+const PURGE_BATCH = 1000;
+
+/**
+ * Deletes every lobby of a deleted namespace, PURGE_BATCH at a time, each batch its own transaction, so
+ * other writes (on SQLite, every write of every game) wait at most one batch, never the whole log.
+ */
+export async function purgeLobbiesOf(deps: Deps, namespaceId: string): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await repo.deleteLobbyBatch(deps.db, namespaceId, PURGE_BATCH);
+    total += deleted;
+    if (deleted < PURGE_BATCH) return total;
+  }
+}

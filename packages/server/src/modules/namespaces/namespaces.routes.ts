@@ -75,6 +75,24 @@ export function namespacesRoutes(app: TypedApp, deps: Deps & WithNamespaces): vo
     }),
   );
 
+  app.delete(
+    '/cloud/games/:game_id/namespaces/:namespace_id',
+    routeOptions(
+      {
+        operationId: 'games.namespaces.deleteGameNamespace',
+        auth: 'game',
+        summary:
+          'Delete a namespace: gone at once with its CDN users and reporter tokens; its lobbies and builds are purged in the background',
+        tag: TAG,
+      },
+      { params: NamespaceParams, response: { 204: NoContent } },
+    ),
+    async (request, reply) => {
+      await namespaces.delete(request.params.game_id, request.params.namespace_id);
+      return reply.code(204).send(null);
+    },
+  );
+
   /** The namespace edits: same parameters, a JSON body, one service call, 204. */
   function namespaceEdit<B extends TSchema>(
     method: 'POST' | 'PUT',

@@ -15,10 +15,11 @@ import { isUniqueViolation } from '../../lib/db-errors.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import { ReadCache } from '../../lib/read-cache.js';
-import { gameExists } from '../games/games.repository.js';
+import { gameExists, lockGame } from '../games/games.repository.js';
+import { revokeTokensOf } from '../tokens/token-revocation.js';
 import { versionExists } from '../versions/versions.repository.js';
 import { versionToRunNotFound } from '../versions/versions.service.js';
-import type { NamespaceWrite } from './namespaces.repository.js';
+import type { GameNamespacesWrite, NamespaceWrite } from './namespaces.repository.js';
 import * as repo from './namespaces.repository.js';
 
 export const NAMESPACE_DEFAULTS = {
@@ -138,8 +139,9 @@ function checkCdnUserName(user: string): ValidationErrorItem[] {
  * The namespaces module: its operations, and the cache of rendered namespaces (interface 4.2) that only it
  * can reach. The composition root makes one per process.
  *
- * Namespace rows and their CDN users are written only through a `NamespaceWrite` handle, and the only place
- * that makes one is `write` below, which drops the cached view once the transaction is over. So no write, here or in another module, can
+ * Namespace rows and their CDN users are written only through a `NamespaceWrite` (or, retiring a game, a
+ * `GameNamespacesWrite`) handle, and the only place that makes one is `write` (or `deleteAllOfGame`) below,
+ * which drops the cached views once the transaction is over. So no write, here or in another module, can
  * leave a stale view behind; test/modules/namespace-writes.test.ts keeps it so.
  */
 export class Namespaces {
@@ -194,7 +196,8 @@ export class Namespaces {
     const caps = NAMESPACE_DEFAULTS.maxPlayersPerClient;
     try {
       await this.write(gameId, namespaceId, async (w) => {
-        if (!(await gameExists(w.db, gameId))) throw errors.gameNotFound();
+        // The game's lock: a game being retired cannot gain a namespace its retirement does not see.
+        if (!(await lockGame(w.db, gameId))) throw errors.gameNotFound();
         const found: ValidationErrorItem[] = [
           ...checkDisplayName(input.display_name, GAME_DISPLAY_NAME_MAX_BYTES),
           ...checkNameId(input.name_id),
@@ -223,6 +226,8 @@ export class Namespaces {
           mm_max_players_per_client_proxy: caps,
           mm_max_players_per_client_tor: caps,
           mm_max_players_per_client_vpn: caps,
+          delete_ts: null,
+          purge_ts: null,
         });
       });
     } catch (err) {
@@ -329,5 +334,46 @@ export class Namespaces {
       cdn_enable_domain_public_auth: enabled ? 1 : 0,
       update_ts: this.deps.clock.now(),
     });
+  }
+
+  /**
+   * DELETE .../namespaces/{namespace_id}, in one transaction: the namespace is marked deleted (every
+   * operation on it answers 404 from the commit on) and its name_id freed, its CDN users deleted, its
+   * reporter tokens revoked. Its lobbies and builds are purged afterwards in batches (purge.service.ts).
+   */
+  async delete(gameId: string, namespaceId: string): Promise<void> {
+    const now = this.deps.clock.now();
+    const revoked = await this.write(gameId, namespaceId, async (w) => {
+      // The game's lock first: a version being created (it holds the same lock) either commits before, and
+      // the purge sees the builds it names, or validates after, and no longer finds this namespace's builds.
+      if (!(await lockGame(w.db, gameId))) throw errors.gameNotFound();
+      if (!(await repo.markNamespaceDeleted(w, now))) throw errors.namespaceNotFound();
+      return revokeTokensOf(w.db, { gameId, namespaceId }, now);
+    });
+    for (const tokenId of revoked) this.deps.tokens.forget(tokenId);
+  }
+
+  /**
+   * Retiring a game: runs `withGame` (the game's own changes) and marks every namespace of the game deleted,
+   * as `delete` does, in one transaction; every cached view of the game is dropped once it is over.
+   */
+  async deleteAllOfGame<T>(gameId: string, withGame: (trx: Db) => Promise<T>): Promise<T> {
+    const now = this.deps.clock.now();
+    try {
+      return await this.deps.db.transaction().execute(async (trx) => {
+        const result = await withGame(trx);
+        await repo.markGameNamespacesDeleted({ db: trx, gameId } as unknown as GameNamespacesWrite, now);
+        return result;
+      });
+    } finally {
+      const prefix = viewKey(gameId, '');
+      this.#views.invalidateWhere((key) => key.startsWith(prefix));
+    }
+  }
+
+  /** The purge of a deleted namespace finished (purge.service.ts). */
+  markPurged(gameId: string, namespaceId: string): Promise<void> {
+    const now = this.deps.clock.now();
+    return this.write(gameId, namespaceId, (w) => repo.markNamespacePurged(w, now));
   }
 }

@@ -5,25 +5,42 @@ import { errors } from '../../errors.js';
 import { DAY_MS, toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
+import { lockGame } from '../games/games.repository.js';
 import { assertGameExists } from '../games/games.service.js';
+import { findNamespace } from '../namespaces/namespaces.repository.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import type { Caller, SignedTokenKind } from './token-authority.js';
 import * as repo from './tokens.repository.js';
 
-/** Mints a signed cloud token for one game; the row makes it revocable and is written before it is handed out. */
+/**
+ * Mints a signed cloud token for one game; the row makes it revocable and is written before it is handed
+ * out, under the game's lock, so a retirement committing meanwhile cannot miss it and leave it unrevoked.
+ */
 export async function createCloudToken(deps: Deps, gameId: string) {
-  await assertGameExists(deps, gameId);
-  return mintToken(deps, 'cloud', gameId, null);
+  const claims = await deps.db.transaction().execute(async (trx) => {
+    if (!(await lockGame(trx, gameId))) throw errors.gameNotFound();
+    return recordToken(deps, trx, { kind: 'cloud', gameId, namespaceId: null });
+  });
+  return signMinted(deps, claims);
 }
 
-/** A token the hosting data plane uses to write one namespace's lobby log, and nothing else. */
+/**
+ * A token the hosting data plane uses to write one namespace's lobby log, and nothing else; minted under the
+ * game's lock, which deleting the namespace and retiring the game take first too, so neither committing
+ * meanwhile can miss the token and leave it unrevoked.
+ */
 export async function createReporterToken(deps: Deps & WithNamespaces, gameId: string, namespaceId: string) {
+  // The usual 404s (which of game and namespace is missing) before the locked write.
   await deps.namespaces.get(gameId, namespaceId);
-  return mintToken(deps, 'reporter', gameId, namespaceId);
+  const claims = await deps.db.transaction().execute(async (trx) => {
+    if (!(await lockGame(trx, gameId))) throw errors.gameNotFound();
+    if ((await findNamespace(trx, gameId, namespaceId)) === undefined) throw errors.namespaceNotFound();
+    return recordToken(deps, trx, { kind: 'reporter', gameId, namespaceId });
+  });
+  return signMinted(deps, claims);
 }
 
-async function mintToken(deps: Deps, kind: SignedTokenKind, gameId: string, namespaceId: string | null) {
-  const claims = await recordToken(deps, deps.db, { kind, gameId, namespaceId });
+async function signMinted(deps: Deps, claims: Awaited<ReturnType<typeof recordToken>>) {
   const token = await deps.tokens.signToken(claims);
   return { token, token_id: claims.tokenId, expire_ts: toTimestamp(claims.expireTs) };
 }
@@ -95,9 +112,9 @@ export async function revokeToken(deps: Deps, caller: Caller, tokenId: string): 
  */
 export async function listTokens(deps: Deps, gameId: string, query: PageQuery): Promise<TokenList> {
   const page = readPage('tokens', query);
+  // A retired game keeps its (revoked) token rows, so their presence does not prove the game is there.
+  await assertGameExists(deps, gameId);
   const rows = await repo.listGameTokens(deps.db, gameId, page.after, page.limit + 1);
-  // Only an empty page needs the game looked up: a game with tokens exists.
-  if (rows.length === 0) await assertGameExists(deps, gameId);
   const { items, cursor } = pageOf('tokens', rows, page.limit, (r) => ({ ts: r.create_ts, id: r.token_id }));
   return {
     tokens: items.map((r) => ({

@@ -57,3 +57,32 @@ export function completeAvatar(db: Db, upload: UploadRow, avatarUrl: string, now
     return true;
   });
 }
+
+/** The keys of the stored files of these uploads: the file PUT to, and the checked copy complete made. */
+export async function fileKeysOf(db: Db, uploadIds: string[]): Promise<string[]> {
+  if (uploadIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('uploads')
+    .select(['object_key', 'frozen_key'])
+    .where('upload_id', 'in', uploadIds)
+    .execute();
+  return [
+    ...new Set(rows.flatMap((r) => (r.frozen_key === null ? [r.object_key] : [r.object_key, r.frozen_key]))),
+  ];
+}
+
+export async function deleteUploads(db: Db, uploadIds: string[]): Promise<void> {
+  if (uploadIds.length === 0) return;
+  await db.deleteFrom('uploads').where('upload_id', 'in', uploadIds).execute();
+}
+
+/** Up to `limit` uploads of the game, for the purge of a retired game. */
+export async function uploadIdsOfGame(db: Db, gameId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('uploads')
+    .select('upload_id')
+    .where('game_id', '=', gameId)
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.upload_id);
+}

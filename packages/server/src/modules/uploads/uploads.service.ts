@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { PresignedRequest } from '@gcm/contract';
+import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import {
@@ -306,5 +307,38 @@ export async function receiveUploadPart(
       signed.length,
       result.received > signed.length ? 'more' : `${result.received} bytes`,
     );
+  }
+}
+
+/**
+ * Deletes the stored files of these uploads (the purge of a deleted namespace or retired game; their rows
+ * go afterwards, with deleteUploadRows). Parts of a multipart upload never completed are not touched: they
+ * are the store's (an S3 lifecycle rule aborts incomplete multipart uploads).
+ */
+export async function deleteUploadFiles(deps: Deps, uploadIds: string[]): Promise<void> {
+  for (const key of await repo.fileKeysOf(deps.db, uploadIds)) await deps.blobs.delete(key);
+}
+
+/** Deletes upload rows, inside the purge's transaction (after the builds that name them). */
+export function deleteUploadRows(trx: Db, uploadIds: string[]): Promise<void> {
+  return repo.deleteUploads(trx, uploadIds);
+}
+
+/** Uploads deleted per batch by the purge of a retired game. */
+const PURGE_BATCH = 100;
+
+/**
+ * Deletes every upload of a retired game (avatars, and any its builds' purge left), files first, then rows,
+ * PURGE_BATCH at a time. Runs after the game's builds are gone, since a build names its upload.
+ */
+export async function purgeUploadsOfGame(deps: Deps, gameId: string): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ids = await repo.uploadIdsOfGame(deps.db, gameId, PURGE_BATCH);
+    if (ids.length === 0) return total;
+    await deleteUploadFiles(deps, ids);
+    await repo.deleteUploads(deps.db, ids);
+    total += ids.length;
+    if (ids.length < PURGE_BATCH) return total;
   }
 }

@@ -6,12 +6,15 @@ export function insertVersion(db: Db, row: VersionsTable) {
   return db.insertInto('versions').values(row).execute();
 }
 
+/** A version of a living game: a retired game's versions are kept, but no longer shown. */
 export function findVersion(db: Db, gameId: string, versionId: string) {
   return db
     .selectFrom('versions')
-    .selectAll()
-    .where('version_id', '=', versionId)
-    .where('game_id', '=', gameId)
+    .innerJoin('games', 'games.game_id', 'versions.game_id')
+    .selectAll('versions')
+    .where('versions.version_id', '=', versionId)
+    .where('versions.game_id', '=', gameId)
+    .where('games.delete_ts', 'is', null)
     .executeTakeFirst();
 }
 
@@ -63,15 +66,25 @@ export function listVersionPage(db: Db, gameId: string, after: PageKey | undefin
   return listVersionsQuery(db, gameId, after, limit).execute();
 }
 
-/** Which of `ids` name completed builds of the game (any environment). */
+/**
+ * Which of `ids` name completed builds of the game in any of its living environments: the builds a deleted
+ * namespace keeps for the versions that already name them are not for new versions.
+ */
 export async function completedBuildIdsAmong(db: Db, gameId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('builds')
-    .select('build_id')
-    .where('game_id', '=', gameId)
-    .where('complete_ts', 'is not', null)
-    .where('build_id', 'in', ids)
+    .innerJoin('namespaces', 'namespaces.namespace_id', 'builds.namespace_id')
+    .select('builds.build_id')
+    .where('builds.game_id', '=', gameId)
+    .where('builds.complete_ts', 'is not', null)
+    .where('builds.build_id', 'in', ids)
+    .where('namespaces.delete_ts', 'is', null)
     .execute();
   return rows.map((r) => r.build_id);
+}
+
+/** The config of every version of the game, for the purge to find which builds they name. */
+export function versionConfigsOf(db: Db, gameId: string) {
+  return db.selectFrom('versions').select('config_json').where('game_id', '=', gameId).execute();
 }

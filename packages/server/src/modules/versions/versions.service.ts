@@ -91,9 +91,9 @@ export async function getVersion(deps: Deps, gameId: string, versionId: string, 
 /** A page of the game's versions, newest first, without their configurations. */
 export async function listVersions(deps: Deps, gameId: string, query: PageQuery): Promise<VersionList> {
   const page = readPage('versions', query);
+  // A retired game keeps its versions, so their presence does not prove the game is there.
+  if (!(await gamesRepo.gameExists(deps.db, gameId))) throw errors.gameNotFound();
   const rows = await repo.listVersionPage(deps.db, gameId, page.after, page.limit + 1);
-  // Only an empty page needs the game looked up: a game with versions exists.
-  if (rows.length === 0 && !(await gamesRepo.gameExists(deps.db, gameId))) throw errors.gameNotFound();
   const { items, cursor } = pageOf('versions', rows, page.limit, (r) => ({
     ts: r.create_ts,
     id: r.version_id,
@@ -114,4 +114,16 @@ export async function versionToRunNotFound(db: Db, gameId: string): Promise<AppE
 
 export function listRegions(deps: Deps) {
   return { regions: deps.config.regions.map((r) => ({ region_id: r, name_id: r })) };
+}
+
+/**
+ * The builds any version of the game names (its image ids). Versions never change and any namespace may be
+ * pointed at any of them, so a deleted namespace keeps these builds (purge.service.ts).
+ */
+export async function buildIdsNamedByVersions(deps: Deps, gameId: string): Promise<Set<string>> {
+  const named = new Set<string>();
+  for (const row of await repo.versionConfigsOf(deps.db, gameId)) {
+    for (const id of imageIdsOf(JSON.parse(row.config_json) as VersionConfig)) named.add(id);
+  }
+  return named;
 }
