@@ -174,6 +174,16 @@ describe('deleting a namespace', () => {
     assert.deepEqual(game.json<{ game: { namespaces: unknown[] } }>().game.namespaces, []);
   });
 
+  it('leaves the namespace out of the game\'s namespace list', async () => {
+    const f = await fixture();
+    const kept = await createNamespace(svc, f, 'kept');
+    assertNoContent(await svc.call('DELETE', nsUrl(f)));
+    const list = await svc.call('GET', `/cloud/games/${f.gameId}/namespaces`);
+    assert.equal(list.statusCode, 200, list.body);
+    const ids = list.json<{ namespaces: { namespace_id: string }[] }>().namespaces.map((n) => n.namespace_id);
+    assert.deepEqual(ids, [kept]);
+  });
+
   it('says which is missing: an unknown game, or a namespace of another game', async () => {
     const a = await fixture();
     const b = await fixture();
@@ -438,6 +448,14 @@ describe('retiring a game', () => {
     });
     assert.equal(again.statusCode, 200, again.body);
     assert.notEqual(again.json<{ game_id: string }>().game_id, f.gameId);
+  });
+
+  it('answers 404 GAME_NOT_FOUND to its lists, though its versions and revoked tokens remain', async () => {
+    const f = await fixture();
+    assertNoContent(await svc.call('DELETE', gameUrl(f)));
+    for (const list of ['namespaces', 'versions', 'tokens']) {
+      assertError(await svc.call('GET', `${gameUrl(f)}/${list}`), 404, 'GAME_NOT_FOUND');
+    }
   });
 
   it('ends its billing: no subscription and nothing left to roll over; its billing watchers are answered', async () => {
