@@ -111,3 +111,6 @@ export const BuildList = Type.Object({
 });
 
 export type BuildList = Static<typeof BuildList>;
+
+export const GetBuildResponse = Type.Object({ build: Build });
+export type GetBuildResponse = Static<typeof GetBuildResponse>;

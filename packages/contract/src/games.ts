@@ -54,3 +54,12 @@ export type NamespaceSummary = Static<typeof NamespaceSummary>;
 export type VersionSummary = Static<typeof VersionSummary>;
 export type HostNetworkingBody = Static<typeof HostNetworkingBody>;
 export type GameFull = Static<typeof GameFull>;
+
+export const CreateGameResponse = Type.Object({ game_id: Id });
+export type CreateGameResponse = Static<typeof CreateGameResponse>;
+
+export const GameList = Type.Object({ games: Type.Array(GameSummary) });
+export type GameList = Static<typeof GameList>;
+
+export const GetGameResponse = Type.Object({ game: GameFull });
+export type GetGameResponse = Static<typeof GetGameResponse>;

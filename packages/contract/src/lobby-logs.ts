@@ -51,3 +51,12 @@ export type ListLobbiesQuery = Static<typeof ListLobbiesQuery>;
 export type CreateLobbyBody = Static<typeof CreateLobbyBody>;
 export type LobbyEventBody = Static<typeof LobbyEventBody>;
 export type LobbySummary = Static<typeof LobbySummary>;
+
+export const LobbyList = Type.Object({ lobbies: Type.Array(LobbySummary) });
+export type LobbyList = Static<typeof LobbyList>;
+
+export const GetLobbyResponse = Type.Object({ lobby: LobbySummary });
+export type GetLobbyResponse = Static<typeof GetLobbyResponse>;
+
+export const CreateLobbyResponse = Type.Object({ lobby_id: Id });
+export type CreateLobbyResponse = Static<typeof CreateLobbyResponse>;

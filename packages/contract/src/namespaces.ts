@@ -88,3 +88,9 @@ export type CdnAuthTypeBody = Static<typeof CdnAuthTypeBody>;
 export type DomainPublicAuthBody = Static<typeof DomainPublicAuthBody>;
 export type NamespaceFull = Static<typeof NamespaceFull>;
 export type NamespaceList = Static<typeof NamespaceList>;
+
+export const CreateNamespaceResponse = Type.Object({ namespace_id: Id });
+export type CreateNamespaceResponse = Static<typeof CreateNamespaceResponse>;
+
+export const GetNamespaceResponse = Type.Object({ namespace: NamespaceFull });
+export type GetNamespaceResponse = Static<typeof GetNamespaceResponse>;

@@ -32,3 +32,39 @@ export const TokenList = Type.Object({
 export type TokenKind = Static<typeof TokenKind>;
 export type TokenSummary = Static<typeof TokenSummary>;
 export type TokenList = Static<typeof TokenList>;
+
+/** A minted cloud or reporter token: the only answer that ever carries a token's text. */
+export const TokenResponse = Type.Object({
+  token: Type.String({ description: 'shown once; the service keeps only its id' }),
+  token_id: Id,
+  expire_ts: Timestamp,
+});
+export type TokenResponse = Static<typeof TokenResponse>;
+
+/** `GET /cloud/auth/inspect`: who the bearer token speaks for. */
+export const InspectResponse = Type.Object({
+  agent: Type.Object({
+    operator: Type.Optional(Type.Object({})),
+    game_cloud: Type.Optional(
+      Type.Object({
+        game_id: Id,
+        token_id: Id,
+        create_ts: Timestamp,
+        expire_ts: Timestamp,
+      }),
+    ),
+    namespace_reporter: Type.Optional(
+      Type.Object({
+        game_id: Id,
+        namespace_id: Id,
+        token_id: Id,
+        create_ts: Timestamp,
+        expire_ts: Timestamp,
+      }),
+    ),
+  }),
+});
+export type InspectResponse = Static<typeof InspectResponse>;
+
+export const TokenIdParams = Type.Object({ token_id: Id });
+export type TokenIdParams = Static<typeof TokenIdParams>;

@@ -44,3 +44,9 @@ export type GetVersionQuery = Static<typeof GetVersionQuery>;
 export type VersionFull = Static<typeof VersionFull>;
 export type RegionsResponse = Static<typeof RegionsResponse>;
 export type VersionList = Static<typeof VersionList>;
+
+export const CreateVersionResponse = Type.Object({ version_id: Id });
+export type CreateVersionResponse = Static<typeof CreateVersionResponse>;
+
+export const GetVersionResponse = Type.Object({ version: VersionFull });
+export type GetVersionResponse = Static<typeof GetVersionResponse>;

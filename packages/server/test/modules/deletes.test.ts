@@ -174,7 +174,7 @@ describe('deleting a namespace', () => {
     assert.deepEqual(game.json<{ game: { namespaces: unknown[] } }>().game.namespaces, []);
   });
 
-  it('leaves the namespace out of the game\'s namespace list', async () => {
+  it("leaves the namespace out of the game's namespace list", async () => {
     const f = await fixture();
     const kept = await createNamespace(svc, f, 'kept');
     assertNoContent(await svc.call('DELETE', nsUrl(f)));

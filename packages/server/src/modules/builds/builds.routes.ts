@@ -1,8 +1,8 @@
 import {
-  Build,
   BuildList,
   BuildParams,
   EnvironmentParams,
+  GetBuildResponse,
   ListBuildsQuery,
   NoContent,
   PartsQuery,
@@ -12,7 +12,6 @@ import {
   PrepareBuildResponse,
   TagsQuery,
 } from '@gcm/contract';
-import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import type { StoredAnswer } from '../../http/idempotency.js';
 import { routeOptions } from '../../http/route-options.js';
@@ -111,7 +110,7 @@ export function buildsRoutes(app: TypedApp, deps: Deps): void {
         summary: 'A completed build (404 when tags_json is given and the build lacks one of its pairs)',
         tag: TAG,
       },
-      { params: BuildParams, querystring: TagsQuery, response: { 200: Type.Object({ build: Build }) } },
+      { params: BuildParams, querystring: TagsQuery, response: { 200: GetBuildResponse } },
     ),
     async (request) => {
       const { game_id, environment_id, build_id } = request.params;

@@ -1,15 +1,14 @@
 import {
   CreateGameBody,
-  GameFull,
+  CreateGameResponse,
   GameIdParams,
-  GameSummary,
+  GameList,
+  GetGameResponse,
   HostNetworkingBody,
-  Id,
   NoContent,
   ValidateGameBody,
   ValidationResult,
 } from '@gcm/contract';
-import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { callerOf } from '../../http/auth.js';
 import { routeOptions } from '../../http/route-options.js';
@@ -49,7 +48,7 @@ export function gamesRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
         tag: 'games',
         idempotent: true,
       },
-      { body: CreateGameBody, response: { 200: Type.Object({ game_id: Id }) } },
+      { body: CreateGameBody, response: { 200: CreateGameResponse } },
     ),
     async (request) => ({ game_id: await createGame(deps, request.body) }),
   );
@@ -63,7 +62,7 @@ export function gamesRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
         summary: 'List games: all for the operator, its own for a game cloud token',
         tag: 'games',
       },
-      { response: { 200: Type.Object({ games: Type.Array(GameSummary) }) } },
+      { response: { 200: GameList } },
     ),
     async (request) => ({ games: await listGames(deps, callerOf(request)) }),
   );
@@ -77,7 +76,7 @@ export function gamesRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
         summary: 'A game with its namespaces and versions',
         tag: 'games',
       },
-      { params: GameIdParams, response: { 200: Type.Object({ game: GameFull }) } },
+      { params: GameIdParams, response: { 200: GetGameResponse } },
     ),
     async (request) => ({ game: await getGameFull(deps, request.params.game_id) }),
   );

@@ -1,14 +1,14 @@
 import {
   CreateLobbyBody,
-  Id,
+  CreateLobbyResponse,
+  GetLobbyResponse,
   ListLobbiesQuery,
   LobbyEventBody,
+  LobbyList,
   LobbyParams,
-  LobbySummary,
   NamespaceParams,
   NoContent,
 } from '@gcm/contract';
-import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
@@ -32,7 +32,7 @@ export function lobbyLogsRoutes(app: TypedApp, deps: Deps & WithNamespaces): voi
       {
         params: NamespaceParams,
         querystring: ListLobbiesQuery,
-        response: { 200: Type.Object({ lobbies: Type.Array(LobbySummary) }) },
+        response: { 200: LobbyList },
       },
     ),
     async (request) => {
@@ -50,7 +50,7 @@ export function lobbyLogsRoutes(app: TypedApp, deps: Deps & WithNamespaces): voi
         summary: 'One lobby of the namespace log',
         tag: TAG,
       },
-      { params: LobbyParams, response: { 200: Type.Object({ lobby: LobbySummary }) } },
+      { params: LobbyParams, response: { 200: GetLobbyResponse } },
     ),
     async (request) => {
       const { game_id, namespace_id, lobby_id } = request.params;
@@ -71,7 +71,7 @@ export function lobbyLogsRoutes(app: TypedApp, deps: Deps & WithNamespaces): voi
       {
         params: NamespaceParams,
         body: CreateLobbyBody,
-        response: { 200: Type.Object({ lobby_id: Id }) },
+        response: { 200: CreateLobbyResponse },
       },
     ),
     async (request) => {

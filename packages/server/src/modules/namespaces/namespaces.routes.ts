@@ -3,18 +3,18 @@ import {
   CdnAuthUserBody,
   CdnAuthUserParams,
   CreateNamespaceBody,
+  CreateNamespaceResponse,
   DomainPublicAuthBody,
   GameIdParams,
-  Id,
+  GetNamespaceResponse,
   MatchmakerConfigBody,
-  NamespaceFull,
   NamespaceList,
   NamespaceParams,
   NoContent,
   PageQuery,
   SetNamespaceVersionBody,
 } from '@gcm/contract';
-import { type Static, type TSchema, Type } from 'typebox';
+import type { Static, TSchema } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
@@ -37,7 +37,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps & WithNamespaces): vo
       {
         params: GameIdParams,
         body: CreateNamespaceBody,
-        response: { 200: Type.Object({ namespace_id: Id }) },
+        response: { 200: CreateNamespaceResponse },
       },
     ),
     async (request) => ({
@@ -68,7 +68,7 @@ export function namespacesRoutes(app: TypedApp, deps: Deps & WithNamespaces): vo
         summary: 'A namespace with its full configuration',
         tag: TAG,
       },
-      { params: NamespaceParams, response: { 200: Type.Object({ namespace: NamespaceFull }) } },
+      { params: NamespaceParams, response: { 200: GetNamespaceResponse } },
     ),
     async (request) => ({
       namespace: await namespaces.get(request.params.game_id, request.params.namespace_id),

@@ -1,5 +1,13 @@
-import { GameIdParams, Id, NamespaceParams, NoContent, PageQuery, Timestamp, TokenList } from '@gcm/contract';
-import { type Static, Type } from 'typebox';
+import {
+  GameIdParams,
+  InspectResponse,
+  NamespaceParams,
+  NoContent,
+  PageQuery,
+  TokenIdParams,
+  TokenList,
+  TokenResponse,
+} from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { callerOf } from '../../http/auth.js';
 import type { StoredAnswer } from '../../http/idempotency.js';
@@ -17,13 +25,6 @@ import {
 
 const TAG = 'tokens';
 
-const TokenResponse = Type.Object({
-  token: Type.String({ description: 'shown once; the service keeps only its id' }),
-  token_id: Id,
-  expire_ts: Timestamp,
-});
-type TokenResponse = Static<typeof TokenResponse>;
-
 /**
  * An Idempotency-Key replay of a token mint: the token's text is never stored, only its id; the replay
  * signs the token's row again, and Ed25519 signatures are deterministic, so it is the same text.
@@ -34,29 +35,6 @@ function tokenAnswer(deps: Deps): StoredAnswer<TokenResponse, Omit<TokenResponse
     restore: async (kept) => ({ ...kept, token: await storedTokenText(deps, kept.token_id) }),
   };
 }
-
-const InspectResponse = Type.Object({
-  agent: Type.Object({
-    operator: Type.Optional(Type.Object({})),
-    game_cloud: Type.Optional(
-      Type.Object({
-        game_id: Id,
-        token_id: Id,
-        create_ts: Timestamp,
-        expire_ts: Timestamp,
-      }),
-    ),
-    namespace_reporter: Type.Optional(
-      Type.Object({
-        game_id: Id,
-        namespace_id: Id,
-        token_id: Id,
-        create_ts: Timestamp,
-        expire_ts: Timestamp,
-      }),
-    ),
-  }),
-});
 
 export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
   app.post(
@@ -116,7 +94,7 @@ export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
         summary: 'Revoke a token: the operator any, a game cloud token those of its own game',
         tag: TAG,
       },
-      { params: Type.Object({ token_id: Id }), response: { 204: NoContent } },
+      { params: TokenIdParams, response: { 204: NoContent } },
     ),
     async (request, reply) => {
       await revokeToken(deps, callerOf(request), request.params.token_id);

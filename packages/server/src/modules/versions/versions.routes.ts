@@ -1,16 +1,15 @@
 import {
+  CreateVersionResponse,
   GameIdParams,
   GetVersionQuery,
-  Id,
+  GetVersionResponse,
   PageQuery,
   RegionsResponse,
   ValidationResult,
   VersionBody,
-  VersionFull,
   VersionList,
   VersionParams,
 } from '@gcm/contract';
-import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
@@ -52,7 +51,7 @@ export function versionsRoutes(app: TypedApp, deps: Deps): void {
       {
         params: GameIdParams,
         body: VersionBody,
-        response: { 200: Type.Object({ version_id: Id }) },
+        response: { 200: CreateVersionResponse },
       },
     ),
     async (request) => ({ version_id: await createVersion(deps, request.params.game_id, request.body) }),
@@ -84,7 +83,7 @@ export function versionsRoutes(app: TypedApp, deps: Deps): void {
       {
         params: VersionParams,
         querystring: GetVersionQuery,
-        response: { 200: Type.Object({ version: VersionFull }) },
+        response: { 200: GetVersionResponse },
       },
     ),
     async (request) => ({
