@@ -94,19 +94,19 @@ export const errors = {
   namespaceNotFound: () =>
     make(
       'NAMESPACE_NOT_FOUND',
-      "no namespace with this namespace_id in this game; GET /cloud/games/{game_id} lists the game's namespaces",
+      "no namespace with this namespace_id in this game; GET /cloud/games/{game_id}/namespaces lists the game's namespaces",
     ),
   versionNotFound: () =>
     make(
       'VERSION_NOT_FOUND',
-      "no version with this version_id in this game; GET /cloud/games/{game_id} lists the game's versions",
+      "no version with this version_id in this game; GET /cloud/games/{game_id}/versions lists the game's versions",
     ),
   /** A body's version_id (a namespace's version) that names nothing: says what to create first. */
   versionToRunNotFound: (gameHasVersions: boolean) =>
     make(
       'VERSION_NOT_FOUND',
       gameHasVersions
-        ? "version_id names no version of this game; GET /cloud/games/{game_id} lists the game's versions"
+        ? "version_id names no version of this game; GET /cloud/games/{game_id}/versions lists the game's versions"
         : 'this game has no version yet, and a namespace runs one: create a version first ' +
             '(POST /cloud/games/{game_id}/versions), then send its version_id',
       { field: 'version_id' },
@@ -183,7 +183,7 @@ export const errors = {
     make(
       'ENVIRONMENT_NOT_FOUND',
       'no environment with this environment_id in this game: an environment is a namespace, so send a ' +
-        "namespace_id (GET /cloud/games/{game_id} lists the game's namespaces; " +
+        "namespace_id (GET /cloud/games/{game_id}/namespaces lists the game's namespaces; " +
         'POST /cloud/games/{game_id}/namespaces creates one)',
     ),
   /**

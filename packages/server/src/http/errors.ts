@@ -55,16 +55,16 @@ const ID_GUIDES = new Map<string, { what: string; find: string }>(
     game_id: { what: "the game's id", find: 'GET /cloud/games lists each game_id beside its name_id' },
     namespace_id: {
       what: "the namespace's id",
-      find: "GET /cloud/games/{game_id} lists the game's namespaces with their namespace_id",
+      find: "GET /cloud/games/{game_id}/namespaces lists the game's namespaces with their namespace_id",
     },
     environment_id: {
       what: 'the id of a namespace (an environment is a namespace)',
-      find: "GET /cloud/games/{game_id} lists the game's namespaces with their namespace_id",
+      find: "GET /cloud/games/{game_id}/namespaces lists the game's namespaces with their namespace_id",
     },
     version_id: {
       what: "the version's id",
       find:
-        "GET /cloud/games/{game_id} lists the game's versions with their version_id " +
+        "GET /cloud/games/{game_id}/versions lists the game's versions with their version_id " +
         '(none yet? POST /cloud/games/{game_id}/versions creates one)',
     },
     build_id: {

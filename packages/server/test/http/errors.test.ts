@@ -312,7 +312,7 @@ describe('HTTP errors', () => {
       });
       assert.match(
         messageOf(named, 400, 'API_BAD_BODY'),
-        /^body field "version_id" takes the version's id, a UUID .*; "v1" looks like a name_id, not an id: GET \/cloud\/games\/\{game_id\} lists/,
+        /^body field "version_id" takes the version's id, a UUID .*; "v1" looks like a name_id, not an id: GET \/cloud\/games\/\{game_id\}\/versions lists/,
       );
       const missing = await svc.call('POST', `/cloud/games/${fx.gameId}/namespaces`, {
         body: { name_id: 'staging', display_name: 'Staging' },
