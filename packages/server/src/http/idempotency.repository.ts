@@ -18,26 +18,33 @@ export interface StoredKey {
   expire_ts: number;
 }
 
+/** A new hold on a key: who holds it, until when, and when the key itself expires. */
+export interface Claim {
+  claimId: string;
+  claimExpireTs: number;
+  createTs: number;
+  expireTs: number;
+}
+
+/** The row's columns for a claim of `use`: a fresh claim and a take-over write the same ones. */
+function claimedColumns(use: KeyUse, claim: Claim) {
+  return {
+    route: use.route,
+    request_sha256: use.requestSha256,
+    claim_id: claim.claimId,
+    claim_expire_ts: claim.claimExpireTs,
+    status_code: null,
+    answer: null,
+    create_ts: claim.createTs,
+    expire_ts: claim.expireTs,
+  };
+}
+
 /** Inserts the claim of a key nobody holds; false when the row exists (the primary key decides races). */
-export async function insertClaim(
-  db: Db,
-  use: KeyUse,
-  claim: { claimId: string; claimExpireTs: number; createTs: number; expireTs: number },
-): Promise<boolean> {
+export async function insertClaim(db: Db, use: KeyUse, claim: Claim): Promise<boolean> {
   const row = await db
     .insertInto('idempotency_keys')
-    .values({
-      scope: use.scope,
-      idem_key: use.key,
-      route: use.route,
-      request_sha256: use.requestSha256,
-      claim_id: claim.claimId,
-      claim_expire_ts: claim.claimExpireTs,
-      status_code: null,
-      answer: null,
-      create_ts: claim.createTs,
-      expire_ts: claim.expireTs,
-    })
+    .values({ scope: use.scope, idem_key: use.key, ...claimedColumns(use, claim) })
     .onConflict((oc) => oc.columns(['scope', 'idem_key']).doNothing())
     .returning('claim_id')
     .executeTakeFirst();
@@ -58,24 +65,10 @@ export function findKey(db: Db, scope: string, key: string): Promise<StoredKey |
  * never answered. Conditional on the row being unchanged since, so of two instances taking over the same
  * row at once only one succeeds.
  */
-export async function takeOver(
-  db: Db,
-  use: KeyUse,
-  seen: StoredKey,
-  claim: { claimId: string; claimExpireTs: number; createTs: number; expireTs: number },
-): Promise<boolean> {
+export async function takeOver(db: Db, use: KeyUse, seen: StoredKey, claim: Claim): Promise<boolean> {
   let query = db
     .updateTable('idempotency_keys')
-    .set({
-      route: use.route,
-      request_sha256: use.requestSha256,
-      claim_id: claim.claimId,
-      claim_expire_ts: claim.claimExpireTs,
-      status_code: null,
-      answer: null,
-      create_ts: claim.createTs,
-      expire_ts: claim.expireTs,
-    })
+    .set(claimedColumns(use, claim))
     .where('scope', '=', use.scope)
     .where('idem_key', '=', use.key)
     .where('expire_ts', '=', seen.expire_ts);
