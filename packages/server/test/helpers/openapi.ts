@@ -105,3 +105,18 @@ export function fillPath(path: string, values: Record<string, string>): string {
     return value;
   });
 }
+
+/** The docs page's own assets (scripts, styles, its copies of the document): public, served by swagger-ui. */
+export function isDocsAsset(path: string): boolean {
+  return /^\/docs(\/|$)/.test(path);
+}
+
+/**
+ * The routes the public document leaves out, as `METHOD /path/{param}` keys (the docs page's own assets
+ * aside): the suites that walk the document must cover each of these some other way.
+ */
+export function hiddenRouteKeys(svc: TestService): string[] {
+  return svc.app.routeTable
+    .filter((r) => r.hidden && !isDocsAsset(r.url))
+    .map((r) => `${r.method} ${r.url.replace(/:([a-z_]+)/g, '{$1}')}`);
+}

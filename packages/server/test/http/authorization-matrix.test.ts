@@ -26,7 +26,14 @@ import {
   uploadedAvatar,
   uploadedBuild,
 } from '../helpers/api-world.js';
-import { fillPath, type HttpMethod, listOperations, readOpenApi } from '../helpers/openapi.js';
+import {
+  fillPath,
+  type HttpMethod,
+  hiddenRouteKeys,
+  isDocsAsset,
+  listOperations,
+  readOpenApi,
+} from '../helpers/openapi.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { diffSnapshots, rowsOfGame, snapshotStore } from '../helpers/store-snapshot.js';
 
@@ -269,9 +276,6 @@ const HIDDEN: { key: string; method: HttpMethod; path: string; row: Row }[] = [
   },
 ];
 
-/** The docs page's own assets (scripts, styles, its copies of the document): public, served by swagger-ui. */
-const DOCS_ASSETS = /^\/docs(\/|$)/;
-
 /** Path parameters name the world's things unless a row's request says otherwise. */
 function defaultParams(world: GameWorld): Record<string, string> {
   return {
@@ -376,19 +380,16 @@ describe('authorization matrix: every route × every kind of caller', () => {
     for (const id of Object.keys(MATRIX)) {
       if (!documented.has(id)) failures.push(`row ${id} names no operation of the document`);
     }
-    const hiddenRows = new Set(HIDDEN.map((h) => `${h.method} ${h.path}`));
-    for (const route of svc.app.routeTable) {
-      if (!route.hidden || DOCS_ASSETS.test(route.url)) continue;
-      const key = `${route.method} ${route.url.replace(/:([a-z_]+)/g, '{$1}')}`;
-      if (!hiddenRows.has(key)) failures.push(`${key} is left out of the document and has no HIDDEN row`);
+    const hiddenRoutes = new Set(hiddenRouteKeys(svc));
+    for (const key of hiddenRoutes) {
+      if (!HIDDEN.some((h) => `${h.method} ${h.path}` === key)) {
+        failures.push(`${key} is left out of the document and has no HIDDEN row`);
+      }
     }
-    for (const key of hiddenRows) {
-      const [method, path = ''] = key.split(' ');
-      if (DOCS_ASSETS.test(path)) continue;
-      const found = svc.app.routeTable.some(
-        (r) => r.hidden && r.method === method && r.url.replace(/:([a-z_]+)/g, '{$1}') === path,
-      );
-      if (!found) failures.push(`HIDDEN row ${key} names no hidden route`);
+    for (const { method, path } of HIDDEN) {
+      if (!isDocsAsset(path) && !hiddenRoutes.has(`${method} ${path}`)) {
+        failures.push(`HIDDEN row ${method} ${path} names no hidden route`);
+      }
     }
     const routes = [
       ...ops.flatMap((o) => {
