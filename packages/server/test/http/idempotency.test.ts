@@ -21,6 +21,7 @@ import { listOperations, readOpenApi } from '../helpers/openapi.js';
 import { onPostgres } from '../helpers/postgres.js';
 import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
 import { diffSnapshots, snapshotStore } from '../helpers/store-snapshot.js';
+import { until } from '../helpers/until.js';
 
 const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)' };
 
@@ -149,14 +150,6 @@ function addGatedRoute(svc: TestService) {
     async () => ({ text: 'x'.repeat(MAX_STORED_ANSWER_BYTES) }),
   );
   return gate;
-}
-
-async function until(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`${what}: not within 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 function gated(svc: TestService, key: string, label = 'a') {
@@ -435,7 +428,7 @@ describe('Idempotency-Key', () => {
 
   it('answers 409 to a retry while the first request is in flight, then its answer', async () => {
     const first = gated(svc, 'in-flight');
-    await until('the first request runs', () => gate.waiting.length === 1);
+    await until('the first request runs', 10_000, () => gate.waiting.length === 1, 2);
     const busy = await gated(svc, 'in-flight');
     const error = assertError(busy, 409, 'IDEMPOTENCY_KEY_IN_USE');
     assert.equal(busy.headers['retry-after'], '1');
@@ -451,12 +444,12 @@ describe('Idempotency-Key', () => {
 
   it('lets a retry take over a claim whose request never answered, once the claim runs out', async () => {
     const stuck = gated(svc, 'abandoned');
-    await until('the first request runs', () => gate.waiting.length === 1);
+    await until('the first request runs', 10_000, () => gate.waiting.length === 1, 2);
     svc.clock.advance(IDEMPOTENCY_CLAIM_MS - 1);
     assertError(await gated(svc, 'abandoned'), 409, 'IDEMPOTENCY_KEY_IN_USE');
     svc.clock.advance(1);
     const retry = gated(svc, 'abandoned');
-    await until('the retry runs', () => gate.waiting.length === 2);
+    await until('the retry runs', 10_000, () => gate.waiting.length === 2, 2);
     gate.releaseAll();
     const [late, taken] = await Promise.all([stuck, retry]);
     assert.equal(late.statusCode, 200);
@@ -571,7 +564,7 @@ describe('Idempotency-Key across instances on one PostgreSQL', pgOnly, () => {
 
   it("answers 409 on one instance while the other runs the key's request, then its answer", async () => {
     const first = gated(a, 'held-by-a');
-    await until('a runs the request', () => gateA.waiting.length === 1);
+    await until('a runs the request', 10_000, () => gateA.waiting.length === 1, 2);
     assertError(await gated(b, 'held-by-a'), 409, 'IDEMPOTENCY_KEY_IN_USE');
     gateA.releaseAll();
     const answered = await first;

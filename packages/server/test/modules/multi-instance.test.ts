@@ -25,16 +25,9 @@ import {
   testConfig,
 } from '../helpers/service.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { until } from '../helpers/until.js';
 
 const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)' };
-
-async function until(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('job leases', () => {
   let svc: TestService;

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { api, startServiceProcess } from '../helpers/process.js';
+import { until } from '../helpers/until.js';
 
 function isRunning(pid: number): boolean {
   try {
@@ -18,14 +19,6 @@ function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
-  for (let i = 0; i < 200; i += 1) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`timed out waiting until ${what}`);
 }
 
 describe('npm start', () => {
@@ -66,10 +59,15 @@ describe('npm start', () => {
     const watching = fetch(`${svc.baseUrl}/cloud/games/${gameId}/billing?watch_index=${index}`, {
       headers: { authorization: `Bearer ${token}` },
     });
-    await until('the watcher waits', async () => {
-      const res = await api(svc.baseUrl, token, 'GET', '/cloud/debug/watchers');
-      return (res.json?.waiting as number) === 1;
-    });
+    await until(
+      'the watcher waits',
+      10_000,
+      async () => {
+        const res = await api(svc.baseUrl, token, 'GET', '/cloud/debug/watchers');
+        return (res.json?.waiting as number) === 1;
+      },
+      50,
+    );
 
     const exitCode = await svc.stop('SIGTERM');
     const answered = await watching;
@@ -78,6 +76,6 @@ describe('npm start', () => {
     assert.equal(body.active_plan, 'trial');
     assert.equal(exitCode, 0, `npm start exits 0 after a graceful stop; stderr: ${svc.stderr()}`);
     assert.ok(svc.lines.some((l) => l.includes('shutting down') && l.includes('SIGTERM')));
-    await until('the service process is gone', () => !isRunning(servicePid));
+    await until('the service process is gone', 10_000, () => !isRunning(servicePid), 50);
   });
 });
