@@ -13,6 +13,7 @@ import {
 import pg from 'pg';
 import type { Database } from './database.js';
 import { migrationProvider } from './migrations/index.js';
+import { preparingPool } from './prepared-statements.js';
 
 export type Db = Kysely<Database>;
 
@@ -50,7 +51,7 @@ export function openDatabase(
   });
   pool.on('error', onPoolError);
   return {
-    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) }),
     postgres: { pool, clientConfig },
   };
 }

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { onPostgres, queryTestDatabase } from '../helpers/postgres.js';
+import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+
+const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL' };
+
+/**
+ * On PostgreSQL, statements outside transactions run as named prepared statements (db/prepared-statements.ts),
+ * and must survive what a rolling upgrade does to them: a newer instance's migration changing a table they
+ * read while this instance still runs.
+ */
+describe('prepared statements on PostgreSQL', pgOnly, () => {
+  let svc: TestService;
+  let gameId: string;
+  before(async () => {
+    svc = await startTestService();
+    ({ gameId } = await createGameFixture(svc, 'prepared'));
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  const readGame = (db: TestService['deps']['db']) =>
+    db.selectFrom('games').selectAll().where('game_id', '=', gameId).executeTakeFirstOrThrow();
+
+  it('prepares a statement run outside a transaction once per connection, and never one inside', async () => {
+    await svc.deps.db.connection().execute(async (conn) => {
+      await readGame(conn);
+      await readGame(conn);
+      await conn.transaction().execute(async (trx) => {
+        await trx.selectFrom('versions').select('version_id').where('game_id', '=', gameId).execute();
+      });
+      const prepared = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(
+        conn,
+      );
+      const texts = prepared.rows.map((r) => r.statement);
+      assert.equal(texts.filter((t) => t.startsWith('select * from "games"')).length, 1);
+      assert.ok(!texts.some((t) => t.includes('"versions"')), 'a statement in a transaction is not prepared');
+    });
+  });
+
+  it('keeps answering when a newer instance adds a column to a table a prepared statement reads', async () => {
+    // Every pooled connection prepares the game read (a burst takes several of them).
+    const reads = () =>
+      Promise.all(Array.from({ length: 20 }, () => svc.call('GET', `/cloud/games/${gameId}`)));
+    for (const res of await reads()) assert.equal(res.statusCode, 200);
+    const before = (await svc.call('GET', `/cloud/games/${gameId}`)).json();
+    await svc.deps.db.connection().execute(async (conn) => {
+      await readGame(conn);
+      await queryTestDatabase(svc.dataDir, 'alter table games add column rolling_upgrade_note text');
+      try {
+        const row = await readGame(conn);
+        assert.equal(row.game_id, gameId);
+        assert.ok('rolling_upgrade_note' in row, 'the statement was prepared anew, seeing the new column');
+        for (const res of await reads()) {
+          assert.equal(res.statusCode, 200, res.body);
+          assert.deepEqual(res.json(), before);
+        }
+      } finally {
+        await queryTestDatabase(svc.dataDir, 'alter table games drop column rolling_upgrade_note');
+      }
+    });
+    for (const res of await reads()) assert.equal(res.statusCode, 200, res.body);
+  });
+});
