@@ -7,6 +7,7 @@ import { trackConnectionsForShutdown } from './http/shutdown-connections.js';
 import { BackgroundJobs } from './lib/background-jobs.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
 import { createBlobStorage } from './lib/blob/create-blob-storage.js';
+import { CacheCoherence } from './lib/cache-coherence.js';
 import { ChangeNotifier } from './lib/change-notifier.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { secureDataDir } from './lib/data-dir.js';
@@ -55,11 +56,11 @@ export async function createService(config: Config, options: StartOptions = {}) 
     await migrateToLatest(db);
     const newOperatorToken = await ensureOperatorToken(db, config.dataDir, clock, config.operatorToken);
     // The embedded store is locked to this process, so every write passes through it and in-process
-    // caches invalidated on write are exact. On a store shared by several instances a write through another
-    // instance would leave them stale (a revoked token still accepted), so they are off there.
-    const cacheReads = !shared;
+    // caches invalidated on write are exact. On a store shared by several instances, other instances'
+    // writes arrive over LISTEN/NOTIFY through the relay, within a bound (cache-coherence.ts).
+    const caches = new CacheCoherence(shared);
     const tokens = new TokenAuthority(db, clock, {
-      cacheRows: cacheReads,
+      caches,
       onUseRecordError: (err) => logTokenUseError(err),
     });
     await tokens.init(config.operatorToken);
@@ -78,15 +79,16 @@ export async function createService(config: Config, options: StartOptions = {}) 
       blobs,
       notifier,
       rateCounters,
+      caches,
     };
     // The namespaces module owns its view cache: every write of a namespace goes through it.
-    const appDeps: AppDeps = { ...deps, namespaces: new Namespaces(deps, { cacheViews: cacheReads }) };
+    const appDeps: AppDeps = { ...deps, namespaces: new Namespaces(deps) };
     const app = await buildApp(appDeps, options);
     for (const warning of permissionWarnings) app.log.warn({ data_dir: config.dataDir }, warning);
     logPoolError = (err) => app.log.warn({ err }, 'an idle database connection failed');
     logTokenUseError = (err) => app.log.warn({ err }, "recording a token's last use failed");
     if (postgres !== undefined) {
-      relay = new PgChangeRelay(postgres.clientConfig, postgres.pool, notifier, app.log);
+      relay = new PgChangeRelay(postgres.clientConfig, postgres.pool, notifier, caches, app.log);
       await relay.start();
     }
     const connections = trackConnectionsForShutdown(app.server);

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Db } from './db/open-db.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
+import type { CacheCoherence } from './lib/cache-coherence.js';
 import type { ChangeNotifier } from './lib/change-notifier.js';
 import type { Clock } from './lib/clock.js';
 import type { RateCounters } from './lib/rate-counters.js';
@@ -18,4 +19,6 @@ export interface Deps {
   readonly blobs: BlobStorage;
   /** Per-client-address limit counters: in the shared database on PostgreSQL, in memory on SQLite. */
   readonly rateCounters: RateCounters;
+  /** Writes that change cached rows publish their invalidation through it, inside their transaction. */
+  readonly caches: CacheCoherence;
 }

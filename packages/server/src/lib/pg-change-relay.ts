@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { type CacheCoherence, HEARTBEAT_INTERVAL_MS, INVALIDATION_CHANNEL } from './cache-coherence.js';
 import type { ChangeNotifier } from './change-notifier.js';
 
 /** Every instance listens on this channel; a payload is `<instance id> <watch key>`. */
@@ -25,6 +27,10 @@ export interface RelayLog {
  * unheard: every waiter is answered at once with what is current, later watchers answer within
  * DEGRADED_WAIT_MS, and the connection is re-made with backoff. Once listening again, every waiter re-reads,
  * since a change may have been missed in the gap.
+ *
+ * The same connection hears cache invalidations (INVALIDATION_CHANNEL, see cache-coherence.ts) and sends
+ * this instance's heartbeat on that channel, whose return tells the caches that everything committed before
+ * it was sent has been heard.
  */
 export class PgChangeRelay {
   private readonly instanceId = randomUUID();
@@ -33,11 +39,13 @@ export class PgChangeRelay {
   private retryMs = RECONNECT_MIN_MS;
   private retryTimer: NodeJS.Timeout | undefined;
   private listening = false;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly clientConfig: pg.ClientConfig,
     private readonly pool: pg.Pool,
     private readonly notifier: ChangeNotifier,
+    private readonly caches: CacheCoherence,
     private readonly log: RelayLog,
   ) {
     notifier.publishTo((key) => this.publish(key));
@@ -61,6 +69,7 @@ export class PgChangeRelay {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);
+    clearInterval(this.heartbeatTimer);
     const client = this.client;
     this.client = undefined;
     this.listening = false;
@@ -79,9 +88,14 @@ export class PgChangeRelay {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client(this.clientConfig);
+    // Named, so an operator (or a test) can tell the listening connection of each process apart.
+    const client = new pg.Client({ ...this.clientConfig, application_name: `gcm-listener ${process.pid}` });
     client.on('notification', (msg) => {
       const payload = msg.payload ?? '';
+      if (msg.channel === INVALIDATION_CHANNEL) {
+        this.heard(payload);
+        return;
+      }
       const space = payload.indexOf(' ');
       if (space < 0 || payload.slice(0, space) === this.instanceId) return;
       this.notifier.wakeLocal(payload.slice(space + 1));
@@ -91,7 +105,7 @@ export class PgChangeRelay {
     this.client = client;
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+      await client.query(`LISTEN ${CHANGE_CHANNEL}; LISTEN ${INVALIDATION_CHANNEL}`);
     } catch (err) {
       this.lost(client, err);
       throw err;
@@ -101,6 +115,13 @@ export class PgChangeRelay {
     this.listening = true;
     this.retryMs = RECONNECT_MIN_MS;
     this.notifier.waitCapMs = undefined;
+    // Whatever was invalidated before LISTEN took effect went unheard: start the caches afresh, and trust
+    // them again once the first heartbeat returns on this connection.
+    this.caches.reset();
+    this.sendHeartbeat(client);
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = setInterval(() => this.sendHeartbeat(client), HEARTBEAT_INTERVAL_MS);
+    this.heartbeatTimer.unref();
     if (wasDegraded) {
       this.log.info({}, 'listening for changes of other instances again');
       this.notifier.wakeAll(false);
@@ -112,12 +133,35 @@ export class PgChangeRelay {
     if (this.client !== client) return;
     this.client = undefined;
     this.listening = false;
+    clearInterval(this.heartbeatTimer);
+    this.caches.lost();
     client.end().catch(() => {});
     if (this.closed) return;
     this.log.warn({ err }, 'lost the connection that hears changes of other instances; reconnecting');
     this.notifier.waitCapMs = DEGRADED_WAIT_MS;
     this.notifier.wakeAll(true);
     this.scheduleReconnect();
+  }
+
+  /** `hb <instance id> <performance.now() at sending>`, or an invalidation for the caches. */
+  private heard(payload: string): void {
+    if (payload.startsWith('hb ')) {
+      const [, instanceId, sentAt] = payload.split(' ');
+      if (instanceId === this.instanceId) this.caches.heartbeat(Number(sentAt));
+      return;
+    }
+    this.caches.received(payload);
+  }
+
+  private sendHeartbeat(client: pg.Client): void {
+    if (this.client !== client || !this.listening) return;
+    // On the listening connection itself: no pool slot, and it fails exactly when listening does.
+    client
+      .query('select pg_notify($1, $2)', [INVALIDATION_CHANNEL, `hb ${this.instanceId} ${performance.now()}`])
+      .catch(() => {
+        // A failed heartbeat is a lost connection, which lost() handles; the caches stop trusting anyway
+        // when no heartbeat returns.
+      });
   }
 
   private scheduleReconnect(): void {

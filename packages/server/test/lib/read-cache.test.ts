@@ -65,4 +65,36 @@ describe('ReadCache', () => {
     assert.equal(loads, 2);
     assert.equal(cache.size, 0);
   });
+
+  it('serves nothing while not trusted, and keeps what it loads meanwhile for when trust returns', async () => {
+    let trusted = false;
+    const cache = new ReadCache<string, number>({
+      enabled: true,
+      maxEntries: 10,
+      trust: { trusted: () => trusted },
+    });
+    let loads = 0;
+    const load = async () => ++loads;
+    assert.equal(await cache.get('k', load), 1);
+    assert.equal(await cache.get('k', load), 2, 'an untrusted cache reads the store every time');
+    assert.equal(cache.peek('k'), undefined);
+    trusted = true;
+    assert.equal(await cache.get('k', load), 2, 'the freshest load is served once trusted');
+  });
+
+  it('drops an entry older than maxAgeMs, and everything on clear', async () => {
+    const cache = new ReadCache<string, number>({ enabled: true, maxEntries: 10, maxAgeMs: 30 });
+    let loads = 0;
+    const load = async () => ++loads;
+    assert.equal(await cache.get('k', load), 1);
+    assert.equal(await cache.get('k', load), 1);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(await cache.get('k', load), 2, 'an entry past its age is loaded again');
+    let release: (value: number) => void = () => {};
+    const slow = cache.get('s', () => new Promise<number>((resolve) => (release = resolve)));
+    cache.clear();
+    release(9);
+    await slow;
+    assert.equal(cache.size, 0, 'clear drops every entry, and keeps no load that began before it');
+  });
 });

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { isPostgres } from '../../src/db/open-db.js';
+import { STALE_BOUND_MS } from '../../src/lib/cache-coherence.js';
 import { newId } from '../../src/lib/ids.js';
 import { PURGE_GRACE_MS, purgeDeleted } from '../../src/modules/purge/purge.service.js';
 import {
@@ -21,6 +22,7 @@ import {
 import { billingUrl, choosePlan, waitForWaiters } from '../helpers/billing.js';
 import { onPostgres } from '../helpers/postgres.js';
 import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
 const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)' };
 /** The purge runs only when a test calls it, so each test sees the state right after the delete. */
@@ -545,18 +547,30 @@ describe('deletes seen by a second instance on the same PostgreSQL', pgOnly, () 
     await a?.close();
   });
 
-  it('refuses a deleted namespace and its reporter token on the other instance at once', async () => {
+  /**
+   * The other instance caches token rows and namespace views; it hears the change over LISTEN/NOTIFY, and
+   * must stop serving the old row within STALE_BOUND_MS of the commit (cache-coherence.ts).
+   */
+  const refusedWithinBound = (url: string, token: string | undefined, status: number) =>
+    until(`${url} answers ${status} on the other instance`, STALE_BOUND_MS, async () => {
+      const res = await b.call('GET', url, token === undefined ? {} : { token });
+      return res.statusCode === status;
+    });
+
+  it('refuses a deleted namespace and its reporter token on the other instance within the bound', async () => {
     const f = await createGameFixture(a, 'two-del-ns');
     const reporter = await reporterToken(a, f);
     assert.equal((await b.call('GET', '/cloud/auth/inspect', { token: reporter.token })).statusCode, 200);
     assert.equal((await b.call('GET', nsUrl(f), { token: f.cloudToken })).statusCode, 200);
     assertNoContent(await a.call('DELETE', nsUrl(f)));
+    await refusedWithinBound('/cloud/auth/inspect', reporter.token, 401);
+    await refusedWithinBound(nsUrl(f), f.cloudToken, 404);
     assertError(await b.call('GET', '/cloud/auth/inspect', { token: reporter.token }), 401, 'TOKEN_REVOKED');
     assertError(await b.call('GET', nsUrl(f), { token: f.cloudToken }), 404, 'NAMESPACE_NOT_FOUND');
     assertError(await b.call('DELETE', nsUrl(f)), 404, 'NAMESPACE_NOT_FOUND');
   });
 
-  it('refuses a retired game and every token of it on the other instance at once', async () => {
+  it('refuses a retired game and every token of it on the other instance within the bound', async () => {
     const f = await createGameFixture(a, 'two-retire');
     const reporter = await reporterToken(a, f);
     for (const token of [f.cloudToken, reporter.token]) {
@@ -564,9 +578,29 @@ describe('deletes seen by a second instance on the same PostgreSQL', pgOnly, () 
     }
     assertNoContent(await a.call('DELETE', `/cloud/games/${f.gameId}`));
     for (const token of [f.cloudToken, reporter.token]) {
+      await refusedWithinBound('/cloud/auth/inspect', token, 401);
       assertError(await b.call('GET', '/cloud/auth/inspect', { token }), 401, 'TOKEN_REVOKED');
     }
     assertError(await b.call('GET', `/cloud/games/${f.gameId}`), 404, 'GAME_NOT_FOUND');
     assertError(await b.call('DELETE', `/cloud/games/${f.gameId}`), 404, 'GAME_NOT_FOUND');
+  });
+
+  it("stops on the other instance every one of a game's many tokens (several notifications) when it is retired", async () => {
+    const f = await createGameFixture(a, 'two-retire-many');
+    // More token ids than one notification carries (cache-coherence.ts splits them).
+    const tokens: string[] = [f.cloudToken];
+    for (let i = 0; i < 230; i++) {
+      const minted = await a.call('POST', `/cloud/games/${f.gameId}/tokens/cloud`);
+      assert.equal(minted.statusCode, 200);
+      tokens.push((minted.json() as { token: string }).token);
+    }
+    for (const token of tokens) {
+      assert.equal((await b.call('GET', '/cloud/auth/inspect', { token })).statusCode, 200);
+    }
+    assertNoContent(await a.call('DELETE', `/cloud/games/${f.gameId}`));
+    await refusedWithinBound('/cloud/auth/inspect', tokens.at(-1) as string, 401);
+    for (const token of tokens) {
+      assertError(await b.call('GET', '/cloud/auth/inspect', { token }), 401, 'TOKEN_REVOKED');
+    }
   });
 });

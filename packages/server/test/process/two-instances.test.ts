@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { dropTestDatabase, onPostgres, testDatabaseUrl } from '../helpers/postgres.js';
+import { STALE_BOUND_MS } from '../../src/lib/cache-coherence.js';
+import { dropTestDatabase, onPostgres, queryTestDatabase, testDatabaseUrl } from '../helpers/postgres.js';
 import { api, type ServiceProcess, startServiceProcess } from '../helpers/process.js';
 
 /** The watch index of a watchable answer. */
@@ -108,6 +109,72 @@ describe('two instances on one PostgreSQL', { skip: !onPostgres && 'needs GCM_TE
     assert.equal(answer.json?.active_plan, 'studio');
     assert.notEqual(indexOf(answer.json), index);
     assert.ok(took < 1_000, `answered ${took} ms after B's commit`);
+  });
+
+  /** A fresh cloud token of the game, minted on A, and B accepting it (so B has its row cached). */
+  async function tokenServedByB(): Promise<{ token: string; tokenId: string }> {
+    const minted = await api(a.baseUrl, operatorToken, 'POST', `/cloud/games/${gameId}/tokens/cloud`);
+    assert.equal(minted.status, 200);
+    const token = minted.json?.token as string;
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await api(b.baseUrl, token, 'GET', `/cloud/games/${gameId}`)).status, 200);
+    }
+    return { token, tokenId: minted.json?.token_id as string };
+  }
+
+  it(`stops on B a token revoked on A within ${STALE_BOUND_MS} ms of the revocation`, async () => {
+    const { token, tokenId } = await tokenServedByB();
+    assert.equal((await api(a.baseUrl, operatorToken, 'DELETE', `/cloud/tokens/${tokenId}`)).status, 204);
+    const revokedAt = Date.now();
+    for (;;) {
+      const res = await api(b.baseUrl, token, 'GET', `/cloud/games/${gameId}`);
+      if (res.status === 401) {
+        assert.equal(res.json?.code, 'TOKEN_REVOKED');
+        break;
+      }
+      assert.equal(res.status, 200);
+      const took = Date.now() - revokedAt;
+      assert.ok(took < STALE_BOUND_MS, `B still accepted the revoked token ${took} ms after the revocation`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  });
+
+  it('refuses a token revoked while B was paused and deaf, on its first request after resuming', async () => {
+    const { token, tokenId } = await tokenServedByB();
+    const pid = b.child.pid as number;
+    const listener = `gcm-listener ${pid}`;
+    const listeners = async () =>
+      (
+        await queryTestDatabase(root, 'select pid from pg_stat_activity where application_name = $1', [
+          listener,
+        ])
+      ).length;
+    assert.equal(await listeners(), 1, "B's listening connection is named after its process");
+    // B is paused, its listening connection is cut, and the revocation's notification goes unheard: the
+    // one thing that can save B from serving its cached row is knowing that it has not heard lately.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await queryTestDatabase(
+        root,
+        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+        [listener],
+      );
+      assert.equal((await api(a.baseUrl, operatorToken, 'DELETE', `/cloud/tokens/${tokenId}`)).status, 204);
+      await new Promise((resolve) => setTimeout(resolve, STALE_BOUND_MS + 200));
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const first = await api(b.baseUrl, token, 'GET', `/cloud/games/${gameId}`);
+    assert.equal(first.status, 401);
+    assert.equal(first.json?.code, 'TOKEN_REVOKED');
+    // B listens again, and serves from its caches again: a valid token still works.
+    const deadline = Date.now() + 10_000;
+    while ((await listeners()) !== 1) {
+      assert.ok(Date.now() < deadline, 'B did not listen again within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const fresh = await tokenServedByB();
+    assert.ok(fresh.token.length > 0);
   });
 
   it('loses nothing B acknowledged when B is killed', async () => {

@@ -116,7 +116,7 @@ export async function retireGame(deps: Deps & WithNamespaces, gameId: string): P
   const revoked = await deps.namespaces.deleteAllOfGame(gameId, async (trx) => {
     if (!(await repo.markGameDeleted(trx, gameId, now))) throw errors.gameNotFound();
     await endBilling(trx, gameId);
-    return revokeTokensOf(trx, { gameId }, now);
+    return revokeTokensOf(trx, deps.caches, { gameId }, now);
   });
   for (const tokenId of revoked) deps.tokens.forget(tokenId);
   deps.notifier.notify(billingWatchKey(gameId));

@@ -10,11 +10,12 @@ import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors, type ValidationErrorItem } from '../../errors.js';
 import { isBcryptHash } from '../../lib/bcrypt-format.js';
+import type { Invalidation } from '../../lib/cache-coherence.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
-import { ReadCache } from '../../lib/read-cache.js';
+import type { ReadCache } from '../../lib/read-cache.js';
 import { gameExists, lockGame } from '../games/games.repository.js';
 import { revokeTokensOf } from '../tokens/token-revocation.js';
 import { versionExists } from '../versions/versions.repository.js';
@@ -147,12 +148,22 @@ function checkCdnUserName(user: string): ValidationErrorItem[] {
 export class Namespaces {
   readonly #views: ReadCache<string, NamespaceView>;
 
-  /** `cacheViews`: only when every write passes through this process (the embedded store; see ReadCache). */
-  constructor(
-    private readonly deps: Deps,
-    options: { cacheViews: boolean },
-  ) {
-    this.#views = new ReadCache({ enabled: options.cacheViews, maxEntries: VIEW_CACHE_ENTRIES });
+  /** On a shared store, other instances' writes reach the view cache through `deps.caches`. */
+  constructor(private readonly deps: Deps) {
+    const { caches } = deps;
+    const views = caches.newCache<string, NamespaceView>(VIEW_CACHE_ENTRIES);
+    caches.listen({
+      apply: (invalidation: Invalidation) => {
+        if (invalidation.kind === 'namespace') {
+          views.invalidate(viewKey(invalidation.gameId, invalidation.namespaceId));
+        } else if (invalidation.kind === 'game-namespaces') {
+          const prefix = viewKey(invalidation.gameId, '');
+          views.invalidateWhere((key) => key.startsWith(prefix));
+        }
+      },
+      clear: () => views.clear(),
+    });
+    this.#views = views;
   }
 
   /** Views held now; for the tests that check the cache is used (SQLite) or off (PostgreSQL). */
@@ -161,8 +172,9 @@ export class Namespaces {
   }
 
   /**
-   * Runs `work` in a transaction with a handle on one namespace. Its view is dropped after the transaction
-   * ends, committed or not: a view loaded meanwhile is not kept either (ReadCache's generation).
+   * Runs `work` in a transaction with a handle on one namespace. Other instances hear of the change when it
+   * commits (the invalidation is published inside the transaction); this one drops the view after the
+   * transaction ends, committed or not: a view loaded meanwhile is not kept either (ReadCache's generation).
    */
   private async write<T>(
     gameId: string,
@@ -170,9 +182,11 @@ export class Namespaces {
     work: (w: NamespaceWrite) => Promise<T>,
   ): Promise<T> {
     try {
-      return await this.deps.db
-        .transaction()
-        .execute((trx) => work({ db: trx, gameId, namespaceId } as unknown as NamespaceWrite));
+      return await this.deps.db.transaction().execute(async (trx) => {
+        const result = await work({ db: trx, gameId, namespaceId } as unknown as NamespaceWrite);
+        await this.deps.caches.publish(trx, { kind: 'namespace', gameId, namespaceId });
+        return result;
+      });
     } finally {
       this.#views.invalidate(viewKey(gameId, namespaceId));
     }
@@ -348,7 +362,7 @@ export class Namespaces {
       // the purge sees the builds it names, or validates after, and no longer finds this namespace's builds.
       if (!(await lockGame(w.db, gameId))) throw errors.gameNotFound();
       if (!(await repo.markNamespaceDeleted(w, now))) throw errors.namespaceNotFound();
-      return revokeTokensOf(w.db, { gameId, namespaceId }, now);
+      return revokeTokensOf(w.db, this.deps.caches, { gameId, namespaceId }, now);
     });
     for (const tokenId of revoked) this.deps.tokens.forget(tokenId);
   }
@@ -363,6 +377,7 @@ export class Namespaces {
       return await this.deps.db.transaction().execute(async (trx) => {
         const result = await withGame(trx);
         await repo.markGameNamespacesDeleted({ db: trx, gameId } as unknown as GameNamespacesWrite, now);
+        await this.deps.caches.publish(trx, { kind: 'game-namespaces', gameId });
         return result;
       });
     } finally {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { importJWK, type JWK, type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Db } from '../../db/open-db.js';
 import { errors } from '../../errors.js';
+import type { CacheCoherence, Invalidation } from '../../lib/cache-coherence.js';
 import type { Clock } from '../../lib/clock.js';
 import { ReadCache } from '../../lib/read-cache.js';
 import * as repo from './tokens.repository.js';
@@ -76,8 +77,9 @@ export class TokenAuthority {
     maxEntries: CACHE_SIZE,
   });
   /**
-   * Token rows by id; only revocation changes what the check reads, and `forget` drops it then. (A cached
-   * row's last_used_ts goes stale: `usesRecorded` covers it.)
+   * Token rows by id; only revocation changes what the check reads, and `forget` drops it then: here after
+   * the commit, on other instances when they hear the revocation's invalidation (cache-coherence.ts). (A
+   * cached row's last_used_ts goes stale: `usesRecorded` covers it.)
    */
   private readonly rows: ReadCache<string, repo.TokenRow>;
   /** The last use this process recorded (or began recording) per token id, newer than a cached row's. */
@@ -89,13 +91,23 @@ export class TokenAuthority {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    options: { cacheRows: boolean; onUseRecordError: (err: unknown) => void },
+    options: { caches: CacheCoherence; onUseRecordError: (err: unknown) => void },
   ) {
-    this.rows = new ReadCache({ enabled: options.cacheRows, maxEntries: CACHE_SIZE });
+    const { caches } = options;
+    this.rows = caches.newCache(CACHE_SIZE);
+    caches.listen({
+      apply: (invalidation: Invalidation) => {
+        if (invalidation.kind === 'tokens') for (const id of invalidation.tokenIds) this.forget(id);
+      },
+      clear: () => this.rows.clear(),
+    });
     this.onUseRecordError = options.onUseRecordError;
   }
 
-  /** Called after a token row changed (revocation), so the next request reads it anew. */
+  /**
+   * Called after a token row changed (revocation) has committed, so the next request reads it anew. The
+   * write must also have published the change to other instances (CacheCoherence.publish).
+   */
   forget(tokenId: string): void {
     this.rows.invalidate(tokenId);
   }

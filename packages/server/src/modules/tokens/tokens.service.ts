@@ -98,7 +98,12 @@ export async function storedTokenText(deps: Deps, tokenId: string): Promise<stri
 /** The operator may revoke any token; a game's token only tokens of its own game (others are not found). */
 export async function revokeToken(deps: Deps, caller: Caller, tokenId: string): Promise<void> {
   const gameId = caller.kind === 'operator' ? undefined : caller.gameId;
-  const revoked = await repo.revokeToken(deps.db, tokenId, deps.clock.now(), gameId);
+  // The invalidation goes out with the commit, so every instance stops accepting the token together.
+  const revoked = await deps.db.transaction().execute(async (trx) => {
+    const done = await repo.revokeToken(trx, tokenId, deps.clock.now(), gameId);
+    if (done) await deps.caches.publish(trx, { kind: 'tokens', tokenIds: [tokenId] });
+    return done;
+  });
   deps.tokens.forget(tokenId);
   if (revoked) return;
   // Revoking twice is not an error, but only for a token the caller could have revoked.
