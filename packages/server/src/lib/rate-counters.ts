@@ -138,12 +138,22 @@ export class TableCounters implements RateCounters {
 }
 
 /**
+ * How long a look at the counters that found a key under its limit is taken as still true, unless this
+ * instance counts a hit of the key meanwhile. It spares every request with a valid token a read of the
+ * shared counters; the price is that failures counted by other instances may take this long to refuse an
+ * address here (every failure itself is still counted, and refused once over, exactly).
+ */
+export const UNDER_LIMIT_MEMO_MS = 1_000;
+
+/**
  * A limit of `max` hits per window and key over some counters, with this instance's memory of keys known to
  * be over it: a window's hits only grow, so a key over the limit stays over until the window's end, and
- * further requests are refused here without asking the (shared) counters again.
+ * further requests are refused here without asking the (shared) counters again. Keys found under the limit
+ * are remembered for UNDER_LIMIT_MEMO_MS.
  */
 export class RateLimit {
   private readonly refusedUntil = new Map<string, number>();
+  private readonly underUntil = new Map<string, number>();
 
   constructor(
     private readonly counters: RateCounters,
@@ -154,6 +164,7 @@ export class RateLimit {
 
   /** Counts a hit; the window with it, `over` once it is past `max`. */
   async hit(key: string): Promise<WindowCount & { over: boolean }> {
+    this.underUntil.delete(key);
     const known = this.knownOver(key);
     if (known !== undefined) return { hits: this.max + 1, resetTs: known, over: true };
     const window = await this.counters.hit(key, this.windowMs);
@@ -165,8 +176,15 @@ export class RateLimit {
   async exhausted(key: string): Promise<number | undefined> {
     const known = this.knownOver(key);
     if (known !== undefined) return known;
+    const now = this.clock.now();
+    const under = this.underUntil.get(key);
+    if (under !== undefined && under > now) return undefined;
     const window = await this.counters.peek(key);
-    if (window === undefined || window.hits < this.max) return undefined;
+    if (window === undefined || window.hits < this.max) {
+      if (this.underUntil.size >= 10_000) this.underUntil.clear();
+      this.underUntil.set(key, now + UNDER_LIMIT_MEMO_MS);
+      return undefined;
+    }
     this.remember(key, window.resetTs);
     return window.resetTs;
   }

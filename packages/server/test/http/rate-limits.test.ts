@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { UNDER_LIMIT_MEMO_MS } from '../../src/lib/rate-counters.js';
 import { onPostgres } from '../helpers/postgres.js';
 import {
   createGameFixture,
@@ -335,6 +336,29 @@ describe('several instances on one PostgreSQL', {
       (await from(b, '198.51.100.71', 'GET', '/cloud/games', { token: b.operatorToken })).statusCode,
       200,
     );
+  });
+
+  it('refuse on one instance an address that used up its failures on the other, within the memo time', async () => {
+    const attacker = '198.51.100.72';
+    // B has just seen the address under the limit, and takes that as true for UNDER_LIMIT_MEMO_MS.
+    assert.equal(
+      (await from(b, attacker, 'GET', '/cloud/games', { token: b.operatorToken })).statusCode,
+      200,
+    );
+    for (let i = 0; i < 20; i += 1) {
+      assert.equal((await from(a, attacker, 'GET', '/cloud/games', { token: WRONG_TOKEN })).statusCode, 401);
+    }
+    assertLimited(await from(a, attacker, 'GET', '/cloud/games', { token: a.operatorToken }));
+    // A failure through B is counted and refused exactly, memo or not.
+    assertLimited(await from(b, '198.51.100.72', 'GET', '/cloud/games', { token: WRONG_TOKEN }));
+    const other = '198.51.100.73';
+    assert.equal((await from(b, other, 'GET', '/cloud/games', { token: b.operatorToken })).statusCode, 200);
+    for (let i = 0; i < 20; i += 1) {
+      assert.equal((await from(a, other, 'GET', '/cloud/games', { token: WRONG_TOKEN })).statusCode, 401);
+    }
+    b.clock.advance(UNDER_LIMIT_MEMO_MS);
+    assertLimited(await from(b, other, 'GET', '/cloud/games', { token: b.operatorToken }));
+    b.clock.advance(-UNDER_LIMIT_MEMO_MS);
   });
 
   it('share route limits and the pending-links cap', async () => {
