@@ -63,7 +63,9 @@ export class BenchPostgres {
   /** Creates a fresh database for one store of the run and returns its URL. */
   async createDatabase(purpose: string): Promise<string> {
     if (this.adminUrl === undefined) throw new Error('BenchPostgres.start was not called');
-    const name = `gcm_bench_${this.runId}_${purpose}`;
+    // A purpose asked for again (the same scenario in a later run of `--runs`) gets a database of its own.
+    const taken = this.databases.filter((d) => d.startsWith(`gcm_bench_${this.runId}_${purpose}`)).length;
+    const name = `gcm_bench_${this.runId}_${purpose}${taken === 0 ? '' : `_${taken + 1}`}`;
     await this.admin((client) => client.query(`create database ${name}`));
     this.databases.push(name);
     const url = new URL(this.adminUrl);

@@ -63,3 +63,42 @@ export function formatReport(report: ScenarioReport): string {
   }
   return lines.join('\n');
 }
+
+function median(sorted: readonly number[]): number {
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Every compared figure over the runs of `--runs`: min, median, max, and in how many runs it met its target. */
+export function formatSummary(runs: readonly (readonly ScenarioReport[])[]): string {
+  const figures = new Map<string, { target: string; values: number[]; met: number }>();
+  for (const reports of runs) {
+    for (const report of reports) {
+      for (const c of report.comparisons) {
+        const key = `${report.title.split(':')[0]}: ${c.label}`;
+        const figure = figures.get(key) ?? { target: c.target, values: [], met: 0 };
+        figure.values.push(c.value);
+        if (c.met) figure.met++;
+        figures.set(key, figure);
+      }
+    }
+  }
+  const rows = [...figures].map(([key, f]) => {
+    const sorted = [...f.values].sort((x, y) => x - y);
+    return [
+      key,
+      (sorted[0] as number).toFixed(2),
+      median(sorted).toFixed(2),
+      (sorted.at(-1) as number).toFixed(2),
+      f.target,
+      `${f.met} of ${f.values.length}`,
+    ];
+  });
+  return [
+    `### summary over ${runs.length} runs`,
+    '',
+    table(['scenario: figure', 'min', 'median', 'max', 'target', 'met in'], rows),
+  ].join('\n');
+}
