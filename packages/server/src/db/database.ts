@@ -140,6 +140,10 @@ export interface BuildTagsTable {
   build_id: string;
   tag_key: string;
   tag_value: string;
+  /** The build's, copied so the tag filter reads one index in list order (0016); null only before it. */
+  namespace_id: string;
+  /** The build's create_ts, copied for the same reason. */
+  create_ts: number;
 }
 
 export interface GameBillingTable {

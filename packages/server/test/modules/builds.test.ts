@@ -228,6 +228,68 @@ describe('builds (4.3)', () => {
     });
   });
 
+  it('finds no match, an old match and the pairs of the rarest tag, page by page, newest first', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      svc.clock.advance(10);
+      ids.push(
+        await uploadBuild(`rare ${i}`, {
+          suite: 'paging',
+          parity: i % 2 === 0 ? 'even' : 'odd',
+          ...(i === 0 && { oldest: 'yes' }),
+        }),
+      );
+    }
+    const q = (tags: Record<string, string>, extra = '') =>
+      `?tags_json=${encodeURIComponent(JSON.stringify(tags))}${extra}`;
+    assert.deepEqual(await list(q({ suite: 'paging', parity: 'none' })), []);
+    assert.deepEqual(await list(q({ nobody: 'has this' })), []);
+    assert.deepEqual(
+      (await list(q({ suite: 'paging', oldest: 'yes' }))).map((b) => b.id),
+      [ids[0]],
+    );
+    // Two pairs, paged two at a time: every match once, newest first, whichever pair leads.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const res = await svc.call(
+        'GET',
+        `${base()}${q({ parity: 'even', suite: 'paging' }, `&limit=2${cursor ? `&cursor=${cursor}` : ''}`)}`,
+        {
+          token: f.cloudToken,
+        },
+      );
+      assert.equal(res.statusCode, 200, res.body);
+      const body = res.json<{ builds: Build[]; cursor?: string }>();
+      seen.push(...body.builds.map((b) => b.id));
+      for (const b of body.builds) assert.equal(b.tags.parity, 'even');
+      cursor = body.cursor;
+    } while (cursor !== undefined);
+    assert.deepEqual(seen, [ids[4], ids[2], ids[0]]);
+  });
+
+  it('removes an exclusive key from the other builds of this environment only', async () => {
+    const mine = await uploadBuild('excl mine', { pinned: 'true' });
+    const theirs = await uploadCompleteBuild(svc, other, 'excl theirs', {
+      size: 1000,
+      tags: { pinned: 'true' },
+      token: other.cloudToken,
+    });
+    const next = await uploadBuild('excl next', {});
+    const patch = await svc.call('PATCH', `${base()}/${next}/tags`, {
+      token: f.cloudToken,
+      body: { tags: { pinned: 'true' }, exclusive_tags: ['pinned'] },
+    });
+    assert.equal(patch.statusCode, 204, patch.body);
+    const mineNow = new Map((await list()).map((b) => [b.id, b.tags]));
+    assert.deepEqual(mineNow.get(mine), {});
+    assert.deepEqual(mineNow.get(next), { pinned: 'true' });
+    const res = await svc.call('GET', base(other), { token: other.cloudToken });
+    assert.equal(res.statusCode, 200, res.body);
+    const theirsNow = res.json<{ builds: Build[] }>().builds.find((b) => b.id === theirs);
+    assert.deepEqual(theirsNow?.tags, { pinned: 'true' }, 'another game keeps its own');
+  });
+
   it('keeps games and environments apart', async () => {
     const id = await uploadBuild('private');
     assertError(

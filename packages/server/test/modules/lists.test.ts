@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { NamespaceSummary, TokenSummary, VersionSummary } from '@gcm/contract';
 import type { LightMyRequestResponse } from 'fastify';
-import { completeBuildsQuery } from '../../src/modules/builds/builds.repository.js';
+import { completeBuildsQuery, removeKeysQuery } from '../../src/modules/builds/builds.repository.js';
 import { listNamespacesQuery } from '../../src/modules/namespaces/namespaces.repository.js';
 import { LAST_USE_GRANULARITY_MS } from '../../src/modules/tokens/token-authority.js';
 import { listGameTokensQuery } from '../../src/modules/tokens/tokens.repository.js';
@@ -396,18 +396,47 @@ describe('lists with cursor paging', () => {
       {
         index: 'builds_namespace_create',
         table: 'builds',
-        q: completeBuildsQuery(svc.deps.db, f.namespaceId, new Map(), { after, limit: 1001 }),
+        q: await completeBuildsQuery(svc.deps.db, f.namespaceId, new Map(), { after, limit: 1001 }),
+      },
+      {
+        // A tag filter walks the tag's index in list order, whatever the namespace holds.
+        index: 'build_tags_filter',
+        table: 'build_tags',
+        alias: 'd',
+        q: await completeBuildsQuery(svc.deps.db, f.namespaceId, new Map([['channel', 'beta']]), {
+          after,
+          limit: 1001,
+        }),
       },
     ];
-    for (const { index, table, q } of cases) {
+    for (const { index, table, q, ...rest } of cases) {
+      assert.ok(q !== undefined);
       const plan = await queryPlan(svc.deps.db, q.compile());
       if (onPostgres) {
         assert.match(plan, new RegExp(`Index (Only )?Scan (Backward )?using ${index} on ${table}`), plan);
         assert.doesNotMatch(plan, /Seq Scan|Sort/, plan);
       } else {
-        assert.match(plan, new RegExp(`SEARCH ${table} USING (COVERING )?INDEX ${index} \\(`), plan);
+        const name = 'alias' in rest ? rest.alias : table;
+        assert.match(plan, new RegExp(`SEARCH ${name} USING (COVERING )?INDEX ${index} \\(`), plan);
         assert.doesNotMatch(plan, /TEMP B-TREE/, plan);
       }
+    }
+  });
+
+  it('removes an exclusive tag from the other builds along the tag index, not across the namespace', async () => {
+    const q = removeKeysQuery(svc.deps.db, f.namespaceId, '0190a0a0-1111-7000-8000-000000000001', [
+      'current',
+    ]);
+    const plan = await queryPlan(svc.deps.db, q.compile());
+    if (onPostgres) {
+      assert.match(plan, /Index (Only )?Scan using build_tags_filter on build_tags/, plan);
+      assert.doesNotMatch(plan, /Seq Scan/, plan);
+    } else {
+      assert.match(
+        plan,
+        /SEARCH build_tags USING (COVERING )?INDEX build_tags_filter \(namespace_id=\? AND tag_key=\?\)/,
+        plan,
+      );
     }
   });
 });

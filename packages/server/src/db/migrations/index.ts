@@ -14,6 +14,7 @@ import * as m0012 from './0012_upload_frozen_key.js';
 import * as m0013 from './0013_lists.js';
 import * as m0014 from './0014_deletes.js';
 import * as m0015 from './0015_idempotency_keys.js';
+import * as m0016 from './0016_build_tag_index.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0013_lists': m0013,
   '0014_deletes': m0014,
   '0015_idempotency_keys': m0015,
+  '0016_build_tag_index': m0016,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -122,18 +122,19 @@ export async function prepareBuild(
     multipart: multipart ? { partSize } : undefined,
   });
   const buildId = newId();
+  const build = {
+    build_id: buildId,
+    game_id: gameId,
+    namespace_id: environmentId,
+    name: input.name,
+    upload_id: uploadId,
+    content_length: length,
+    create_ts: deps.clock.now(),
+    complete_ts: null,
+  };
   await deps.db.transaction().execute(async (trx) => {
-    await repo.insertBuild(trx, {
-      build_id: buildId,
-      game_id: gameId,
-      namespace_id: environmentId,
-      name: input.name,
-      upload_id: uploadId,
-      content_length: length,
-      create_ts: deps.clock.now(),
-      complete_ts: null,
-    });
-    await repo.setTags(trx, buildId, tags);
+    await repo.insertBuild(trx, build);
+    await repo.setTags(trx, build, tags);
   });
   return { build_id: buildId, presigned_requests: presignedRequests, part_count: partCount };
 }
@@ -218,18 +219,14 @@ export function parseTagsJson(raw: string | undefined): Map<string, string> {
   return tags;
 }
 
-async function withTags(deps: Deps, rows: repo.BuildRow[]) {
-  const tags = await repo.tagsOf(
-    deps.db,
-    rows.map((r) => r.build_id),
-  );
-  return rows.map((row) => ({
+function asSummary(row: repo.BuildWithTags) {
+  return {
     id: row.build_id,
     name: row.name,
     content_length: row.content_length,
     created_at: toTimestamp(row.create_ts),
-    tags: tags.get(row.build_id) ?? {},
-  }));
+    tags: row.tags,
+  };
 }
 
 /**
@@ -245,7 +242,7 @@ export async function listBuilds(deps: Deps, gameId: string, environmentId: stri
     limit: page.limit + 1,
   });
   const { items, cursor } = pageOf('builds', rows, page.limit, (r) => ({ ts: r.create_ts, id: r.build_id }));
-  return { builds: await withTags(deps, items), ...cursorField(cursor) };
+  return { builds: items.map(asSummary), ...cursorField(cursor) };
 }
 
 export async function getBuild(
@@ -257,10 +254,8 @@ export async function getBuild(
 ) {
   const tags = parseTagsJson(tagsJson);
   await assertEnvironment(deps, gameId, environmentId);
-  const [build] = await withTags(
-    deps,
-    await repo.listCompleteBuilds(deps.db, environmentId, tags, { buildId }),
-  );
+  const [row] = await repo.listCompleteBuilds(deps.db, environmentId, tags, { buildId });
+  const build = row === undefined ? undefined : asSummary(row);
   if (build === undefined) throw errors.buildNotFound(tagsJson === undefined ? 'completed' : 'tagged');
   return build;
 }
@@ -283,10 +278,10 @@ export async function patchBuildTags(
   await deps.db.transaction().execute(async (trx) => {
     const build = await repo.findBuild(trx, environmentId, buildId, true);
     if (build === undefined || build.complete_ts === null) throw errors.buildNotFound();
-    const current = (await repo.tagsOf(trx, [buildId])).get(buildId) ?? {};
+    const current = await repo.tagsOfBuild(trx, buildId);
     const merged = new Set([...Object.keys(current), ...Object.keys(input.tags)]).size;
     if (merged > BUILD_LIMITS.tags) throw errors.validation([tooManyTags(merged)]);
-    await repo.setTags(trx, buildId, input.tags);
+    await repo.setTags(trx, build, input.tags);
     await repo.removeKeysFromOthers(trx, environmentId, buildId, exclusive);
   });
 }
