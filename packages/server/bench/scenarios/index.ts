@@ -1,8 +1,15 @@
 import type { Scenario } from '../lib/scenario.js';
 import { billingWatch } from './billing-watch.js';
+import { buildsList } from './builds-list.js';
 import { lobbyPage } from './lobby-page.js';
 import { namespaceRead } from './namespace-read.js';
 import { versionValidate } from './version-validate.js';
 
 /** Every scenario, in the order a full run goes through them; add new ones here. */
-export const SCENARIOS: readonly Scenario[] = [namespaceRead, versionValidate, lobbyPage, billingWatch];
+export const SCENARIOS: readonly Scenario[] = [
+  namespaceRead,
+  versionValidate,
+  lobbyPage,
+  buildsList,
+  billingWatch,
+];

@@ -28,7 +28,7 @@ interface LoadedStore {
  * The fixed rows of the store, through the service's own schema (migrated first) and Kysely: one game, one
  * version, and the two namespaces that then get BIG and SMALL lobbies.
  */
-async function insertFixedRows(db: Db): Promise<LoadedStore> {
+export async function insertFixedRows(db: Db): Promise<LoadedStore> {
   await migrateToLatest(db);
   const now = Date.now();
   const gameId = v7();
