@@ -150,6 +150,36 @@ describe('lobby logs', () => {
     });
   });
 
+  it('applies concurrent events one at a time: of racing different starts exactly one is recorded', async () => {
+    const id = await report(f, { create_ts: iso(T0) });
+    const starts = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => event(f, id, { kind: 'start', ts: iso(T0 + 100 + i) })),
+    );
+    const won = starts.flatMap((res, i) => (res.statusCode === 204 ? [i] : []));
+    assert.equal(won.length, 1, starts.map((r) => r.statusCode).join(' '));
+    for (const res of starts) {
+      if (res.statusCode !== 204) assertError(res, 409, 'LOBBY_INVALID_TRANSITION');
+    }
+    assert.equal((await getOne(f, id)).start_ts, iso(T0 + 100 + (won[0] as number)));
+
+    // A ready and a stop racing: whichever lands first, the lobby ends stopped and the ready is either
+    // recorded before the stop or refused after it, never written over the stop.
+    const second = await report(f, { create_ts: iso(T0) });
+    assert.equal((await event(f, second, { kind: 'start', ts: iso(T0 + 1) })).statusCode, 204);
+    const [ready, stop] = await Promise.all([
+      event(f, second, { kind: 'ready', ts: iso(T0 + 2) }),
+      event(f, second, { kind: 'stop', ts: iso(T0 + 3), exit_code: 0 }),
+    ]);
+    assert.equal(stop.statusCode, 204, stop.body);
+    const lobby = await getOne(f, second);
+    assert.deepEqual(lobby.status.stopped, { exit_code: 0, failed: false, stop_ts: iso(T0 + 3) });
+    if (ready.statusCode === 204) assert.equal(lobby.ready_ts, iso(T0 + 2));
+    else {
+      assertError(ready, 409, 'LOBBY_INVALID_TRANSITION');
+      assert.equal(lobby.ready_ts, undefined);
+    }
+  });
+
   it('refuses ready before start (409) and a timestamp earlier than the previous one (400)', async () => {
     const id = await report(f, { create_ts: iso(T0) });
     assertError(await event(f, id, { kind: 'ready', ts: iso(T0 + 1) }), 409, 'LOBBY_INVALID_TRANSITION');

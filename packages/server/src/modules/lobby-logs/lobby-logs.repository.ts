@@ -1,35 +1,44 @@
 import type { LobbiesTable } from '../../db/database.js';
-import { type Db, forUpdate } from '../../db/open-db.js';
+import type { Db } from '../../db/open-db.js';
 
 export function insertLobby(db: Db, row: LobbiesTable) {
   return db.insertInto('lobbies').values(row).execute();
 }
 
-/**
- * A lobby is (namespace_id, lobby_id): the same id in another namespace is another lobby, never this one.
- * `lock`: inside a transaction that writes the lobby next, so concurrent events apply one at a time.
- */
-export function findLobby(db: Db, namespaceId: string, lobbyId: string, lock = false) {
-  const query = db
+/** A lobby is (namespace_id, lobby_id): the same id in another namespace is another lobby, never this one. */
+export function findLobby(db: Db, namespaceId: string, lobbyId: string) {
+  return db
     .selectFrom('lobbies')
     .selectAll()
     .where('namespace_id', '=', namespaceId)
-    .where('lobby_id', '=', lobbyId);
-  return (lock ? forUpdate(db, query) : query).executeTakeFirst();
+    .where('lobby_id', '=', lobbyId)
+    .executeTakeFirst();
 }
 
-export async function updateLobby(
+export type LobbyEventValues = Partial<
+  Pick<LobbiesTable, 'start_ts' | 'ready_ts' | 'stop_ts' | 'exit_code' | 'failed'>
+>;
+
+/**
+ * Writes `values` if the lobby's event times are still those of `read` (every event sets a time that was
+ * null, and is decided on the others); false when another event got there first.
+ */
+export async function updateLobbyIfUnchanged(
   db: Db,
-  namespaceId: string,
-  lobbyId: string,
-  values: Partial<Pick<LobbiesTable, 'start_ts' | 'ready_ts' | 'stop_ts' | 'exit_code' | 'failed'>>,
-): Promise<void> {
-  await db
+  read: LobbiesTable,
+  values: LobbyEventValues,
+): Promise<boolean> {
+  let query = db
     .updateTable('lobbies')
     .set(values)
-    .where('namespace_id', '=', namespaceId)
-    .where('lobby_id', '=', lobbyId)
-    .execute();
+    .where('namespace_id', '=', read.namespace_id)
+    .where('lobby_id', '=', read.lobby_id);
+  for (const column of ['start_ts', 'ready_ts', 'stop_ts'] as const) {
+    const was = read[column];
+    query = was === null ? query.where(column, 'is', null) : query.where(column, '=', was);
+  }
+  const result = await query.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /**

@@ -192,9 +192,8 @@ export async function recordLobbyEvent(
   const ts = bodyTimestamp(event.ts, 'ts', deps.clock.now());
   const givenTs = event.ts !== null && event.ts !== undefined;
   await deps.namespaces.get(gameId, namespaceId);
-  await deps.db.transaction().execute(async (trx) => {
-    const lobby = await repo.findLobby(trx, namespaceId, lobbyId, true);
-    if (lobby === undefined) throw errors.lobbyNotFound();
+  // The change the event makes to `lobby` as read, undefined when it makes none (a repeated report).
+  const change = (lobby: LobbyRow): repo.LobbyEventValues | undefined => {
     const sameTs = (recorded: number) => !givenTs || recorded === ts;
     const notBefore = (earlier: number, what: string) => {
       if (ts < earlier) {
@@ -210,41 +209,48 @@ export async function recordLobbyEvent(
 
     if (event.kind === 'start') {
       if (lobby.start_ts !== null) {
-        if (sameTs(lobby.start_ts)) return;
+        if (sameTs(lobby.start_ts)) return undefined;
         throw errors.lobbyInvalidTransition(`the lobby already started at ${toTimestamp(lobby.start_ts)}`);
       }
       if (lobby.stop_ts !== null) throw afterStop();
       notBefore(lobby.create_ts, 'creation');
-      await repo.updateLobby(trx, namespaceId, lobbyId, { start_ts: ts });
-      return;
+      return { start_ts: ts };
     }
     if (event.kind === 'ready') {
       if (lobby.ready_ts !== null) {
-        if (sameTs(lobby.ready_ts)) return;
+        if (sameTs(lobby.ready_ts)) return undefined;
         throw errors.lobbyInvalidTransition(`the lobby was already ready at ${toTimestamp(lobby.ready_ts)}`);
       }
       if (lobby.stop_ts !== null) throw afterStop();
       if (lobby.start_ts === null)
         throw errors.lobbyInvalidTransition('a lobby is ready only after it started');
       notBefore(lobby.start_ts, 'start');
-      await repo.updateLobby(trx, namespaceId, lobbyId, { ready_ts: ts });
-      return;
+      return { ready_ts: ts };
     }
     const { exitCode, failed } = stop ?? stopValues(event);
     if (lobby.stop_ts !== null) {
-      if (sameTs(lobby.stop_ts) && lobby.exit_code === exitCode && (lobby.failed === 1) === failed) return;
+      if (sameTs(lobby.stop_ts) && lobby.exit_code === exitCode && (lobby.failed === 1) === failed)
+        return undefined;
       throw afterStop();
     }
     notBefore(
       lobby.ready_ts ?? lobby.start_ts ?? lobby.create_ts,
       lobby.ready_ts !== null ? 'ready' : lobby.start_ts !== null ? 'start' : 'creation',
     );
-    await repo.updateLobby(trx, namespaceId, lobbyId, {
-      stop_ts: ts,
-      exit_code: exitCode,
-      failed: failed ? 1 : 0,
-    });
-  });
+    return { stop_ts: ts, exit_code: exitCode, failed: failed ? 1 : 0 };
+  };
+  // Read, decide, then write only if the lobby is still as read (compare and set): two round trips and no
+  // transaction, where a row lock took four. A lost race reads again and decides anew, so concurrent events
+  // still apply one at a time, as if in some order.
+  for (let attempt = 1; ; attempt++) {
+    const lobby = await repo.findLobby(deps.db, namespaceId, lobbyId);
+    if (lobby === undefined) throw errors.lobbyNotFound();
+    const values = change(lobby);
+    if (values === undefined) return;
+    if (await repo.updateLobbyIfUnchanged(deps.db, lobby, values)) return;
+    // Each lost race means another event was recorded, and a lobby takes at most three.
+    if (attempt >= 10) throw new Error(`lobby ${lobbyId}: the event lost ${attempt} races in a row`);
+  }
 }
 
 /** Lobbies deleted per transaction by the purge: a few milliseconds of the store's write lock each. */
