@@ -112,6 +112,8 @@ class PreparingClient implements PostgresPoolClient {
   }
 }
 
+function ignoreClientError(): void {}
+
 /** The pool Kysely's PostgresDialect takes: `pool`'s connections, each wrapped once (see PreparingClient). */
 export function preparingPool(pool: pg.Pool): PostgresPool {
   const names = new StatementNames();
@@ -121,6 +123,11 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
       const client = await pool.connect();
       let connection = wrapped.get(client);
       if (connection === undefined) {
+        // A checked-out client whose connection drops fails its queries (their callers get the error)
+        // and then emits 'error'. The pool listens for that only while the client is idle, and an
+        // 'error' nobody listens to is thrown: the process would die with the database. The pool drops
+        // the broken client when it is released.
+        client.on('error', ignoreClientError);
         connection = new PreparingClient(client, names);
         wrapped.set(client, connection);
       }

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { openDatabase } from '../../src/db/open-db.js';
 import { onPostgres, queryTestDatabase } from '../helpers/postgres.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
 
 const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL' };
 
@@ -63,5 +65,37 @@ describe('prepared statements on PostgreSQL', pgOnly, () => {
       }
     });
     for (const res of await reads()) assert.equal(res.statusCode, 200, res.body);
+  });
+
+  it('fails a statement whose connection drops mid-query, without an uncaught error', async () => {
+    const direct = new URL(svc.deps.config.databaseUrl as string);
+    const proxy = new TcpProxy(direct.hostname, Number(direct.port));
+    await proxy.start();
+    const viaProxy = new URL(direct);
+    viaProxy.port = String(proxy.port);
+    const poolErrors: Error[] = [];
+    const { db } = openDatabase(
+      { dataDir: svc.dataDir, databaseUrl: viaProxy.toString(), pgPoolMax: 2 },
+      (err) => poolErrors.push(err),
+    );
+    // An uncaught 'error' of the checked-out client would fail this test (and kill a service).
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const sleeping = sql`select pg_sleep(30)`.execute(db);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await proxy.stop();
+      await assert.rejects(sleeping, /Connection terminated/);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(uncaught, []);
+      await proxy.start();
+      const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db);
+      assert.equal(rows[0]?.one, 1, 'the pool replaced the broken connection');
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await db.destroy();
+      await proxy.stop();
+    }
   });
 });
