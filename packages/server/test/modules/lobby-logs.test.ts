@@ -8,6 +8,7 @@ import { Migrator } from 'kysely';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 import { openDatabase } from '../../src/db/open-db.js';
 import { lobbiesBeforeQuery } from '../../src/modules/lobby-logs/lobby-logs.repository.js';
+import { lobbyWrites } from '../../src/modules/lobby-logs/lobby-logs.service.js';
 import { dropTestDatabase, onPostgres } from '../helpers/postgres.js';
 import { queryPlan } from '../helpers/query-plan.js';
 import { createGameFixture, startTestService, type TestService, testConfig } from '../helpers/service.js';
@@ -225,6 +226,65 @@ describe('lobby logs', () => {
       body: { lobby_id: lobbyId, lobby_group_name_id: 'other', region_id: 'lnd-atl' },
     });
     assertError(res, 409, 'LOBBY_ALREADY_EXISTS');
+  });
+
+  it('answers creates that arrive together one by one, retries and conflicts among them included', async () => {
+    const ns = await fixture();
+    const retried = '0190a0a0-2222-7000-8000-000000000001';
+    const contested = '0190a0a0-2222-7000-8000-000000000002';
+    const fresh = Array.from({ length: 24 }, (_, i) => iso(T0 + i));
+    const [retry1, retry2, takeA, takeB, ...others] = await Promise.all([
+      tryReport(ns, ns.reporter, { lobby_id: retried, create_ts: iso(T0) }),
+      tryReport(ns, ns.reporter, { lobby_id: retried, create_ts: iso(T0) }),
+      tryReport(ns, ns.reporter, { lobby_id: contested, region_id: 'lnd-atl' }),
+      tryReport(ns, ns.reporter, { lobby_id: contested, lobby_group_name_id: 'other' }),
+      ...fresh.map((ts) => tryReport(ns, ns.reporter, { create_ts: ts })),
+    ]);
+    for (const res of [retry1, retry2]) {
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json<{ lobby_id: string }>().lobby_id, retried);
+    }
+    const contest = [takeA, takeB].map((res) => res?.statusCode).sort();
+    assert.deepEqual(contest, [200, 409], `${takeA?.body} ${takeB?.body}`);
+    const ids = others.map((res) => {
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json<{ lobby_id: string }>().lobby_id;
+    });
+    assert.equal(new Set(ids).size, fresh.length);
+    const listed = await page(ns);
+    assert.equal(listed.length, fresh.length + 2);
+    for (const id of [...ids, retried, contested])
+      assert.ok(
+        listed.some((l) => l.lobby_id === id),
+        id,
+      );
+  });
+
+  it('fails only the create whose row the store refuses, not those batched with it', async () => {
+    const writes = lobbyWrites(svc.deps.db);
+    const row = (namespaceId: string, n: number) => ({
+      lobby_id: `0190a0a0-3333-7000-8000-00000000000${n}`,
+      namespace_id: namespaceId,
+      lobby_group_name_id: 'default',
+      region_id: 'lnd-atl',
+      create_ts: T0,
+    });
+    // A namespace id with no namespace row breaks the foreign key: the store refuses that row alone.
+    const results = await Promise.allSettled([
+      writes.inserts.submit(row(f.namespaceId, 1)),
+      writes.inserts.submit(row('0190a0a0-3333-7000-8000-0000000000ff', 2)),
+      writes.inserts.submit(row(f.namespaceId, 3)),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(
+      results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])),
+      [true, true],
+    );
+    assert.equal((await getOne(f, row(f.namespaceId, 1).lobby_id)).lobby_id, row(f.namespaceId, 1).lobby_id);
+    assert.equal((await getOne(f, row(f.namespaceId, 3).lobby_id)).lobby_id, row(f.namespaceId, 3).lobby_id);
   });
 
   it('validates the report: lobby_id, group name, region and timestamps', async () => {

@@ -1,8 +1,44 @@
+import { sql } from 'kysely';
 import type { LobbiesTable } from '../../db/database.js';
-import type { Db } from '../../db/open-db.js';
+import { type Db, isPostgres } from '../../db/open-db.js';
 
-export function insertLobby(db: Db, row: LobbiesTable) {
-  return db.insertInto('lobbies').values(row).execute();
+/** A lobby as reported created: no event yet. */
+export type NewLobby = Pick<
+  LobbiesTable,
+  'lobby_id' | 'namespace_id' | 'lobby_group_name_id' | 'region_id' | 'create_ts'
+>;
+
+const lobbyKey = (row: { namespace_id: string; lobby_id: string }) => `${row.namespace_id} ${row.lobby_id}`;
+
+/**
+ * Inserts, in one statement, the lobbies that do not exist yet, and tells for each row whether it was
+ * inserted: false when that namespace already had a lobby of that id, or an earlier row of `rows` has it.
+ * On PostgreSQL the rows travel as one array per column through unnest, so a batch of any size is one
+ * statement text, prepared once per connection.
+ */
+export async function insertNewLobbies(db: Db, rows: readonly NewLobby[]): Promise<boolean[]> {
+  const firsts = new Map<string, NewLobby>();
+  for (const row of rows) if (!firsts.has(lobbyKey(row))) firsts.set(lobbyKey(row), row);
+  const unique = [...firsts.values()];
+  let inserted: { namespace_id: string; lobby_id: string }[];
+  if (isPostgres(db)) {
+    const column = <K extends keyof NewLobby>(name: K) => unique.map((row) => row[name]);
+    ({ rows: inserted } = await sql<{ namespace_id: string; lobby_id: string }>`
+      insert into lobbies (lobby_id, namespace_id, lobby_group_name_id, region_id, create_ts)
+      select * from unnest(${column('lobby_id')}::text[], ${column('namespace_id')}::text[],
+        ${column('lobby_group_name_id')}::text[], ${column('region_id')}::text[], ${column('create_ts')}::int8[])
+      on conflict (namespace_id, lobby_id) do nothing
+      returning namespace_id, lobby_id`.execute(db));
+  } else {
+    inserted = await db
+      .insertInto('lobbies')
+      .values(unique)
+      .onConflict((oc) => oc.columns(['namespace_id', 'lobby_id']).doNothing())
+      .returning(['namespace_id', 'lobby_id'])
+      .execute();
+  }
+  const done = new Set(inserted.map(lobbyKey));
+  return rows.map((row) => firsts.get(lobbyKey(row)) === row && done.has(lobbyKey(row)));
 }
 
 /** A lobby is (namespace_id, lobby_id): the same id in another namespace is another lobby, never this one. */
@@ -18,6 +54,78 @@ export function findLobby(db: Db, namespaceId: string, lobbyId: string) {
 export type LobbyEventValues = Partial<
   Pick<LobbiesTable, 'start_ts' | 'ready_ts' | 'stop_ts' | 'exit_code' | 'failed'>
 >;
+
+/** The next event of a lobby as the service records it: `exit_code` and `failed` with a stop only. */
+export interface NextEvent {
+  namespace_id: string;
+  lobby_id: string;
+  kind: 'start' | 'ready' | 'stop';
+  ts: number;
+  exit_code: number | null;
+  failed: number | null;
+}
+
+/**
+ * Records each event that is its lobby's next, in one statement for them all: exactly where the service's
+ * rules allow it (not stopped, not yet recorded, its predecessor recorded, and `ts` not before the latest
+ * recorded time). False for an event that wrote nothing, the caller then reads and decides; and for every
+ * event but the first of a lobby in `events`, which waits for that decision.
+ */
+export async function recordNextEvents(db: Db, events: readonly NextEvent[]): Promise<boolean[]> {
+  const firsts = new Map<string, NextEvent>();
+  for (const event of events) if (!firsts.has(lobbyKey(event))) firsts.set(lobbyKey(event), event);
+  const unique = [...firsts.values()];
+  const written = new Set<string>();
+  if (isPostgres(db)) {
+    const column = <K extends keyof NextEvent>(name: K) => unique.map((event) => event[name]);
+    // A null start_ts compares as unknown, so the ready of a lobby that never started writes nothing.
+    const { rows } = await sql<{ namespace_id: string; lobby_id: string }>`
+      update lobbies l set
+        start_ts = case when v.kind = 'start' then v.ts else l.start_ts end,
+        ready_ts = case when v.kind = 'ready' then v.ts else l.ready_ts end,
+        stop_ts = case when v.kind = 'stop' then v.ts else l.stop_ts end,
+        exit_code = case when v.kind = 'stop' then v.exit_code else l.exit_code end,
+        failed = case when v.kind = 'stop' then v.failed else l.failed end
+      from unnest(${column('namespace_id')}::text[], ${column('lobby_id')}::text[], ${column('kind')}::text[],
+        ${column('ts')}::int8[], ${column('exit_code')}::int4[], ${column('failed')}::int4[])
+        as v(namespace_id, lobby_id, kind, ts, exit_code, failed)
+      where l.namespace_id = v.namespace_id and l.lobby_id = v.lobby_id and l.stop_ts is null
+        and case v.kind
+          when 'start' then l.start_ts is null and l.create_ts <= v.ts
+          when 'ready' then l.ready_ts is null and l.start_ts <= v.ts
+          else coalesce(l.ready_ts, l.start_ts, l.create_ts) <= v.ts
+        end
+      returning l.namespace_id, l.lobby_id`.execute(db);
+    for (const row of rows) written.add(lobbyKey(row));
+  } else {
+    // One process owns the embedded store: no round trip to save, one statement each.
+    for (const event of unique) {
+      if (await recordNextEvent(db, event)) written.add(lobbyKey(event));
+    }
+  }
+  return events.map((event) => firsts.get(lobbyKey(event)) === event && written.has(lobbyKey(event)));
+}
+
+async function recordNextEvent(db: Db, event: NextEvent): Promise<boolean> {
+  const { kind, ts } = event;
+  let query = db
+    .updateTable('lobbies')
+    .set(
+      kind === 'start'
+        ? { start_ts: ts }
+        : kind === 'ready'
+          ? { ready_ts: ts }
+          : { stop_ts: ts, exit_code: event.exit_code, failed: event.failed },
+    )
+    .where('namespace_id', '=', event.namespace_id)
+    .where('lobby_id', '=', event.lobby_id)
+    .where('stop_ts', 'is', null);
+  if (kind === 'start') query = query.where('start_ts', 'is', null).where('create_ts', '<=', ts);
+  else if (kind === 'ready') query = query.where('ready_ts', 'is', null).where('start_ts', '<=', ts);
+  else query = query.where(sql`coalesce(ready_ts, start_ts, create_ts)`, '<=', ts);
+  const result = await query.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
 
 /**
  * Writes `values` if the lobby's event times are still those of `read` (every event sets a time that was

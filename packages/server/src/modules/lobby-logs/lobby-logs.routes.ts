@@ -13,12 +13,13 @@ import type { Deps } from '../../deps.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
-import { createLobby, getLobby, listLobbies, recordLobbyEvent } from './lobby-logs.service.js';
+import { createLobby, getLobby, listLobbies, lobbyWrites, recordLobbyEvent } from './lobby-logs.service.js';
 
 const TAG = 'lobby logs';
 const BASE = '/cloud/games/:game_id/namespaces/:namespace_id/logs/lobbies';
 
 export function lobbyLogsRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
+  const writes = lobbyWrites(deps.db);
   app.get(
     BASE,
     routeOptions(
@@ -76,7 +77,7 @@ export function lobbyLogsRoutes(app: TypedApp, deps: Deps & WithNamespaces): voi
     ),
     async (request) => {
       const { game_id, namespace_id } = request.params;
-      return { lobby_id: await createLobby(deps, game_id, namespace_id, request.body) };
+      return { lobby_id: await createLobby(deps, writes, game_id, namespace_id, request.body) };
     },
   );
 
@@ -93,7 +94,7 @@ export function lobbyLogsRoutes(app: TypedApp, deps: Deps & WithNamespaces): voi
     ),
     async (request, reply) => {
       const { game_id, namespace_id, lobby_id } = request.params;
-      await recordLobbyEvent(deps, game_id, namespace_id, lobby_id, request.body);
+      await recordLobbyEvent(deps, writes, game_id, namespace_id, lobby_id, request.body);
       return reply.code(204).send(null);
     },
   );

@@ -1,9 +1,11 @@
 import { type LobbyEventBody, quote } from '@gcm/contract';
 import type { LobbiesTable } from '../../db/database.js';
+import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors, type ValidationErrorItem } from '../../errors.js';
+import { Batcher } from '../../lib/batcher.js';
 import { parseTimestamp, toTimestamp } from '../../lib/clock.js';
-import { isUniqueViolation } from '../../lib/db-errors.js';
+import { isStoreUnavailable } from '../../lib/db-errors.js';
 import { newId } from '../../lib/ids.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import * as repo from './lobby-logs.repository.js';
@@ -106,8 +108,38 @@ export async function getLobby(
   return toLobbySummary(row);
 }
 
+/** Most lobbies one statement writes: 5 parameters each on SQLite. */
+const WRITE_BATCH = 256;
+
+/**
+ * A service's lobby writes, batched: the data plane reports lobbies from many servers at once, and the
+ * creates (and the in-order events) that arrive together share one statement and one round trip
+ * (lib/batcher.ts). A batch that fails for one of its rows (its namespace purged meanwhile) is retried row
+ * by row, so no report fails for another's; an unreachable store fails them all, as it would each.
+ */
+export interface LobbyWrites {
+  inserts: Batcher<repo.NewLobby, boolean>;
+  events: Batcher<repo.NextEvent, boolean>;
+}
+
+export function lobbyWrites(db: Db): LobbyWrites {
+  return { inserts: batched(db, repo.insertNewLobbies), events: batched(db, repo.recordNextEvents) };
+}
+
+function batched<In>(db: Db, write: (db: Db, rows: readonly In[]) => Promise<boolean[]>) {
+  return new Batcher<In, boolean>(async (rows) => {
+    try {
+      return await write(db, rows);
+    } catch (err) {
+      if (rows.length === 1 || isStoreUnavailable(err)) throw err;
+      return rows.map(async (row) => (await write(db, [row]))[0] === true);
+    }
+  }, WRITE_BATCH);
+}
+
 export async function createLobby(
   deps: Deps & WithNamespaces,
+  writes: LobbyWrites,
   gameId: string,
   namespaceId: string,
   input: {
@@ -138,22 +170,14 @@ export async function createLobby(
   const createTs = bodyTimestamp(input.create_ts, 'create_ts', deps.clock.now());
   await deps.namespaces.get(gameId, namespaceId);
 
-  const row: LobbyRow = {
+  const row: repo.NewLobby = {
     lobby_id: input.lobby_id ?? newId(),
     namespace_id: namespaceId,
     lobby_group_name_id: input.lobby_group_name_id,
     region_id: input.region_id,
     create_ts: createTs,
-    start_ts: null,
-    ready_ts: null,
-    stop_ts: null,
-    exit_code: null,
-    failed: null,
   };
-  try {
-    await repo.insertLobby(deps.db, row);
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
+  if (!(await writes.inserts.submit(row))) {
     // A retried report of the same lobby is answered like the first; anything else is a conflict. Only
     // this namespace's lobbies can conflict, so no answer tells anything about another game's ids.
     const existing = await repo.findLobby(deps.db, namespaceId, row.lobby_id);
@@ -182,6 +206,7 @@ function stopValues(event: LobbyEventBody): { exitCode: number; failed: boolean 
  */
 export async function recordLobbyEvent(
   deps: Deps & WithNamespaces,
+  writes: LobbyWrites,
   gameId: string,
   namespaceId: string,
   lobbyId: string,
@@ -239,9 +264,20 @@ export async function recordLobbyEvent(
     );
     return { stop_ts: ts, exit_code: exitCode, failed: failed ? 1 : 0 };
   };
-  // Read, decide, then write only if the lobby is still as read (compare and set): two round trips and no
-  // transaction, where a row lock took four. A lost race reads again and decides anew, so concurrent events
-  // still apply one at a time, as if in some order.
+  // The usual event is the next one, in order: one statement (shared with the events that arrive with it)
+  // that writes it only where `change` would, its conditions in SQL, settles it in one round trip.
+  const next: repo.NextEvent = {
+    namespace_id: namespaceId,
+    lobby_id: lobbyId,
+    kind: event.kind,
+    ts,
+    exit_code: stop?.exitCode ?? null,
+    failed: stop === undefined ? null : stop.failed ? 1 : 0,
+  };
+  if (await writes.events.submit(next)) return;
+  // Otherwise (a repeat, an event out of order, no such lobby, or a race), read, decide, then write only if
+  // the lobby is still as read (compare and set), with no transaction. A lost race reads again and decides
+  // anew, so concurrent events still apply one at a time, as if in some order.
   for (let attempt = 1; ; attempt++) {
     const lobby = await repo.findLobby(deps.db, namespaceId, lobbyId);
     if (lobby === undefined) throw errors.lobbyNotFound();
