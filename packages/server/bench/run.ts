@@ -51,10 +51,16 @@ function parseOptions() {
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1 || runs > 20) usage('--runs must be a whole number from 1 to 20');
   const onPostgres = values.pg === true;
-  const candidates = onPostgres ? SCENARIOS.filter((s) => s.supportsPostgres === true) : SCENARIOS;
+  const candidates = SCENARIOS.filter((s) =>
+    onPostgres ? s.supportsPostgres === true : s.postgresOnly !== true,
+  );
   const names = values.only?.split(',').map((n) => n.trim()) ?? candidates.map((s) => s.name);
   const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
   if (unknown.length > 0) usage(`unknown scenario: ${unknown.join(', ')}`);
+  const postgresOnly = names.filter(
+    (n) => !onPostgres && SCENARIOS.some((s) => s.name === n && s.postgresOnly),
+  );
+  if (postgresOnly.length > 0) usage(`${postgresOnly.join(', ')} runs on PostgreSQL only: add --pg`);
   const notOnPostgres = names.filter((n) => !candidates.some((s) => s.name === n));
   if (notOnPostgres.length > 0) {
     usage(`--pg runs ${candidates.map((s) => s.name).join(', ')} only, not ${notOnPostgres.join(', ')}`);

@@ -8,6 +8,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: string;
+  /** Requests each connection sends in turn (see autocannon's `requests`), instead of one fixed request. */
+  requests?: autocannon.Request[];
   connections: number;
   pipelining: number;
   durationSec: number;
@@ -71,6 +73,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     title: options.target,
     ...(options.headers === undefined ? {} : { headers: options.headers }),
     ...(options.body === undefined ? {} : { body: options.body }),
+    ...(options.requests === undefined ? {} : { requests: options.requests }),
   };
   const statusCodes: Record<string, number> = {};
   let errors = 0;

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -73,6 +73,38 @@ export class BenchPostgres {
     return url.toString();
   }
 
+  /**
+   * Runs pgbench (prepared statements, `clients` connections over two threads, `durationSec` seconds) with
+   * `script` on the database at `url`, `variables` given to every client with -D; the same server and the same
+   * moment as the service it is compared with.
+   */
+  async pgbench(
+    url: string,
+    script: string,
+    options: { clients: number; durationSec: number; variables: Record<string, string> },
+  ): Promise<PgbenchResult> {
+    const file = path.join(this.workDir, `pgbench-${randomBytes(4).toString('hex')}.sql`);
+    writeFileSync(file, script);
+    const args = ['-n', '-M', 'prepared', '-c', String(options.clients), '-j', '2'];
+    args.push('-T', String(options.durationSec), '-f', file);
+    for (const [name, value] of Object.entries(options.variables)) args.push('-D', `${name}=${value}`);
+    args.push(url);
+    const { stdout } = await execFileAsync(pgbenchBinary(), args, { maxBuffer: 16 * 1024 * 1024 });
+    const figure = (pattern: RegExp) => {
+      const found = pattern.exec(stdout)?.[1];
+      if (found === undefined) throw new Error(`pgbench printed no ${pattern}:\n${stdout}`);
+      return Number(found);
+    };
+    return {
+      tps: figure(/^tps = ([\d.]+) \(without initial connection time\)/m),
+      transactions: figure(/^number of transactions actually processed: (\d+)/m),
+      failed: /^number of failed transactions: (\d+)/m.test(stdout)
+        ? figure(/^number of failed transactions: (\d+)/m)
+        : 0,
+      latencyMs: figure(/^latency average = ([\d.]+) ms/m),
+    };
+  }
+
   /** Safe to call at any point, more than once, and while start is still under way. */
   stop(): Promise<void> {
     this.stopping ??= this.stopOnce();
@@ -104,4 +136,23 @@ export class BenchPostgres {
       await client.end();
     }
   }
+}
+
+export interface PgbenchResult {
+  /** Transactions per second, the initial connections not counted. */
+  tps: number;
+  transactions: number;
+  failed: number;
+  latencyMs: number;
+}
+
+/** Debian's server binaries first (the cluster's own version), else pgbench on PATH. */
+function pgbenchBinary(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const version of versions) {
+    const candidate = path.join(root, version, 'bin', 'pgbench');
+    if (existsSync(candidate)) return candidate;
+  }
+  return 'pgbench';
 }

@@ -41,5 +41,7 @@ export interface Scenario {
   readonly description: string;
   /** Runs on PostgreSQL too, with one and two instances, under `--pg`. */
   readonly supportsPostgres?: boolean;
+  /** Runs under `--pg` only (its baseline is PostgreSQL's own). */
+  readonly postgresOnly?: boolean;
   run(context: ScenarioContext): Promise<ScenarioReport>;
 }

@@ -95,11 +95,13 @@ function watch(url: URL, token: string): Watcher {
 export const billingWatch: Scenario = {
   name: 'billing-watch',
   description: `${WATCHERS.toLocaleString('en-US')} concurrent watch_index requests on one game's billing, woken by one plan change`,
+  supportsPostgres: true,
   async run(context: ScenarioContext): Promise<ScenarioReport> {
     const service = await startService(context.registry, context.workDir, {
       dataDir: path.join(context.workDir, 'billing-data'),
       name: 'service (billing watch)',
       operatorToken: `bench_op_${randomBytes(32).toString('base64url')}`,
+      databaseUrl: await context.postgres?.createDatabase('billing'),
     });
     const pid = service.child.process.pid;
     if (pid === undefined) throw new Error('the service has no pid');
@@ -144,7 +146,7 @@ export const billingWatch: Scenario = {
       const at = (q: number) => times[Math.min(times.length - 1, Math.floor(times.length * q))] ?? Number.NaN;
       const perWatcherKb = ((loaded.rssMb - idle.rssMb) * 1024) / WATCHERS;
       return {
-        title: `billing-watch: ${billingWatch.description}`,
+        title: `billing-watch${context.postgres === undefined ? '' : ' on PostgreSQL'}: ${billingWatch.description}`,
         rows: [],
         notes: [
           `opening ${WATCHERS} connections in batches of ${BATCH}: ${(openMs / 1000).toFixed(1)} s; service reported ${holding} waiting`,

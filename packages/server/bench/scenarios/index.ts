@@ -2,6 +2,7 @@ import type { Scenario } from '../lib/scenario.js';
 import { billingWatch } from './billing-watch.js';
 import { buildsList } from './builds-list.js';
 import { lobbyPage } from './lobby-page.js';
+import { lobbyWrites } from './lobby-writes.js';
 import { namespaceRead } from './namespace-read.js';
 import { versionValidate } from './version-validate.js';
 
@@ -10,6 +11,7 @@ export const SCENARIOS: readonly Scenario[] = [
   namespaceRead,
   versionValidate,
   lobbyPage,
+  lobbyWrites,
   buildsList,
   billingWatch,
 ];

@@ -14,6 +14,19 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       body?: string;
       title?: string;
+      /** Requests each connection sends in turn; its `context` starts empty again after the last one. */
+      requests?: Request[];
+    }
+
+    interface RequestParams {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+    }
+
+    interface Request extends RequestParams {
+      setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams;
     }
 
     interface Histogram {
