@@ -31,6 +31,9 @@ const SELECTIVITY_PROBE_CAP = 2_000;
 
 type Select = { buildId: string } | { after: PageKey | undefined; limit: number };
 
+/** What a build's summary shows, the only columns a page reads (a page is up to a thousand rows). */
+const SUMMARY_COLUMNS = ['build_id', 'name', 'content_length', 'create_ts'] as const;
+
 /**
  * The pair of `tags` the fewest builds of the environment carry (counted up to SELECTIVITY_PROBE_CAP each,
  * along build_tags_filter), or null when some pair is carried by none: then nothing can match.
@@ -81,7 +84,7 @@ export async function completeBuildsQuery(
   if (tags.size === 0) {
     let query = db
       .selectFrom('builds')
-      .selectAll()
+      .select(SUMMARY_COLUMNS)
       .where('namespace_id', '=', namespaceId)
       .where('complete_ts', 'is not', null);
     if ('buildId' in select) return query.where('build_id', '=', select.buildId).limit(1);
@@ -99,7 +102,7 @@ export async function completeBuildsQuery(
   let query = db
     .selectFrom('build_tags as d')
     .innerJoin('builds', 'builds.build_id', 'd.build_id')
-    .selectAll('builds')
+    .select(SUMMARY_COLUMNS.map((column) => `builds.${column}` as const))
     .where('d.namespace_id', '=', namespaceId)
     .where('d.tag_key', '=', driver[0])
     .where('d.tag_value', '=', driver[1])
@@ -128,7 +131,9 @@ export async function completeBuildsQuery(
 }
 
 export type BuildRow = NonNullable<Awaited<ReturnType<typeof findBuild>>>;
-export type BuildWithTags = BuildRow & { tags: Record<string, string> };
+export type BuildWithTags = Pick<BuildRow, (typeof SUMMARY_COLUMNS)[number]> & {
+  tags: Record<string, string>;
+};
 
 /**
  * The builds `completeBuildsQuery` selects, each with its tags, in one query: every build of the page with
