@@ -44,3 +44,13 @@ export class TcpProxy {
     if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }
+
+/** A started proxy in front of the database server of `databaseUrl`, and that URL through the proxy. */
+export async function proxyDatabase(databaseUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const direct = new URL(databaseUrl);
+  const proxy = new TcpProxy(direct.hostname, Number(direct.port));
+  await proxy.start();
+  const viaProxy = new URL(direct);
+  viaProxy.port = String(proxy.port);
+  return { proxy, url: viaProxy.toString() };
+}

@@ -24,7 +24,7 @@ import {
   type TestService,
   testConfig,
 } from '../helpers/service.js';
-import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { proxyDatabase } from '../helpers/tcp-proxy.js';
 import { until } from '../helpers/until.js';
 
 const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)' };
@@ -231,14 +231,10 @@ describe('several instances on one PostgreSQL', pgOnly, () => {
   });
 
   it('rides out a database outage: 503 while it is down, watchers answered, all back after', async () => {
-    const direct = new URL(a.deps.config.databaseUrl as string);
-    const proxy = new TcpProxy(direct.hostname, Number(direct.port));
-    await proxy.start();
-    const viaProxy = new URL(direct);
-    viaProxy.port = String(proxy.port);
+    const { proxy, url: viaProxy } = await proxyDatabase(a.deps.config.databaseUrl as string);
     const c = await startTestService({
       clock: a.clock,
-      env: { DATABASE_URL: viaProxy.toString(), GCM_OPERATOR_TOKEN: a.operatorToken },
+      env: { DATABASE_URL: viaProxy, GCM_OPERATOR_TOKEN: a.operatorToken },
     });
     try {
       const { gameId } = await createBillingGame(c, 'outage');

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/open-db.js';
 import { onPostgres, queryTestDatabase } from '../helpers/postgres.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
-import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { proxyDatabase } from '../helpers/tcp-proxy.js';
 
 const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL' };
 
@@ -68,15 +68,10 @@ describe('prepared statements on PostgreSQL', pgOnly, () => {
   });
 
   it('fails a statement whose connection drops mid-query, without an uncaught error', async () => {
-    const direct = new URL(svc.deps.config.databaseUrl as string);
-    const proxy = new TcpProxy(direct.hostname, Number(direct.port));
-    await proxy.start();
-    const viaProxy = new URL(direct);
-    viaProxy.port = String(proxy.port);
+    const { proxy, url: viaProxy } = await proxyDatabase(svc.deps.config.databaseUrl as string);
     const poolErrors: Error[] = [];
-    const { db } = openDatabase(
-      { dataDir: svc.dataDir, databaseUrl: viaProxy.toString(), pgPoolMax: 2 },
-      (err) => poolErrors.push(err),
+    const { db } = openDatabase({ dataDir: svc.dataDir, databaseUrl: viaProxy, pgPoolMax: 2 }, (err) =>
+      poolErrors.push(err),
     );
     // An uncaught 'error' of the checked-out client would fail this test (and kill a service).
     const uncaught: unknown[] = [];
