@@ -87,7 +87,11 @@ export const lobbyWrites: Scenario = {
     if (postgres === undefined || databaseUrl === undefined) {
       throw new Error('lobby-writes runs on PostgreSQL only (--pg)');
     }
-    const { gameId, namespaceId } = await createGameWithNamespace(service, 'bench-lobby-wr', 'Lobby Writes');
+    const { gameId, versionId, namespaceId } = await createGameWithNamespace(
+      service,
+      'bench-lobby-wr',
+      'Lobby Writes',
+    );
     const { token } = await apiOk<{ token: string }>(
       service,
       'POST',
@@ -102,13 +106,7 @@ export const lobbyWrites: Scenario = {
         body: {
           name_id: 'pgbench',
           display_name: 'pgbench',
-          version_id: (
-            await apiOk<{ namespace: { version_id: string } }>(
-              service,
-              'GET',
-              `/cloud/games/${gameId}/namespaces/${namespaceId}`,
-            )
-          ).namespace.version_id,
+          version_id: versionId,
         },
       },
     );
