@@ -8,7 +8,23 @@ export type NewLobby = Pick<
   'lobby_id' | 'namespace_id' | 'lobby_group_name_id' | 'region_id' | 'create_ts'
 >;
 
-const lobbyKey = (row: { namespace_id: string; lobby_id: string }) => `${row.namespace_id} ${row.lobby_id}`;
+type LobbyKeyed = { namespace_id: string; lobby_id: string };
+
+const lobbyKey = (row: LobbyKeyed) => `${row.namespace_id} ${row.lobby_id}`;
+
+/**
+ * The first row of each lobby in `rows` (one statement must not touch a lobby twice), and `answer`, which
+ * tells for each row of `rows` whether it was its lobby's first and that lobby's key is in `done`.
+ */
+function firstOfEachLobby<T extends LobbyKeyed>(rows: readonly T[]) {
+  const firsts = new Map<string, T>();
+  for (const row of rows) if (!firsts.has(lobbyKey(row))) firsts.set(lobbyKey(row), row);
+  return {
+    unique: [...firsts.values()],
+    answer: (done: ReadonlySet<string>) =>
+      rows.map((row) => firsts.get(lobbyKey(row)) === row && done.has(lobbyKey(row))),
+  };
+}
 
 /**
  * Inserts, in one statement, the lobbies that do not exist yet, and tells for each row whether it was
@@ -17,13 +33,11 @@ const lobbyKey = (row: { namespace_id: string; lobby_id: string }) => `${row.nam
  * statement text, prepared once per connection.
  */
 export async function insertNewLobbies(db: Db, rows: readonly NewLobby[]): Promise<boolean[]> {
-  const firsts = new Map<string, NewLobby>();
-  for (const row of rows) if (!firsts.has(lobbyKey(row))) firsts.set(lobbyKey(row), row);
-  const unique = [...firsts.values()];
-  let inserted: { namespace_id: string; lobby_id: string }[];
+  const { unique, answer } = firstOfEachLobby(rows);
+  let inserted: LobbyKeyed[];
   if (isPostgres(db)) {
     const column = <K extends keyof NewLobby>(name: K) => unique.map((row) => row[name]);
-    ({ rows: inserted } = await sql<{ namespace_id: string; lobby_id: string }>`
+    ({ rows: inserted } = await sql<LobbyKeyed>`
       insert into lobbies (lobby_id, namespace_id, lobby_group_name_id, region_id, create_ts)
       select * from unnest(${column('lobby_id')}::text[], ${column('namespace_id')}::text[],
         ${column('lobby_group_name_id')}::text[], ${column('region_id')}::text[], ${column('create_ts')}::int8[])
@@ -37,8 +51,7 @@ export async function insertNewLobbies(db: Db, rows: readonly NewLobby[]): Promi
       .returning(['namespace_id', 'lobby_id'])
       .execute();
   }
-  const done = new Set(inserted.map(lobbyKey));
-  return rows.map((row) => firsts.get(lobbyKey(row)) === row && done.has(lobbyKey(row)));
+  return answer(new Set(inserted.map(lobbyKey)));
 }
 
 /** A lobby is (namespace_id, lobby_id): the same id in another namespace is another lobby, never this one. */
@@ -72,14 +85,12 @@ export interface NextEvent {
  * event but the first of a lobby in `events`, which waits for that decision.
  */
 export async function recordNextEvents(db: Db, events: readonly NextEvent[]): Promise<boolean[]> {
-  const firsts = new Map<string, NextEvent>();
-  for (const event of events) if (!firsts.has(lobbyKey(event))) firsts.set(lobbyKey(event), event);
-  const unique = [...firsts.values()];
+  const { unique, answer } = firstOfEachLobby(events);
   const written = new Set<string>();
   if (isPostgres(db)) {
     const column = <K extends keyof NextEvent>(name: K) => unique.map((event) => event[name]);
     // A null start_ts compares as unknown, so the ready of a lobby that never started writes nothing.
-    const { rows } = await sql<{ namespace_id: string; lobby_id: string }>`
+    const { rows } = await sql<LobbyKeyed>`
       update lobbies l set
         start_ts = case when v.kind = 'start' then v.ts else l.start_ts end,
         ready_ts = case when v.kind = 'ready' then v.ts else l.ready_ts end,
@@ -103,7 +114,7 @@ export async function recordNextEvents(db: Db, events: readonly NextEvent[]): Pr
       if (await recordNextEvent(db, event)) written.add(lobbyKey(event));
     }
   }
-  return events.map((event) => firsts.get(lobbyKey(event)) === event && written.has(lobbyKey(event)));
+  return answer(written);
 }
 
 async function recordNextEvent(db: Db, event: NextEvent): Promise<boolean> {
