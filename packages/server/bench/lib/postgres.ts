@@ -98,9 +98,8 @@ export class BenchPostgres {
     return {
       tps: figure(/^tps = ([\d.]+) \(without initial connection time\)/m),
       transactions: figure(/^number of transactions actually processed: (\d+)/m),
-      failed: /^number of failed transactions: (\d+)/m.test(stdout)
-        ? figure(/^number of failed transactions: (\d+)/m)
-        : 0,
+      // Older pgbench (before 15) prints no failure count: it stops at the first failure instead.
+      failed: Number(/^number of failed transactions: (\d+)/m.exec(stdout)?.[1] ?? 0),
       latencyMs: figure(/^latency average = ([\d.]+) ms/m),
     };
   }
