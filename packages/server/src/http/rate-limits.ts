@@ -44,6 +44,11 @@ export class AuthFailureGuard {
     if (resetTs !== undefined) throw this.refusal(resetTs);
   }
 
+  /** Whether the address is known, from memory alone, to be under the limit: `check` would pass it. */
+  clearNow(request: FastifyRequest): boolean {
+    return this.limit === undefined || this.limit.knownUnder(this.key(request));
+  }
+
   /** Counts the failure; throws 429 instead when the limit was used up already (by another instance). */
   async failed(request: FastifyRequest): Promise<void> {
     const window = await this.limit?.hit(this.key(request));

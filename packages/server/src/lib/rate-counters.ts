@@ -189,6 +189,15 @@ export class RateLimit {
     return window.resetTs;
   }
 
+  /**
+   * Whether this instance knows the key is under the limit without a look at the counters (a look found it
+   * so within UNDER_LIMIT_MEMO_MS, and no hit was counted since): what `exhausted` would answer at once.
+   */
+  knownUnder(key: string): boolean {
+    const under = this.underUntil.get(key);
+    return under !== undefined && under > this.clock.now() && this.knownOver(key) === undefined;
+  }
+
   private knownOver(key: string): number | undefined {
     const until = this.refusedUntil.get(key);
     if (until === undefined) return undefined;
