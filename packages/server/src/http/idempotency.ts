@@ -1,12 +1,19 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_TTL_MS, IDEMPOTENT_REPLAYED_HEADER } from '@gcm/contract';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onSendAsyncHookHandler,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
 import type { Db } from '../db/open-db.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { Caller } from '../modules/tokens/token-authority.js';
 import { callerOf } from './auth.js';
 import * as repo from './idempotency.repository.js';
+import { hooksOf } from './route-hooks.js';
 
 /**
  * How long a request may run before another request with its key may take the key over and run again
@@ -153,13 +160,7 @@ function storable(payload: unknown, answer: StoredAnswer | undefined): string | 
 export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock): void {
   app.decorateRequest('idempotencyClaim', null);
 
-  app.addHook('onRoute', (route) => {
-    if (route.config?.idempotency !== undefined && route.config.auth === 'public') {
-      throw new Error(`${route.method} ${route.url}: a public route has no caller to scope its keys to`);
-    }
-  });
-
-  app.addHook('preHandler', async (request, reply) => {
+  const claimKey: preHandlerAsyncHookHandler = async (request, reply) => {
     const option = request.routeOptions.config.idempotency;
     const key = request.headers[IDEMPOTENCY_KEY_HEADER];
     if (option === undefined || key === undefined) return;
@@ -188,9 +189,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
       case 'in-use':
         throw errors.idempotencyKeyInUse(1);
     }
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const recordAnswer: onSendAsyncHookHandler<unknown> = async (request, reply, payload) => {
     const claim = request.idempotencyClaim;
     if (claim === null) return payload;
     request.idempotencyClaim = null;
@@ -214,6 +215,16 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
       request.log.error({ err }, 'could not record the answer for Idempotency-Key');
     }
     return payload;
+  };
+
+  // Only the routes that declare it get the hooks: every other request pays nothing for the header.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.idempotency === undefined) return;
+    if (route.config.auth === 'public') {
+      throw new Error(`${route.method} ${route.url}: a public route has no caller to scope its keys to`);
+    }
+    route.preHandler = [...hooksOf(route.preHandler), claimKey];
+    route.onSend = [recordAnswer, ...hooksOf(route.onSend)];
   });
 }
 
