@@ -1,3 +1,5 @@
+import type { ColumnType } from 'kysely';
+
 /**
  * Table types as the database holds them: text ids, integer epoch-millisecond timestamps, 0/1 booleans and
  * JSON as text, so the same rows work on SQLite and PostgreSQL. Rows are never API shapes; services map them.
@@ -134,6 +136,11 @@ export interface BuildsTable {
   content_length: number;
   create_ts: number;
   complete_ts: number | null;
+  /**
+   * The build's tags as one JSON object, keys in byte order: a copy of its build_tags rows that triggers
+   * keep (0017), so the service reads it and never writes it.
+   */
+  tags_json: ColumnType<string, never, never>;
 }
 
 export interface BuildTagsTable {

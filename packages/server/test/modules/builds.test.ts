@@ -290,6 +290,35 @@ describe('builds (4.3)', () => {
     assert.deepEqual(theirsNow?.tags, { pinned: 'true' }, 'another game keeps its own');
   });
 
+  it("lists a build's tags as its build_tags rows say, whoever wrote them, keys in byte order", async () => {
+    const id = await uploadBuild('tag copy', { b: '1', B: '2', a: '3' });
+    const tagsNow = async () => (await list()).find((b) => b.id === id)?.tags;
+    assert.deepEqual(Object.entries((await tagsNow()) ?? {}), [
+      ['B', '2'],
+      ['a', '3'],
+      ['b', '1'],
+    ]);
+    // Written past the service, as an older instance would during a rolling upgrade: the list follows.
+    const { db } = svc.deps;
+    const row = { build_id: id, namespace_id: f.namespaceId, create_ts: 0 };
+    await db
+      .insertInto('build_tags')
+      .values({ ...row, tag_key: 'added', tag_value: 'x' })
+      .execute();
+    await db
+      .updateTable('build_tags')
+      .set({ tag_value: '22' })
+      .where('build_id', '=', id)
+      .where('tag_key', '=', 'B')
+      .execute();
+    await db.deleteFrom('build_tags').where('build_id', '=', id).where('tag_key', '=', 'a').execute();
+    assert.deepEqual(await tagsNow(), { B: '22', added: 'x', b: '1' });
+    const one = await svc.call('GET', `${base()}/${id}`, { token: f.cloudToken });
+    assert.deepEqual(one.json<{ build: Build }>().build.tags, { B: '22', added: 'x', b: '1' });
+    await db.deleteFrom('build_tags').where('build_id', '=', id).execute();
+    assert.deepEqual(await tagsNow(), {});
+  });
+
   it('keeps games and environments apart', async () => {
     const id = await uploadBuild('private');
     assertError(

@@ -396,17 +396,27 @@ describe('lists with cursor paging', () => {
       {
         index: 'builds_namespace_create',
         table: 'builds',
-        q: await completeBuildsQuery(svc.deps.db, f.namespaceId, new Map(), { after, limit: 1001 }),
+        q: await completeBuildsQuery(
+          svc.deps.db,
+          { gameId: f.gameId, namespaceId: f.namespaceId },
+          new Map(),
+          { after, limit: 1001 },
+        ),
       },
       {
         // A tag filter walks the tag's index in list order, whatever the namespace holds.
         index: 'build_tags_filter',
         table: 'build_tags',
         alias: 'd',
-        q: await completeBuildsQuery(svc.deps.db, f.namespaceId, new Map([['channel', 'beta']]), {
-          after,
-          limit: 1001,
-        }),
+        q: await completeBuildsQuery(
+          svc.deps.db,
+          { gameId: f.gameId, namespaceId: f.namespaceId },
+          new Map([['channel', 'beta']]),
+          {
+            after,
+            limit: 1001,
+          },
+        ),
       },
     ];
     for (const { index, table, q, ...rest } of cases) {

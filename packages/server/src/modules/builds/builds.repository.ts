@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
-import type { BuildsTable } from '../../db/database.js';
-import { type Db, forUpdate, isPostgres } from '../../db/open-db.js';
+import type { ExpressionBuilder, Insertable } from 'kysely';
+import type { BuildsTable, Database } from '../../db/database.js';
+import { type Db, forUpdate } from '../../db/open-db.js';
 import type { PageKey } from '../../lib/paging.js';
 
-export function insertBuild(db: Db, row: BuildsTable) {
+export function insertBuild(db: Db, row: Insertable<BuildsTable>) {
   return db.insertInto('builds').values(row).execute();
 }
 
@@ -32,41 +32,41 @@ const SELECTIVITY_PROBE_CAP = 2_000;
 type Select = { buildId: string } | { after: PageKey | undefined; limit: number };
 
 /** What a build's summary shows, the only columns a page reads (a page is up to a thousand rows). */
-const SUMMARY_COLUMNS = ['build_id', 'name', 'content_length', 'create_ts'] as const;
+const SUMMARY_COLUMNS = ['build_id', 'name', 'content_length', 'create_ts', 'tags_json'] as const;
 
 /**
  * The pair of `tags` the fewest builds of the environment carry (counted up to SELECTIVITY_PROBE_CAP each,
- * along build_tags_filter), or null when some pair is carried by none: then nothing can match.
+ * along build_tags_filter, all pairs in one statement), or null when some pair is carried by none: then
+ * nothing can match.
  */
 async function mostSelective(
   db: Db,
   namespaceId: string,
   tags: ReadonlyMap<string, string>,
 ): Promise<[string, string] | null> {
-  let best: [string, string] | null = null;
-  let bestCount = Number.POSITIVE_INFINITY;
-  for (const [key, value] of tags) {
-    const { count } = await db
-      .selectFrom((eb) =>
+  const pairs = [...tags];
+  const counts = await db
+    .selectNoFrom((eb) =>
+      pairs.map(([key, value], i) =>
         eb
-          .selectFrom('build_tags')
-          .select('build_id')
-          .where('namespace_id', '=', namespaceId)
-          .where('tag_key', '=', key)
-          .where('tag_value', '=', value)
-          .limit(SELECTIVITY_PROBE_CAP)
-          .as('probe'),
-      )
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .executeTakeFirstOrThrow();
-    const found = Number(count);
-    if (found === 0) return null;
-    if (found < bestCount) {
-      best = [key, value];
-      bestCount = found;
-    }
-  }
-  return best;
+          .selectFrom((inner) =>
+            inner
+              .selectFrom('build_tags')
+              .select('build_id')
+              .where('namespace_id', '=', namespaceId)
+              .where('tag_key', '=', key)
+              .where('tag_value', '=', value)
+              .limit(SELECTIVITY_PROBE_CAP)
+              .as('probe'),
+          )
+          .select((c) => c.fn.countAll<number | string>().as('n'))
+          .as(`c${i}`),
+      ),
+    )
+    .executeTakeFirstOrThrow();
+  const found = pairs.map((_, i) => Number((counts as Record<string, unknown>)[`c${i}`]));
+  const fewest = Math.min(...found);
+  return fewest === 0 ? null : (pairs[found.indexOf(fewest)] as [string, string]);
 }
 
 /**
@@ -74,19 +74,32 @@ async function mostSelective(
  * else a page of `limit` after `after`. Unfiltered, the page is a range of builds_namespace_create
  * (namespace_id, create_ts, build_id); filtered, a range of build_tags_filter for the rarest pair, in the
  * same order, each row checked for the other pairs by primary key. Either way it stops after the page.
+ * Rows come only while the environment is live and the game's (a check the database makes once), so a
+ * page with builds needs no other read; only an empty one leaves the caller to find out which it was.
  */
 export async function completeBuildsQuery(
   db: Db,
-  namespaceId: string,
+  place: { gameId: string; namespaceId: string },
   tags: ReadonlyMap<string, string>,
   select: Select,
 ) {
+  const { namespaceId } = place;
+  const inLiveEnvironment = (eb: ExpressionBuilder<Database, 'builds'>) =>
+    eb.exists(
+      eb
+        .selectFrom('namespaces as n')
+        .select('n.namespace_id')
+        .where('n.namespace_id', '=', namespaceId)
+        .where('n.game_id', '=', place.gameId)
+        .where('n.delete_ts', 'is', null),
+    );
   if (tags.size === 0) {
     let query = db
       .selectFrom('builds')
       .select(SUMMARY_COLUMNS)
       .where('namespace_id', '=', namespaceId)
-      .where('complete_ts', 'is not', null);
+      .where('complete_ts', 'is not', null)
+      .where(inLiveEnvironment);
     if ('buildId' in select) return query.where('build_id', '=', select.buildId).limit(1);
     const { after } = select;
     if (after !== undefined) {
@@ -106,7 +119,8 @@ export async function completeBuildsQuery(
     .where('d.namespace_id', '=', namespaceId)
     .where('d.tag_key', '=', driver[0])
     .where('d.tag_value', '=', driver[1])
-    .where('builds.complete_ts', 'is not', null);
+    .where('builds.complete_ts', 'is not', null)
+    .where(inLiveEnvironment);
   for (const [key, value] of tags) {
     if (key === driver[0]) continue;
     query = query.where((eb) =>
@@ -131,52 +145,27 @@ export async function completeBuildsQuery(
 }
 
 export type BuildRow = NonNullable<Awaited<ReturnType<typeof findBuild>>>;
-export type BuildWithTags = Pick<BuildRow, (typeof SUMMARY_COLUMNS)[number]> & {
-  tags: Record<string, string>;
-};
+/** What a page reads of each build: its summary columns, its tags as one JSON object among them. */
+export type BuildSummaryRow = Pick<BuildRow, (typeof SUMMARY_COLUMNS)[number]>;
+
+/** A build's tags from its row's copy (builds.tags_json, which triggers keep). */
+export function tagsOf(row: { tags_json: string }): Record<string, string> {
+  // JSON.parse defines own properties, so a "__proto__" tag stays a tag.
+  return JSON.parse(row.tags_json) as Record<string, string>;
+}
 
 /**
- * The builds `completeBuildsQuery` selects, each with its tags, in one query: every build of the page with
- * its tags gathered into one JSON object by the database (a range read of build_tags' primary key per
- * build), never a list of a thousand ids sent back, nor a row per tag.
+ * The builds `completeBuildsQuery` selects: one row per build with its tags in a column of its own row,
+ * never a list of a thousand ids sent back, nor a row per tag.
  */
 export async function listCompleteBuilds(
   db: Db,
-  namespaceId: string,
+  place: { gameId: string; namespaceId: string },
   tags: ReadonlyMap<string, string>,
   select: Select,
-): Promise<BuildWithTags[]> {
-  const page = await completeBuildsQuery(db, namespaceId, tags, select);
-  if (page === undefined) return [];
-  // Ordered by tag key on both stores: SQLite's aggregate follows the primary key (build_id, tag_key).
-  const tagsJson = isPostgres(db)
-    ? sql<string | null>`(select json_object_agg(t.tag_key, t.tag_value order by t.tag_key)::text
-        from build_tags t where t.build_id = p.build_id)`
-    : sql<string | null>`(select json_group_object(t.tag_key, t.tag_value)
-        from build_tags t where t.build_id = p.build_id)`;
-  const rows = await db
-    .selectFrom(page.as('p'))
-    .selectAll('p')
-    .select(tagsJson.as('tags_json'))
-    .orderBy('p.create_ts', 'desc')
-    .orderBy('p.build_id', 'desc')
-    .execute();
-  return rows.map(({ tags_json, ...build }) => ({
-    ...build,
-    // JSON.parse defines own properties, so a "__proto__" tag stays a tag.
-    tags: tags_json === null ? {} : (JSON.parse(tags_json) as Record<string, string>),
-  }));
-}
-
-/** The tags of one build (PATCH counts them before merging). */
-export async function tagsOfBuild(db: Db, buildId: string): Promise<Record<string, string>> {
-  const rows = await db
-    .selectFrom('build_tags')
-    .select(['tag_key', 'tag_value'])
-    .where('build_id', '=', buildId)
-    .orderBy('tag_key')
-    .execute();
-  return Object.fromEntries(rows.map((r) => [r.tag_key, r.tag_value]));
+): Promise<BuildSummaryRow[]> {
+  const page = await completeBuildsQuery(db, place, tags, select);
+  return page === undefined ? [] : page.execute();
 }
 
 export async function setTags(
