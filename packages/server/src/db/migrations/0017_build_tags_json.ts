@@ -57,13 +57,12 @@ function tagsOf(pg: boolean, buildId: string) {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  const pg = db.getExecutor().adapter instanceof PostgresAdapter;
   for (const event of ['insert', 'update', 'delete']) {
-    await sql`drop trigger ${sql.raw(`build_tags_json_${event}`)}${sql.raw(
-      db.getExecutor().adapter instanceof PostgresAdapter ? ' on build_tags' : '',
-    )}`.execute(db);
+    await sql`drop trigger ${sql.raw(`build_tags_json_${event}`)}${sql.raw(pg ? ' on build_tags' : '')}`.execute(
+      db,
+    );
   }
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    await sql`drop function gcm_builds_tags_json()`.execute(db);
-  }
+  if (pg) await sql`drop function gcm_builds_tags_json()`.execute(db);
   await db.schema.alterTable('builds').dropColumn('tags_json').execute();
 }

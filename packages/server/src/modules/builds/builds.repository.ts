@@ -2,6 +2,7 @@ import type { ExpressionBuilder, Insertable } from 'kysely';
 import type { BuildsTable, Database } from '../../db/database.js';
 import { type Db, forUpdate } from '../../db/open-db.js';
 import type { PageKey } from '../../lib/paging.js';
+import { liveNamespace } from '../namespaces/namespaces.repository.js';
 
 export function insertBuild(db: Db, row: Insertable<BuildsTable>) {
   return db.insertInto('builds').values(row).execute();
@@ -85,14 +86,7 @@ export async function completeBuildsQuery(
 ) {
   const { namespaceId } = place;
   const inLiveEnvironment = (eb: ExpressionBuilder<Database, 'builds'>) =>
-    eb.exists(
-      eb
-        .selectFrom('namespaces as n')
-        .select('n.namespace_id')
-        .where('n.namespace_id', '=', namespaceId)
-        .where('n.game_id', '=', place.gameId)
-        .where('n.delete_ts', 'is', null),
-    );
+    eb.exists(liveNamespace(db, place.gameId, namespaceId).select('namespaces.namespace_id'));
   if (tags.size === 0) {
     let query = db
       .selectFrom('builds')

@@ -41,12 +41,13 @@ export function insertNamespace(w: NamespaceWrite, row: Omit<NamespacesTable, 'n
     .execute();
 }
 
+/** The game's live namespace `namespaceId`, as a query to select from (or to test with `exists`). */
+export function liveNamespace(db: Db, gameId: string, namespaceId: string) {
+  return live(db).where('namespaces.namespace_id', '=', namespaceId).where('namespaces.game_id', '=', gameId);
+}
+
 export function findNamespace(db: Db, gameId: string, namespaceId: string) {
-  return live(db)
-    .selectAll()
-    .where('namespace_id', '=', namespaceId)
-    .where('game_id', '=', gameId)
-    .executeTakeFirst();
+  return liveNamespace(db, gameId, namespaceId).selectAll().executeTakeFirst();
 }
 
 export async function namespaceNameIdTaken(db: Db, gameId: string, nameId: string): Promise<boolean> {
