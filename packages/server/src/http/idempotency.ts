@@ -160,36 +160,37 @@ function storable(payload: unknown, answer: StoredAnswer | undefined): string | 
 export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock): void {
   app.decorateRequest('idempotencyClaim', null);
 
-  const claimKey: preHandlerAsyncHookHandler = async (request, reply) => {
-    const option = request.routeOptions.config.idempotency;
-    const key = request.headers[IDEMPOTENCY_KEY_HEADER];
-    if (option === undefined || key === undefined) return;
-    // The route's header schema has checked it; an array would be two headers, which it refuses.
-    if (typeof key !== 'string') throw errors.idempotencyKeyInvalid();
-    const use: repo.KeyUse = {
-      scope: scopeOf(callerOf(request)),
-      key,
-      route: `${request.method} ${request.routeOptions.url}`,
-      requestSha256: requestSha256(request),
+  const claimKey =
+    (option: IdempotencyOption): preHandlerAsyncHookHandler =>
+    async (request, reply) => {
+      const key = request.headers[IDEMPOTENCY_KEY_HEADER];
+      if (key === undefined) return;
+      // The route's header schema has checked it; an array would be two headers, which it refuses.
+      if (typeof key !== 'string') throw errors.idempotencyKeyInvalid();
+      const use: repo.KeyUse = {
+        scope: scopeOf(callerOf(request)),
+        key,
+        route: `${request.method} ${request.routeOptions.url}`,
+        requestSha256: requestSha256(request),
+      };
+      const outcome = await begin(db, use, clock.now());
+      switch (outcome.kind) {
+        case 'claimed':
+          request.idempotencyClaim = {
+            scope: use.scope,
+            key,
+            claimId: outcome.claimId,
+            answer: option.answer,
+          };
+          return;
+        case 'replay':
+          return replay(request, reply, outcome, option.answer);
+        case 'reused':
+          throw errors.idempotencyKeyReused(outcome.what);
+        case 'in-use':
+          throw errors.idempotencyKeyInUse(1);
+      }
     };
-    const outcome = await begin(db, use, clock.now());
-    switch (outcome.kind) {
-      case 'claimed':
-        request.idempotencyClaim = {
-          scope: use.scope,
-          key,
-          claimId: outcome.claimId,
-          answer: option.answer,
-        };
-        return;
-      case 'replay':
-        return replay(request, reply, outcome, option.answer);
-      case 'reused':
-        throw errors.idempotencyKeyReused(outcome.what);
-      case 'in-use':
-        throw errors.idempotencyKeyInUse(1);
-    }
-  };
 
   const recordAnswer: onSendAsyncHookHandler<unknown> = async (request, reply, payload) => {
     const claim = request.idempotencyClaim;
@@ -223,7 +224,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
     if (route.config.auth === 'public') {
       throw new Error(`${route.method} ${route.url}: a public route has no caller to scope its keys to`);
     }
-    route.preHandler = [...hooksOf(route.preHandler), claimKey];
+    route.preHandler = [...hooksOf(route.preHandler), claimKey(route.config.idempotency)];
     route.onSend = [recordAnswer, ...hooksOf(route.onSend)];
   });
 }
