@@ -26,8 +26,17 @@ export const ERROR_CATALOGUE = {
   },
   TOKEN_REVOKED: { status: 401, summary: 'The bearer token has been revoked.' },
   API_FORBIDDEN: { status: 403, summary: 'The token may not act on this resource.' },
+  AUTH_CROSS_ORIGIN: {
+    status: 403,
+    summary: 'A write with a session cookie came from a page of an origin the service does not trust (CSRF).',
+  },
+  AUTH_REFUSED: {
+    status: 400,
+    summary: 'An /auth call was refused; metadata.auth_code says why (better-auth’s own code).',
+  },
   API_NOT_FOUND: { status: 404, summary: 'No such route.' },
   GAME_NOT_FOUND: { status: 404, summary: 'No such game.' },
+  TEAM_NOT_FOUND: { status: 404, summary: 'No such team.' },
   NAMESPACE_NOT_FOUND: { status: 404, summary: 'No such namespace in this game.' },
   VERSION_NOT_FOUND: { status: 404, summary: 'No such version in this game.' },
   TOKEN_NOT_FOUND: { status: 404, summary: 'No such token.' },

@@ -1,16 +1,23 @@
 import { type Static, Type } from 'typebox';
-import { DisplayNameText, Id, OptionalNullable, Text, Timestamp } from './common.js';
+import { DisplayNameText, Id, IdOf, OptionalNullable, Text, Timestamp } from './common.js';
 
 export const GameIdParams = Type.Object({ game_id: Id });
 
 export const ValidateGameBody = Type.Object({
   display_name: DisplayNameText('1-24 bytes'),
   name_id: OptionalNullable(Text(64, { description: '1-16 of a-z, 0-9 and -' })),
+  team_id: Type.Optional(IdOf('the team that is to own the game (a signed-in person must name one)')),
 });
 
 export const CreateGameBody = Type.Object({
   name_id: Text(64, { description: '1-16 of a-z, 0-9 and -, unique' }),
   display_name: DisplayNameText('1-24 bytes'),
+  team_id: Type.Optional(
+    IdOf(
+      'the team that is to own the game: the operator may name any or none; a signed-in person must name ' +
+        'one where they are admin or owner',
+    ),
+  ),
 });
 
 export const GameSummary = Type.Object({
@@ -18,6 +25,7 @@ export const GameSummary = Type.Object({
   name_id: Type.String(),
   display_name: Type.String(),
   create_ts: Timestamp,
+  team_id: Type.Optional(IdOf('the team that owns the game, when one does')),
   avatar_url: Type.Optional(Type.String()),
 });
 

@@ -4,6 +4,7 @@
  * version-config schema, resolver and validator, watch schemas. It depends on `typebox` alone (lint-enforced),
  * so it runs in Node and in a browser.
  */
+export * from './accounts.js';
 export * from './billing.js';
 export * from './builds.js';
 export * from './common.js';

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { TeamRoleSchema } from './accounts.js';
 import { Id, Timestamp } from './common.js';
 import { NextCursor } from './paging.js';
 
@@ -61,6 +62,23 @@ export const InspectResponse = Type.Object({
         create_ts: Timestamp,
         expire_ts: Timestamp,
       }),
+    ),
+    person: Type.Optional(
+      Type.Object(
+        {
+          user_id: Id,
+          email: Type.String(),
+          name: Type.String(),
+          teams: Type.Array(
+            Type.Object({
+              team_id: Id,
+              role: TeamRoleSchema,
+            }),
+            { maxItems: 1000 },
+          ),
+        },
+        { description: 'a person signed in with a session cookie, and their role in each of their teams' },
+      ),
     ),
   }),
 });

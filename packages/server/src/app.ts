@@ -17,6 +17,8 @@ import { AuthFailureGuard, registerRouteLimits } from './http/rate-limits.js';
 import { redactUrl } from './http/redact.js';
 import { recordRoutes } from './http/route-table.js';
 import { newRayId } from './lib/ids.js';
+import { accountsRoutes } from './modules/accounts/accounts.routes.js';
+import { teamsRoutes } from './modules/accounts/teams.routes.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
 import { buildsRoutes } from './modules/builds/builds.routes.js';
 import { debugRoutes } from './modules/debug/debug.routes.js';
@@ -123,7 +125,12 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     }
   });
   await registerRouteLimits(app, deps.rateCounters, deps.clock, deps.config.rateLimits);
-  registerAuth(app, deps.tokens, new AuthFailureGuard(deps.rateCounters, deps.clock, deps.config.rateLimits));
+  registerAuth(app, {
+    tokens: deps.tokens,
+    guard: new AuthFailureGuard(deps.rateCounters, deps.clock, deps.config.rateLimits),
+    people: deps.people,
+    trustedOrigins: new Set([new URL(deps.config.publicUrl).origin, ...deps.config.accounts.trustedOrigins]),
+  });
   registerIdempotency(app, deps.db, deps.clock);
 
   await registerOpenApi(app, deps.config.publicUrl);
@@ -138,6 +145,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   deviceLinksRoutes(app, deps);
   billingRoutes(app, deps);
   debugRoutes(app, deps);
+  accountsRoutes(app, deps);
+  teamsRoutes(app, deps);
 
   return Object.assign(app, { routeTable });
 }

@@ -11,13 +11,17 @@ import { CacheCoherence } from './lib/cache-coherence.js';
 import { ChangeNotifier } from './lib/change-notifier.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { secureDataDir } from './lib/data-dir.js';
+import { LogMailer } from './lib/mail.js';
 import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
+import { createAccounts, loadAccountSecret } from './modules/accounts/accounts.js';
+import { People } from './modules/accounts/people.js';
 import { BillingScheduler } from './modules/billing/billing.scheduler.js';
 import {
   DEVICE_LINK_CLEANUP_INTERVAL_MS,
   deleteExpiredDeviceLinks,
 } from './modules/device-links/device-links.service.js';
+import { teamOwnsGames } from './modules/games/games.repository.js';
 import { Namespaces } from './modules/namespaces/namespaces.service.js';
 import { purgeDeleted } from './modules/purge/purge.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
@@ -49,6 +53,12 @@ export async function createService(config: Config, options: StartOptions = {}) 
   let logTokenUseError = (err: unknown): void => {
     process.stderr.write(`recording a token's use failed: ${String(err)}\n`);
   };
+  let logAccounts = (level: 'debug' | 'info' | 'warn' | 'error', message: string): void => {
+    process.stderr.write(`accounts ${level}: ${message}\n`);
+  };
+  let logMail = (fields: Record<string, unknown>, message: string): void => {
+    process.stderr.write(`${message}: ${JSON.stringify(fields)}\n`);
+  };
   const { db, postgres } = openDatabase(config, (err) => logPoolError(err));
   const shared = postgres !== undefined;
   let relay: PgChangeRelay | undefined;
@@ -71,6 +81,15 @@ export async function createService(config: Config, options: StartOptions = {}) 
     // One process owns the embedded store, so its memory is the whole truth; instances sharing PostgreSQL
     // must count together, or each would allow the limit again.
     const rateCounters = shared ? new TableCounters(db, clock) : new MemoryCounters(clock);
+    const mailer = new LogMailer((fields, message) => logMail(fields, message));
+    const accounts = createAccounts({
+      config,
+      db,
+      mailer,
+      secret: await loadAccountSecret(db),
+      teamOwnsGames: (teamId) => teamOwnsGames(db, teamId),
+      log: (level, message) => logAccounts(level, message),
+    });
     const deps: Deps = {
       config,
       db,
@@ -80,6 +99,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
       notifier,
       rateCounters,
       caches,
+      accounts,
+      people: new People(db, accounts),
     };
     // The namespaces module owns its view cache: every write of a namespace goes through it.
     const appDeps: AppDeps = { ...deps, namespaces: new Namespaces(deps) };
@@ -87,6 +108,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
     for (const warning of permissionWarnings) app.log.warn({ data_dir: config.dataDir }, warning);
     logPoolError = (err) => app.log.warn({ err }, 'an idle database connection failed');
     logTokenUseError = (err) => app.log.warn({ err }, "recording a token's last use failed");
+    logMail = (fields, message) => app.log.warn(fields, message);
+    logAccounts = (level, message) => app.log[level]({ component: 'better-auth' }, message);
     if (postgres !== undefined) {
       relay = new PgChangeRelay(postgres.clientConfig, postgres.pool, notifier, caches, app.log);
       await relay.start();

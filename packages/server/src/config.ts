@@ -36,6 +36,24 @@ export interface Config {
   readonly rateLimits: RateLimitConfig;
   /** Connection cap and timeouts of the HTTP server (src/http/connection-limits.ts). */
   readonly connections: ConnectionConfig;
+  /** People, sessions and teams (src/modules/accounts). */
+  readonly accounts: AccountsConfig;
+  /** smtp:// or smtps:// URL mail is sent through; undefined writes each message to the log instead. */
+  readonly smtpUrl: string | undefined;
+  /** The From address of the mail the service sends. */
+  readonly mailFrom: string;
+}
+
+export const SIGNUP_MODES = ['open', 'invite', 'off'] as const;
+export type SignupMode = (typeof SIGNUP_MODES)[number];
+
+export interface AccountsConfig {
+  /** open: anyone may sign up; invite: only an email with a pending team invitation; off: nobody. */
+  readonly signup: SignupMode;
+  /** Origins, besides GCM_PUBLIC_URL's, whose pages may use a session (a dashboard on another host). */
+  readonly trustedOrigins: readonly string[];
+  readonly sessionTtlSeconds: number;
+  readonly invitationTtlSeconds: number;
 }
 
 /** Per client address and window; 0 turns a limit off. */
@@ -53,6 +71,8 @@ export interface RateLimitConfig {
   readonly uploadPuts: number;
   /** Device links started from one address that are neither completed nor expired. */
   readonly pendingDeviceLinks: number;
+  /** Calls to /auth/* (sign-in, sign-up, password reset, teams): what guesses passwords is limited here. */
+  readonly accountCalls: number;
 }
 
 export interface ConnectionConfig {
@@ -175,7 +195,36 @@ export function loadConfig(env: Env = process.env): Config {
     publicReads: int('GCM_RATE_LIMIT_PUBLIC_READS', 600, 0, 1_000_000),
     uploadPuts: int('GCM_RATE_LIMIT_UPLOAD_PUTS', 600, 0, 1_000_000),
     pendingDeviceLinks: int('GCM_DEVICE_LINK_PENDING_MAX', 10, 0, 1_000_000),
+    accountCalls: int('GCM_RATE_LIMIT_ACCOUNT_CALLS', 60, 0, 1_000_000),
   });
+  const signup = (read('GCM_SIGNUP') ?? 'invite') as SignupMode;
+  if (!SIGNUP_MODES.includes(signup)) {
+    problems.push(`GCM_SIGNUP must be one of ${SIGNUP_MODES.join(', ')} (got "${signup}")`);
+  }
+  const trustedOrigins: string[] = [];
+  for (const raw of (read('GCM_TRUSTED_ORIGINS') ?? '').split(',').map((o) => o.trim())) {
+    if (raw === '') continue;
+    try {
+      const url = new URL(raw);
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== raw.replace(/\/+$/, '')) {
+        throw new Error('not an origin');
+      }
+      trustedOrigins.push(url.origin);
+    } catch {
+      problems.push(`GCM_TRUSTED_ORIGINS must be a comma-separated list of http(s) origins (got "${raw}")`);
+    }
+  }
+  const accounts: AccountsConfig = Object.freeze({
+    signup,
+    trustedOrigins: Object.freeze(trustedOrigins),
+    sessionTtlSeconds: int('GCM_SESSION_TTL_SECONDS', 7 * 86_400, 300, 365 * 86_400),
+    invitationTtlSeconds: int('GCM_INVITATION_TTL_SECONDS', 7 * 86_400, 1, 90 * 86_400),
+  });
+  const smtpUrl = read('GCM_SMTP_URL');
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) {
+    problems.push('GCM_SMTP_URL must be an smtp:// or smtps:// URL');
+  }
+  const mailFrom = read('GCM_MAIL_FROM') ?? 'Game Cloud Manager <no-reply@localhost>';
   const connections = {
     maxConnections: int('GCM_MAX_CONNECTIONS', defaultMaxConnections(openFileLimit()), 1, 1_000_000),
     headersTimeoutMs: int('GCM_HEADERS_TIMEOUT_MS', 20_000, 100, 300_000),
@@ -214,6 +263,9 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy,
     rateLimits,
     connections: Object.freeze(connections),
+    accounts,
+    smtpUrl,
+    mailFrom,
   });
 }
 

@@ -5,6 +5,8 @@ import type { CacheCoherence } from './lib/cache-coherence.js';
 import type { ChangeNotifier } from './lib/change-notifier.js';
 import type { Clock } from './lib/clock.js';
 import type { RateCounters } from './lib/rate-counters.js';
+import type { Accounts } from './modules/accounts/accounts.js';
+import type { People } from './modules/accounts/people.js';
 import type { TokenAuthority } from './modules/tokens/token-authority.js';
 
 /** What services need, passed in explicitly so tests can swap the clock and the data directory. */
@@ -21,4 +23,8 @@ export interface Deps {
   readonly rateCounters: RateCounters;
   /** Writes that change cached rows publish their invalidation through it, inside their transaction. */
   readonly caches: CacheCoherence;
+  /** better-auth: people, sessions, teams; its endpoints answer under /auth. */
+  readonly accounts: Accounts;
+  /** Who a session cookie speaks for, and their roles in the teams that own games. */
+  readonly people: People;
 }

@@ -86,11 +86,17 @@ export const errors = {
     ),
   tokenRevoked: () => make('TOKEN_REVOKED', 'the bearer token has been revoked'),
   forbidden: (message = 'this token may not act on this resource') => make('API_FORBIDDEN', message),
+  crossOrigin: (message: string) => make('AUTH_CROSS_ORIGIN', message),
   routeNotFound: (method: string, url: string) => make('API_NOT_FOUND', `no route ${method} ${url}`),
   // Not-found messages say where the right id is found, so a client that sent a stale or foreign id (or a
   // name where an id goes) knows the next call to make.
   gameNotFound: () =>
     make('GAME_NOT_FOUND', 'no game with this game_id; GET /cloud/games lists the games with their game_id'),
+  teamNotFound: () =>
+    make(
+      'TEAM_NOT_FOUND',
+      'no team with this team_id; GET /auth/organization/list lists your teams with their id',
+    ),
   namespaceNotFound: () =>
     make(
       'NAMESPACE_NOT_FOUND',

@@ -29,6 +29,8 @@ export interface GamesTable {
   delete_ts: number | null;
   /** When the purge of a retired game's lobbies, builds and uploads finished; null until then. */
   purge_ts: number | null;
+  /** The team that owns the game; null for a game only the operator manages (made before teams). */
+  team_id: string | null;
 }
 
 export interface VersionsTable {
@@ -224,6 +226,71 @@ export interface IdempotencyKeysTable {
   expire_ts: number;
 }
 
+/** better-auth's dates: timestamptz (a Date) on PostgreSQL, ISO-8601 text on SQLite. */
+export type AuthDate = Date | string;
+
+export interface AccountSecretsTable {
+  secret_id: string;
+  /** base64url of 32 random bytes: the key better-auth signs session cookies with. */
+  secret: string;
+  create_ts: number;
+}
+
+/** People (better-auth's `user`); written by better-auth, read by the service for names and emails. */
+export interface UsersTable {
+  id: string;
+  name: string;
+  email: string;
+  email_verified: boolean | number;
+  image: string | null;
+  created_at: AuthDate;
+  updated_at: AuthDate;
+}
+
+/** Sign-in sessions (better-auth's `session`); the cookie holds the signed `token`. */
+export interface UserSessionsTable {
+  id: string;
+  user_id: string;
+  token: string;
+  expires_at: AuthDate;
+  ip_address: string | null;
+  user_agent: string | null;
+  active_team_id: string | null;
+  created_at: AuthDate;
+  updated_at: AuthDate;
+}
+
+/** Teams (better-auth's `organization`). */
+export interface TeamsTable {
+  id: string;
+  name: string;
+  slug: string;
+  logo: string | null;
+  metadata: string | null;
+  created_at: AuthDate;
+}
+
+/** Who is in which team, as what (better-auth's `member`): owner, admin, member or viewer. */
+export interface TeamMembersTable {
+  id: string;
+  team_id: string;
+  user_id: string;
+  role: string;
+  created_at: AuthDate;
+}
+
+export interface TeamInvitationsTable {
+  id: string;
+  team_id: string;
+  email: string;
+  role: string | null;
+  /** pending, accepted, rejected or canceled. */
+  status: string;
+  expires_at: AuthDate;
+  inviter_id: string;
+  created_at: AuthDate;
+}
+
 export interface Database {
   signing_keys: SigningKeysTable;
   operator_tokens: OperatorTokensTable;
@@ -242,4 +309,10 @@ export interface Database {
   job_leases: JobLeasesTable;
   rate_limit_windows: RateLimitWindowsTable;
   idempotency_keys: IdempotencyKeysTable;
+  account_secrets: AccountSecretsTable;
+  users: UsersTable;
+  user_sessions: UserSessionsTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  team_invitations: TeamInvitationsTable;
 }

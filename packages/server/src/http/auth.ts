@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, errors } from '../errors.js';
-import type { Caller, TokenAuthority } from '../modules/tokens/token-authority.js';
+import type { TeamRole } from '../modules/accounts/accounts.js';
+import { carriesSession, type People, type Person } from '../modules/accounts/people.js';
+import type { Caller, TokenAuthority, TokenCaller } from '../modules/tokens/token-authority.js';
 import { malformedPathId } from './errors.js';
 import type { AuthFailureGuard } from './rate-limits.js';
 import { hooksOf } from './route-hooks.js';
@@ -20,6 +22,12 @@ export type AuthRule = 'public' | 'self' | 'any' | 'game' | 'reporter' | 'operat
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthRule;
+    /**
+     * The team role a signed-in person needs (in the team that owns the game the path names); null: no
+     * person may call, only tokens. Unset: `viewer` to read and `member` to write, except on `operator`
+     * routes, which people may not call unless the route names a role.
+     */
+    personRole?: TeamRole | null;
   }
   interface FastifyRequest {
     caller: Caller | null;
@@ -43,15 +51,35 @@ export const AUTH_DESCRIPTIONS: Record<AuthRule, string> = {
  * for no rule lookup, public routes and unknown paths (404) for no hook at all, and a request whose token
  * and address are known in memory is checked without a promise (this is the hottest path of the service).
  */
-export function registerAuth(app: FastifyInstance, authority: TokenAuthority, guard: AuthFailureGuard): void {
+export interface AuthSources {
+  tokens: TokenAuthority;
+  guard: AuthFailureGuard;
+  people: People;
+  /** Origins whose pages may write with a session cookie: the public URL's and GCM_TRUSTED_ORIGINS. */
+  trustedOrigins: ReadonlySet<string>;
+}
+
+/** The role a person needs on a route that names none: reads for viewers, writes for members. */
+export function defaultPersonRole(rule: AuthRule, method: string): TeamRole | null {
+  if (rule === 'operator' || rule === 'public') return null;
+  if (rule === 'self') return 'viewer';
+  return method === 'GET' || method === 'HEAD' ? 'viewer' : 'member';
+}
+
+export function registerAuth(app: FastifyInstance, sources: AuthSources): void {
   app.decorateRequest('caller', null);
   app.addHook('onRoute', (route) => {
     const rule = route.config?.auth ?? 'operator';
     if (rule === 'public') return;
+    const method = Array.isArray(route.method) ? String(route.method[0]) : String(route.method);
+    const personRole =
+      route.config?.personRole === undefined ? defaultPersonRole(rule, method) : route.config.personRole;
+    route.config = { ...route.config, personRole };
+    describePeople(route.schema as DocumentedSchema | undefined, rule, personRole);
     const check: onRequestHookHandler = (request, _reply, done) => {
       let pending: Promise<void> | undefined;
       try {
-        pending = authorize(authority, guard, rule, request);
+        pending = authorize(sources, rule, personRole, request);
       } catch (err) {
         done(err as Error);
         return;
@@ -69,14 +97,37 @@ export function registerAuth(app: FastifyInstance, authority: TokenAuthority, gu
   });
 }
 
+interface DocumentedSchema {
+  description?: string;
+  security?: Record<string, string[]>[];
+}
+
+/** The OpenAPI text and security of a route say whether, and as what, a signed-in person may call it. */
+function describePeople(schema: DocumentedSchema | undefined, rule: AuthRule, role: TeamRole | null): void {
+  if (schema === undefined || role === null) return;
+  // A GET's HEAD twin shares its schema object: describe it once.
+  if (schema.security?.some((scheme) => 'sessionCookie' in scheme)) return;
+  schema.description = `${schema.description ?? ''} ${
+    rule === 'any' || rule === 'self'
+      ? 'Or a signed-in person (session cookie), who sees what their teams own.'
+      : `Or a signed-in person (session cookie) with the ${role} role or stronger in the team that owns the game.`
+  }`.trim();
+  schema.security = [...(schema.security ?? []), { sessionCookie: [] }];
+}
+
 /** Sets request.caller and checks it against `rule`: at once when memory holds all it needs, else later. */
 function authorize(
-  authority: TokenAuthority,
-  guard: AuthFailureGuard,
+  sources: AuthSources,
   rule: Exclude<AuthRule, 'public'>,
+  personRole: TeamRole | null,
   request: FastifyRequest,
 ): Promise<void> | undefined {
+  const { tokens: authority, guard } = sources;
   const header = request.headers.authorization;
+  // A bearer token wins over a cookie: a script holding both means the token.
+  if (header === undefined && carriesSession(request.headers.cookie)) {
+    return authorizePerson(sources, personRole, request);
+  }
   const known = header !== undefined && guard.clearNow(request) ? authority.cachedCaller(header) : undefined;
   if (known === undefined) {
     return authenticate(authority, guard, request).then((caller) => permit(rule, caller, request));
@@ -85,8 +136,58 @@ function authorize(
   return undefined;
 }
 
-/** Throws the 400 or 403 that says why `caller` may not call a route of `rule`. */
-function permit(rule: Exclude<AuthRule, 'public'>, caller: Caller, request: FastifyRequest): void {
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A session cookie's person: the session is read from the store, a write must come from a trusted origin
+ * (a cookie is sent by the browser whichever page asks), and the person's role in the team that owns the
+ * game the path names must cover the route's.
+ */
+async function authorizePerson(
+  sources: AuthSources,
+  personRole: TeamRole | null,
+  request: FastifyRequest,
+): Promise<void> {
+  await sources.guard.check(request);
+  let person: Person;
+  try {
+    person = await sources.people.fromCookies(request.headers);
+  } catch (err) {
+    if (err instanceof AppError && err.statusCode === 401) await sources.guard.failed(request);
+    throw err;
+  }
+  request.caller = person;
+  if (!SAFE_METHODS.has(request.method)) assertSameOrigin(sources.trustedOrigins, request);
+  if (personRole === null) {
+    throw errors.forbidden('this operation needs the operator token; a signed-in person may not call it');
+  }
+  const params = request.params as Record<string, string | undefined>;
+  const malformed = malformedPathId(params, 'game_id');
+  if (malformed !== undefined) throw malformed;
+  if (params.game_id !== undefined) await sources.people.assertGameRole(person, params.game_id, personRole);
+}
+
+/**
+ * CSRF: a cookie-authenticated write is refused unless the browser says which page sent it and that page is
+ * the service's own or a trusted origin. Browsers send Origin with every cross-origin write and with
+ * same-origin POSTs; a client that sends neither Origin nor Sec-Fetch-Site should use a token.
+ */
+function assertSameOrigin(trusted: ReadonlySet<string>, request: FastifyRequest): void {
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    if (trusted.has(origin)) return;
+    throw errors.crossOrigin(
+      `a write with a session cookie from the page at ${origin.slice(0, 200)} is refused`,
+    );
+  }
+  if (request.headers['sec-fetch-site'] === 'same-origin') return;
+  throw errors.crossOrigin(
+    'a write with a session cookie must carry an Origin header of a trusted origin (or use a bearer token)',
+  );
+}
+
+/** Throws the 400 or 403 that says why `caller` (a token's) may not call a route of `rule`. */
+function permit(rule: Exclude<AuthRule, 'public'>, caller: TokenCaller, request: FastifyRequest): void {
   request.caller = caller;
   if (caller.kind === 'operator' || rule === 'self') return;
   const params = request.params as Record<string, string | undefined>;
@@ -115,7 +216,7 @@ async function authenticate(
   authority: TokenAuthority,
   guard: AuthFailureGuard,
   request: FastifyRequest,
-): Promise<Caller> {
+): Promise<TokenCaller> {
   const header = request.headers.authorization;
   if (header === undefined) return authority.authenticate(header);
   await guard.check(request);

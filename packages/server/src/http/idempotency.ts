@@ -61,8 +61,8 @@ declare module 'fastify' {
 }
 
 /**
- * Keys are the caller's own: the operator's, a game's (any of its cloud tokens), or one namespace's
- * reporter's. Another tenant's key of the same text is another key, so no answer crosses tenants.
+ * Keys are the caller's own: the operator's, a game's (any of its cloud tokens), one namespace's
+ * reporter's, or one person's (whichever of their sessions). Another tenant's key of the same text is another key, so no answer crosses tenants.
  */
 function scopeOf(caller: Caller): string {
   switch (caller.kind) {
@@ -72,6 +72,8 @@ function scopeOf(caller: Caller): string {
       return `game:${caller.gameId}`;
     case 'namespace_reporter':
       return `reporter:${caller.gameId}:${caller.namespaceId}`;
+    case 'person':
+      return `person:${caller.userId}`;
   }
 }
 

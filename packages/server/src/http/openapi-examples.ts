@@ -4,11 +4,13 @@ import {
   CreateGameBody,
   CreateLobbyBody,
   CreateNamespaceBody,
+  CreateTeamBody,
   LobbyEventBody,
   MatchmakerConfigBody,
   PatchTagsBody,
   PrepareAvatarBody,
   PrepareBuildBody,
+  SetGameTeamBody,
   UpdatePlanBody,
   ValidateGameBody,
   VersionBody,
@@ -32,7 +34,14 @@ const game = { name_id: 'my-game', display_name: 'My Game' };
 
 export const BODY_EXAMPLES: ReadonlyMap<object, readonly unknown[]> = new Map([
   examples(ValidateGameBody, game),
-  examples(CreateGameBody, game),
+  examples(CreateGameBody, game, { ...game, team_id: EXAMPLE_ID }),
+  examples(CreateTeamBody, {
+    name: 'Acme Games',
+    slug: 'acme',
+    owner_email: 'lead@acme.example',
+    owner_name: 'Lee Lead',
+  }),
+  examples(SetGameTeamBody, { team_id: EXAMPLE_ID }),
   examples(CreateNamespaceBody, { name_id: 'prod', display_name: 'Production', version_id: EXAMPLE_ID }),
   examples(VersionBody, {
     display_name: 'v1.0.0',

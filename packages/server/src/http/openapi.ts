@@ -277,6 +277,14 @@ export async function registerOpenApi(app: TypedApp, publicUrl: string): Promise
             scheme: 'bearer',
             description: 'the operator token, a game cloud token or a lobby reporter token',
           },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'gcm.session_token',
+            description:
+              'a person signed in through POST /auth/sign-in/email (named __Secure-gcm.session_token on https); ' +
+              'writes must come from a trusted origin (Origin header)',
+          },
         },
       },
     },

@@ -6,7 +6,12 @@ import type { Clock } from '../lib/clock.js';
 import { type RateCounters, RateLimit, secondsUntil } from '../lib/rate-counters.js';
 
 /** The per-address limits a route without a token may declare; each is a RateLimitConfig field. */
-export type RouteLimit = 'deviceLinkStarts' | 'deviceLinkReads' | 'publicReads' | 'uploadPuts';
+export type RouteLimit =
+  | 'deviceLinkStarts'
+  | 'deviceLinkReads'
+  | 'publicReads'
+  | 'uploadPuts'
+  | 'accountCalls';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,5 +1,6 @@
 import { errorResponses, IdempotencyHeaders } from '@gcm/contract';
 import type { FastifySchema } from 'fastify';
+import type { TeamRole } from '../modules/accounts/accounts.js';
 import { AUTH_DESCRIPTIONS, type AuthRule } from './auth.js';
 import type { IdempotencyOption, StoredAnswer } from './idempotency.js';
 import type { RouteLimit } from './rate-limits.js';
@@ -7,6 +8,11 @@ import type { RouteLimit } from './rate-limits.js';
 interface RouteMeta {
   operationId: string;
   auth: AuthRule;
+  /**
+   * The role a signed-in person needs in the team that owns the game (null: people may not call); unset:
+   * viewer to read and member to write, none on an operator route (auth.ts, `defaultPersonRole`).
+   */
+  personRole?: TeamRole | null;
   /** The per-address limit of a route anyone may call (every `public` route names one). */
   limit?: RouteLimit;
   summary: string;
@@ -36,7 +42,12 @@ export function routeOptions<S extends FastifySchema & { response: Record<string
   const idempotency: IdempotencyOption | undefined =
     meta.idempotent === undefined ? undefined : meta.idempotent === true ? {} : { answer: meta.idempotent };
   return {
-    config: { auth: meta.auth, limit: meta.limit, ...(idempotency === undefined ? {} : { idempotency }) },
+    config: {
+      auth: meta.auth,
+      limit: meta.limit,
+      ...(meta.personRole === undefined ? {} : { personRole: meta.personRole }),
+      ...(idempotency === undefined ? {} : { idempotency }),
+    },
     schema: {
       ...schema,
       ...(meta.internal === true ? { hide: true } : {}),

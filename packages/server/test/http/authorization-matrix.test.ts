@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { TEAM_ROLES, type TeamRole } from '@gcm/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import type { AuthRule } from '../../src/http/auth.js';
 import {
@@ -34,6 +35,7 @@ import {
   listOperations,
   readOpenApi,
 } from '../helpers/openapi.js';
+import { addMember, asPerson, authCall, giveGame, newTeam, signIn } from '../helpers/people.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { diffSnapshots, rowsOfGame, snapshotStore } from '../helpers/store-snapshot.js';
 
@@ -45,6 +47,15 @@ const INVALID_CALLERS = [
   'alg-none-operator',
   'device-link',
   'revoked',
+  'person-signed-out',
+] as const;
+/** Signed-in people: one of each role in the target game's team, and the owner of the other game's team. */
+const PEOPLE = [
+  'person-owner',
+  'person-admin',
+  'person-member',
+  'person-viewer',
+  'person-other-team',
 ] as const;
 const CALLERS = [
   ...INVALID_CALLERS,
@@ -55,8 +66,38 @@ const CALLERS = [
   'game-on-other-ids',
   'game',
   'operator',
+  ...PEOPLE,
 ] as const;
 type CallerKind = (typeof CALLERS)[number];
+type PersonKind = (typeof PEOPLE)[number];
+
+function isPerson(caller: CallerKind): caller is PersonKind | 'person-signed-out' {
+  return caller.startsWith('person-');
+}
+
+/**
+ * README "People and teams": the role a signed-in person needs on a route that names none. Written out
+ * here, not imported, so that a change of the service's default fails this test until the README agrees.
+ */
+function defaultPeople(rule: AuthRule, method: HttpMethod): TeamRole | null {
+  if (rule === 'public' || rule === 'operator') return null;
+  if (rule === 'self' || rule === 'any') return 'viewer';
+  return method === 'GET' ? 'viewer' : 'member';
+}
+
+function covers(held: TeamRole, needed: TeamRole): boolean {
+  return TEAM_ROLES.indexOf(held) <= TEAM_ROLES.indexOf(needed);
+}
+
+/** A person's answer: by their role in the team that owns the game the request names. */
+function personExpect(rule: AuthRule, needed: TeamRole | null, caller: PersonKind): Expect {
+  if (rule === 'public') return '2xx';
+  if (needed === null) return 403;
+  if (rule === 'self') return '2xx';
+  // `any` routes show a person their own teams' things; a game-scoped route of another team is refused.
+  if (caller === 'person-other-team') return rule === 'any' ? '2xx' : 403;
+  return covers(caller.slice('person-'.length) as TeamRole, needed) ? '2xx' : 403;
+}
 
 /** What a caller must get: a 2xx, or a refusal with this status (an `any` route hides others' ids: 404). */
 type Expect = '2xx' | 401 | 403 | 404;
@@ -64,10 +105,11 @@ type Expect = '2xx' | 401 | 403 | 404;
 const INVALID: ReadonlySet<CallerKind> = new Set(INVALID_CALLERS);
 
 /** The answer each rule gives each caller; rows override it where the service limits what a caller sees. */
-function expectedFor(rule: AuthRule, caller: CallerKind): Expect {
+function expectedFor(rule: AuthRule, caller: CallerKind, people: TeamRole | null): Expect {
   if (rule === 'public') return '2xx';
   if (INVALID.has(caller)) return 401;
   if (caller === 'operator') return '2xx';
+  if (isPerson(caller)) return personExpect(rule, people, caller as PersonKind);
   switch (rule) {
     case 'self':
       return '2xx';
@@ -86,6 +128,8 @@ interface Ctx {
   svc: TestService;
   /** The game whose ids the request names: the target, or the other game for `game-on-other-ids`. */
   world: GameWorld;
+  /** The team that owns `world`'s game. */
+  teamId: string;
   /** Unique per call, for names that must not collide. */
   seq: number;
 }
@@ -96,6 +140,8 @@ interface Req {
   body?: unknown;
   /** Sent as is (not JSON): the signed upload PUT. */
   raw?: { bytes: Buffer; url: string };
+  /** The URL itself, for a route whose path is a wildcard (better-auth's under /auth). */
+  url?: string;
 }
 
 interface Row {
@@ -104,6 +150,8 @@ interface Row {
   request?: (ctx: Ctx) => Promise<Req> | Req;
   /** Callers whose answer differs from what the rule alone gives. */
   expect?: Partial<Record<CallerKind, Expect>>;
+  /** The role a signed-in person needs, where the route names one (null: no person may call). */
+  people?: TeamRole | null;
 }
 
 /** Operations an `any` token may call, but only on its own game's things: others' are "not found". */
@@ -111,17 +159,29 @@ const OWN_GAME_ONLY: Partial<Record<CallerKind, Expect>> = { 'other-game': 404, 
 
 /** One row per operationId of the document, plus the routes the document hides (keyed by method and path). */
 const MATRIX: Record<string, Row> = {
-  'games.validateGame': { rule: 'operator', request: () => ({ body: { display_name: 'Valid Name' } }) },
+  'games.validateGame': {
+    rule: 'operator',
+    people: 'admin',
+    request: ({ teamId }) => ({ body: { display_name: 'Valid Name', team_id: teamId } }),
+  },
   'games.createGame': {
     rule: 'operator',
-    request: ({ seq }) => ({ body: { name_id: `made-${seq}`, display_name: 'Made' } }),
+    people: 'admin',
+    request: ({ seq, teamId }) => ({
+      body: { name_id: `made-${seq}`, display_name: 'Made', team_id: teamId },
+    }),
   },
   'games.getGames': { rule: 'any' },
   'games.getGameById': { rule: 'game' },
   // Each call retires a game of its own, made for it: the worlds the other rows use stay.
   'games.deleteGame': {
     rule: 'operator',
-    request: async ({ svc, seq }) => ({ params: { game_id: await newGame(svc, `retire-${seq}`) } }),
+    people: 'owner',
+    request: async ({ svc, seq, teamId }) => {
+      const gameId = await newGame(svc, `retire-${seq}`);
+      await giveGame(svc, gameId, teamId);
+      return { params: { game_id: gameId } };
+    },
   },
   'games.setGameHostNetworking': { rule: 'operator', request: () => ({ body: { enabled: true } }) },
   'games.versions.validateGameVersion': {
@@ -211,15 +271,16 @@ const MATRIX: Record<string, Row> = {
     }),
   },
   'builds.patchTags': { rule: 'game', request: ({ seq }) => ({ body: { tags: { seen: String(seq) } } }) },
-  'games.tokens.createCloudToken': { rule: 'operator' },
-  'games.tokens.listTokens': { rule: 'game', request: () => ({ query: { limit: '10' } }) },
-  'games.namespaces.tokens.createReporterToken': { rule: 'operator' },
+  'games.tokens.createCloudToken': { rule: 'operator', people: 'admin' },
+  'games.tokens.listTokens': { rule: 'game', people: 'admin', request: () => ({ query: { limit: '10' } }) },
+  'games.namespaces.tokens.createReporterToken': { rule: 'operator', people: 'admin' },
   'tokens.revokeToken': {
     rule: 'any',
     request: async ({ svc, world }) => ({
       params: { token_id: (await newCloudToken(svc, world.gameId)).token_id },
     }),
-    expect: OWN_GAME_ONLY,
+    // Admins revoke; another team's tokens are not found.
+    expect: { ...OWN_GAME_ONLY, 'person-member': 403, 'person-viewer': 403, 'person-other-team': 404 },
   },
   'auth.inspect': { rule: 'self' },
   'games.avatars.prepareCustomAvatarUpload': {
@@ -233,7 +294,7 @@ const MATRIX: Record<string, Row> = {
   'cloud.uploads.completeUpload': {
     rule: 'any',
     request: async ({ svc, world }) => ({ params: { upload_id: await uploadedAvatar(svc, world.gameId) } }),
-    expect: OWN_GAME_ONLY,
+    expect: { ...OWN_GAME_ONLY, 'person-viewer': 403, 'person-other-team': 404 },
   },
   'uploads.putUploadPart': {
     rule: 'public',
@@ -253,15 +314,23 @@ const MATRIX: Record<string, Row> = {
     request: async ({ svc, world }) => ({
       body: { device_link_token: await newDeviceLinkToken(svc), game_id: world.gameId },
     }),
-    // The body names the game: a cloud token may link devices to its own game only.
-    expect: { 'other-game': 403, 'game-on-other-ids': 403 },
+    // The body names the game: a cloud token may link devices to its own game only; a person, to a game of
+    // their team as member or stronger.
+    expect: { 'other-game': 403, 'game-on-other-ids': 403, 'person-viewer': 403, 'person-other-team': 403 },
   },
   'devices.links.page': {
     rule: 'public',
     request: async ({ svc }) => ({ params: { token: await newDeviceLinkToken(svc) } }),
   },
   'games.billing.get': { rule: 'game' },
-  'games.billing.updatePlan': { rule: 'game', request: () => ({ body: { plan: 'indie' } }) },
+  'games.billing.updatePlan': { rule: 'game', people: 'owner', request: () => ({ body: { plan: 'indie' } }) },
+  'teams.createTeam': {
+    rule: 'operator',
+    request: ({ seq }) => ({
+      body: { name: `Made ${seq}`, slug: `made-${seq}`, owner_email: `made-${seq}@example.com` },
+    }),
+  },
+  'games.setGameTeam': { rule: 'operator', request: ({ teamId }) => ({ body: { team_id: teamId } }) },
 };
 
 /** Routes the document does not list: the docs page, the document itself, operators' figures. */
@@ -273,6 +342,22 @@ const HIDDEN: { key: string; method: HttpMethod; path: string; row: Row }[] = [
     method: 'GET',
     path: '/cloud/debug/watchers',
     row: { rule: 'operator' },
+  },
+  // better-auth's endpoints: anyone may call them; what each allows is better-auth's (tests/modules/accounts).
+  {
+    key: 'GET /auth/*',
+    method: 'GET',
+    path: '/auth/*',
+    row: { rule: 'public', request: () => ({ url: '/auth/get-session' }) },
+  },
+  {
+    key: 'POST /auth/*',
+    method: 'POST',
+    path: '/auth/*',
+    row: {
+      rule: 'public',
+      request: () => ({ url: '/auth/request-password-reset', body: { email: 'nobody@example.com' } }),
+    },
   },
 ];
 
@@ -321,6 +406,8 @@ describe('authorization matrix: every route × every kind of caller', () => {
   let target: GameWorld;
   let other: GameWorld;
   let tokens: Record<CallerKind, string | null>;
+  let cookies: Record<PersonKind | 'person-signed-out', string>;
+  const teamOf = new Map<string, string>();
 
   before(async () => {
     svc = await startTestService({ env: { ...ROUTE_WALK_ENV } });
@@ -362,6 +449,29 @@ describe('authorization matrix: every route × every kind of caller', () => {
       'game-on-other-ids': target.cloudToken,
       game: target.cloudToken,
       operator: svc.operatorToken,
+      'person-owner': null,
+      'person-admin': null,
+      'person-member': null,
+      'person-viewer': null,
+      'person-other-team': null,
+      'person-signed-out': null,
+    };
+    const targetTeam = await newTeam(svc, 'matrix-target');
+    const otherTeam = await newTeam(svc, 'matrix-other');
+    await giveGame(svc, target.gameId, targetTeam.teamId);
+    await giveGame(svc, other.gameId, otherTeam.teamId);
+    teamOf.set(target.gameId, targetTeam.teamId);
+    teamOf.set(other.gameId, otherTeam.teamId);
+    const gone = await signIn(svc, targetTeam.owner.email);
+    const signOut = await authCall(svc, 'POST', '/sign-out', { cookie: gone });
+    assert.equal(signOut.statusCode, 200, signOut.body);
+    cookies = {
+      'person-owner': targetTeam.owner.cookie,
+      'person-admin': await addMember(svc, targetTeam, 'admin@example.com', 'admin'),
+      'person-member': await addMember(svc, targetTeam, 'member@example.com', 'member'),
+      'person-viewer': await addMember(svc, targetTeam, 'viewer@example.com', 'viewer'),
+      'person-other-team': otherTeam.owner.cookie,
+      'person-signed-out': gone,
     };
   });
   after(async () => {
@@ -404,27 +514,29 @@ describe('authorization matrix: every route × every kind of caller', () => {
       for (const caller of CALLERS) {
         seq += 1;
         const world = caller === 'game-on-other-ids' ? other : target;
-        const req = (await row.request?.({ svc, world, seq })) ?? {};
+        const teamId = teamOf.get(world.gameId) as string;
+        const req = (await row.request?.({ svc, world, teamId, seq })) ?? {};
         const params = { ...defaultParams(world), ...req.params };
         const query = req.query === undefined ? '' : `?${new URLSearchParams(req.query)}`;
         const bearer =
           caller === 'game-on-other-ids' && row.rule === 'reporter' ? target.reporterToken : tokens[caller];
-        const url = req.raw === undefined ? `${fillPath(path, params)}${query}` : req.raw.url;
-        const expected = row.expect?.[caller] ?? expectedFor(row.rule, caller);
+        const url = req.raw === undefined ? (req.url ?? `${fillPath(path, params)}${query}`) : req.raw.url;
+        const people = row.people === undefined ? defaultPeople(row.rule, method) : row.people;
+        const expected = row.expect?.[caller] ?? expectedFor(row.rule, caller, people);
+        const personHeaders = isPerson(caller) ? asPerson(svc, cookies[caller]) : {};
 
         const beforeCall = await snapshotStore(svc.deps.db);
         const res =
           req.raw === undefined
             ? await svc.call(method, url, {
                 token: bearer,
+                headers: personHeaders,
                 ...(req.body === undefined ? {} : { body: req.body }),
               })
-            : await putPresigned(
-                svc,
-                req.raw.url,
-                req.raw.bytes,
-                bearer === null ? {} : { authorization: `Bearer ${bearer}` },
-              );
+            : await putPresigned(svc, req.raw.url, req.raw.bytes, {
+                ...personHeaders,
+                ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }),
+              });
         const afterCall = await snapshotStore(svc.deps.db);
 
         const where = `${key}: ${method} ${url.replace(/\?.*/, '')} as ${caller}`;

@@ -65,7 +65,61 @@ const HIDDEN_OPERATIONS: DocOperation[] = [
     operationId: 'debug.getWatchers',
     op: { operationId: 'debug.getWatchers', parameters: [] },
   },
+  // better-auth's endpoints: the request picks one of them (AUTH_ENDPOINTS) and sends it any JSON body.
+  {
+    method: 'GET',
+    path: '/auth/*',
+    operationId: 'auth.get',
+    op: { operationId: 'auth.get', parameters: [] },
+  },
+  {
+    method: 'POST',
+    path: '/auth/*',
+    operationId: 'auth.post',
+    op: {
+      operationId: 'auth.post',
+      parameters: [],
+      requestBody: {
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                email: { type: 'string', maxLength: 300 },
+                password: { type: 'string', maxLength: 200 },
+                newPassword: { type: 'string', maxLength: 200 },
+                currentPassword: { type: 'string', maxLength: 200 },
+                name: { type: 'string', maxLength: 2000 },
+                slug: { type: 'string', maxLength: 100 },
+                token: { type: 'string', maxLength: 100 },
+                organizationId: { type: 'string', maxLength: 100 },
+                invitationId: { type: 'string', maxLength: 100 },
+                role: { type: 'string', maxLength: 20 },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
 ];
+/** Where the /auth requests go: better-auth's endpoints a studio's people use, and one that is not. */
+const AUTH_ENDPOINTS = {
+  GET: ['/auth/get-session', '/auth/organization/list', '/auth/list-sessions', '/auth/nothing-here'],
+  POST: [
+    '/auth/sign-up/email',
+    '/auth/sign-in/email',
+    '/auth/sign-out',
+    '/auth/request-password-reset',
+    '/auth/reset-password',
+    '/auth/change-password',
+    '/auth/organization/create',
+    '/auth/organization/invite-member',
+    '/auth/organization/accept-invitation',
+    '/auth/organization/reject-invitation',
+    '/auth/nothing-here',
+  ],
+} as const;
 // The document itself takes no input; it is fetched above and by every suite.
 const hiddenRoutes = hiddenRouteKeys(svc).filter((key) => key !== 'GET /openapi.json');
 const operations = [...listOperations(await readOpenApi(svc)), ...HIDDEN_OPERATIONS];
@@ -308,7 +362,10 @@ function requestArb(op: DocOperation): fc.Arbitrary<FuzzRequest> {
   const params = fc.record(
     Object.fromEntries(names.map((n) => [n, pathValue(n, paramSchemas.get(n), pools)])),
   );
-  const generic = fc.tuple(params, queryString(op)).map(([p, q]) => `${fillPath(op.path, p)}${q}`);
+  const generic =
+    op.path === '/auth/*'
+      ? fc.constantFrom(...AUTH_ENDPOINTS[op.method as 'GET' | 'POST'])
+      : fc.tuple(params, queryString(op)).map(([p, q]) => `${fillPath(op.path, p)}${q}`);
   const as = fc.constantFrom<'operator' | 'game'>('operator', 'game');
 
   if (op.operationId === 'uploads.putUploadPart') {
@@ -358,7 +415,8 @@ function contractBreach(op: DocOperation, res: LightMyRequestResponse): string |
   if (res.rawPayload.length > MAX_ANSWER_BYTES) return `a ${status} answer over ${MAX_ANSWER_BYTES} bytes`;
   if (status < 300) {
     if (!String(res.headers['content-type'] ?? '').startsWith(JSON_TYPE)) return undefined;
-    return errorItemsBreach((JSON.parse(res.body) as { errors?: unknown }).errors);
+    // A 2xx may be JSON null (better-auth's get-session without a session).
+    return errorItemsBreach((JSON.parse(res.body) as { errors?: unknown } | null)?.errors);
   }
   const type = String(res.headers['content-type'] ?? '');
   // The device link page answers a bad or expired link as a page (400/410), for the person reading it.

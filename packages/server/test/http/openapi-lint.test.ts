@@ -139,12 +139,15 @@ describe('OpenAPI document: redocly lint and completeness', () => {
     assert.ok(errorRanges > 0);
   });
 
-  it('says on every operation whether it needs a token: security [] or bearerAuth', () => {
+  it('says on every operation whether it needs a token: security [], bearerAuth, or either credential', () => {
     for (const { method, path, op } of listOperations(doc)) {
       const where = `${method} ${path}`;
       assert.ok(Array.isArray(op.security), `${where} does not declare security`);
       const isPublic = (op.description ?? '').startsWith('Who may call: anyone');
+      // The text says whether a signed-in person may call, and the security list must say the same.
+      const people = (op.description ?? '').includes('Or a signed-in person (session cookie)');
       if (isPublic) assert.deepEqual(op.security, [], where);
+      else if (people) assert.deepEqual(op.security, [{ bearerAuth: [] }, { sessionCookie: [] }], where);
       else assert.deepEqual(op.security, [{ bearerAuth: [] }], where);
     }
   });

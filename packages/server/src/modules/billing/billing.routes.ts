@@ -42,6 +42,7 @@ export function billingRoutes(app: TypedApp, deps: Deps): void {
       {
         operationId: 'games.billing.updatePlan',
         auth: 'game',
+        personRole: 'owner',
         summary:
           'Choose the plan: an upgrade is in force at once, a downgrade at the end of the period; the active plan again cancels a pending downgrade',
         tag: TAG,

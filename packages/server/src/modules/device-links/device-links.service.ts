@@ -141,14 +141,17 @@ export async function watchDeviceLink(deps: Deps, token: string) {
 /**
  * Mints a new cloud token for `game_id` and attaches it to the link, in one transaction: either the link
  * holds the token or no token was made. The operator may complete any link for any game; a game cloud token
- * only for its own game, refused (403) before anything about the game or the link is read.
+ * only for its own game, refused (403) before anything about the game or the link is read; a person for a
+ * game of a team where they are member or stronger.
  */
 export async function completeDeviceLink(
   deps: Deps,
   caller: Caller,
   input: { device_link_token: string; game_id: string },
 ): Promise<void> {
-  if (caller.kind !== 'operator' && caller.gameId !== input.game_id) {
+  if (caller.kind === 'person') {
+    await deps.people.assertGameRole(caller, input.game_id, 'member');
+  } else if (caller.kind !== 'operator' && caller.gameId !== input.game_id) {
     throw errors.forbidden('this token belongs to another game: it may link devices to its own game only');
   }
   const link = await deps.tokens.verifyDeviceLinkToken(input.device_link_token);

@@ -24,10 +24,23 @@ export async function gameNameIdTaken(db: Db, nameId: string): Promise<boolean> 
   return row !== undefined;
 }
 
-export function listGames(db: Db, onlyGameId?: string) {
+/** Which games a list shows: every game (the operator), one (a cloud token's), or its teams' (a person's). */
+export type GameScope = { all: true } | { gameId: string } | { teamIds: readonly string[] };
+
+export function listGames(db: Db, scope: GameScope) {
   let query = live(db).selectAll();
-  if (onlyGameId !== undefined) query = query.where('game_id', '=', onlyGameId);
+  if ('gameId' in scope) query = query.where('game_id', '=', scope.gameId);
+  if ('teamIds' in scope) {
+    if (scope.teamIds.length === 0) return Promise.resolve([]);
+    query = query.where('team_id', 'in', scope.teamIds);
+  }
   return query.orderBy('create_ts', 'asc').orderBy('game_id', 'asc').execute();
+}
+
+/** True when a live or retired-but-unpurged game names the team: such a team may not be deleted. */
+export async function teamOwnsGames(db: Db, teamId: string): Promise<boolean> {
+  const row = await db.selectFrom('games').select('game_id').where('team_id', '=', teamId).executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function setHostNetworking(db: Db, gameId: string, enabled: boolean): Promise<boolean> {

@@ -15,6 +15,7 @@ import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import {
+  assertMayCreateIn,
   createGame,
   getGameFull,
   listGames,
@@ -30,12 +31,16 @@ export function gamesRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
       {
         operationId: 'games.validateGame',
         auth: 'operator',
+        personRole: 'admin',
         summary: 'Validate the display name (and optional name_id) of a new game',
         tag: 'games',
       },
       { body: ValidateGameBody, response: { 200: ValidationResult } },
     ),
-    async (request) => ({ errors: await validateGame(deps, request.body) }),
+    async (request) => {
+      await assertMayCreateIn(deps, callerOf(request), request.body.team_id);
+      return { errors: await validateGame(deps, request.body) };
+    },
   );
 
   app.post(
@@ -44,13 +49,17 @@ export function gamesRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
       {
         operationId: 'games.createGame',
         auth: 'operator',
+        personRole: 'admin',
         summary: 'Create a game',
         tag: 'games',
         idempotent: true,
       },
       { body: CreateGameBody, response: { 200: CreateGameResponse } },
     ),
-    async (request) => ({ game_id: await createGame(deps, request.body) }),
+    async (request) => {
+      await assertMayCreateIn(deps, callerOf(request), request.body.team_id);
+      return { game_id: await createGame(deps, request.body) };
+    },
   );
 
   app.get(
@@ -87,6 +96,7 @@ export function gamesRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
       {
         operationId: 'games.deleteGame',
         auth: 'operator',
+        personRole: 'owner',
         summary:
           'Retire a game: gone at once with its namespaces, tokens and billing; lobbies, builds and uploads are purged in the background',
         tag: 'games',

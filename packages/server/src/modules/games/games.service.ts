@@ -4,6 +4,7 @@ import { errors, type ValidationErrorItem } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { newId } from '../../lib/ids.js';
+import * as teams from '../accounts/teams.repository.js';
 import { billingWatchKey, endBilling } from '../billing/billing.service.js';
 import { listNamespaceSummaries } from '../namespaces/namespaces.repository.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
@@ -21,7 +22,30 @@ export function toGameSummary(row: GameRow) {
     display_name: row.display_name,
     create_ts: toTimestamp(row.create_ts),
     ...(row.avatar_url === null ? {} : { avatar_url: row.avatar_url }),
+    ...(row.team_id === null ? {} : { team_id: row.team_id }),
   };
+}
+
+/**
+ * Who may make a game in which team: the operator in any team that exists (or in none: a game only the
+ * operator manages); a signed-in person only in a team where they are admin or owner, named explicitly.
+ */
+export async function assertMayCreateIn(
+  deps: Deps,
+  caller: Caller,
+  teamId: string | undefined,
+): Promise<void> {
+  if (caller.kind === 'person') {
+    if (teamId === undefined) {
+      throw errors.badBody('team_id is required: name the team that is to own the game', {
+        field: 'team_id',
+      });
+    }
+    deps.people.assertTeamRole(caller, teamId, 'admin');
+    return;
+  }
+  if (caller.kind !== 'operator') throw errors.forbidden('this operation needs the operator token');
+  if (teamId !== undefined && !(await teams.teamExists(deps.db, teamId))) throw errors.teamNotFound();
 }
 
 function gameNameIdTaken(nameId: string): ValidationErrorItem {
@@ -47,7 +71,10 @@ export async function validateGame(
   return found;
 }
 
-export async function createGame(deps: Deps, input: { name_id: string; display_name: string }) {
+export async function createGame(
+  deps: Deps,
+  input: { name_id: string; display_name: string; team_id?: string | undefined },
+) {
   const found = await validateGame(deps, input);
   if (found.length > 0) throw errors.validation(found);
   const gameId = newId();
@@ -61,6 +88,7 @@ export async function createGame(deps: Deps, input: { name_id: string; display_n
       host_networking_enabled: 0,
       delete_ts: null,
       purge_ts: null,
+      team_id: input.team_id ?? null,
     });
   } catch (err) {
     // Two creates with one name_id can both pass the check above; the unique index decides.
@@ -71,7 +99,13 @@ export async function createGame(deps: Deps, input: { name_id: string; display_n
 }
 
 export async function listGames(deps: Deps, caller: Caller) {
-  const rows = await repo.listGames(deps.db, caller.kind === 'operator' ? undefined : caller.gameId);
+  const scope: repo.GameScope =
+    caller.kind === 'operator'
+      ? { all: true }
+      : caller.kind === 'person'
+        ? { teamIds: [...caller.teams.keys()] }
+        : { gameId: caller.gameId };
+  const rows = await repo.listGames(deps.db, scope);
   return rows.map(toGameSummary);
 }
 

@@ -5,10 +5,14 @@ import { AppError, errors } from '../../errors.js';
 import type { CacheCoherence, Invalidation } from '../../lib/cache-coherence.js';
 import type { Clock } from '../../lib/clock.js';
 import { ReadCache } from '../../lib/read-cache.js';
+import type { Person } from '../accounts/people.js';
 import * as repo from './tokens.repository.js';
 
 /** Who is calling, decided once per request before any data is read. */
-export type Caller =
+/** Who a request speaks for: a bearer token's holder, or a person signed in with a session cookie. */
+export type Caller = TokenCaller | Person;
+
+export type TokenCaller =
   | { kind: 'operator' }
   | { kind: 'game_cloud'; gameId: string; tokenId: string; createTs: number; expireTs: number }
   | {
@@ -214,7 +218,7 @@ export class TokenAuthority {
   }
 
   /** Returns the caller for an Authorization header value, or throws the 401 that explains why not. */
-  async authenticate(header: string | undefined): Promise<Caller> {
+  async authenticate(header: string | undefined): Promise<TokenCaller> {
     if (header === undefined) throw errors.unauthorized();
     const token = bearerToken(header);
     if (token === undefined) throw errors.unauthorized('the Authorization header must be "Bearer <token>"');
@@ -233,7 +237,7 @@ export class TokenAuthority {
    * row are cached, or it is the operator's): the common request then costs no promise. Undefined in every
    * other case, good or bad, which `authenticate` then decides and explains.
    */
-  cachedCaller(header: string): Caller | undefined {
+  cachedCaller(header: string): TokenCaller | undefined {
     const token = bearerToken(header);
     if (token === undefined) return undefined;
     const claims = this.signatures.peek(token);
@@ -246,7 +250,7 @@ export class TokenAuthority {
     return verdict instanceof AppError ? undefined : verdict;
   }
 
-  private async checkCloudToken(claims: CloudClaims): Promise<Caller> {
+  private async checkCloudToken(claims: CloudClaims): Promise<TokenCaller> {
     if (claims.exp * 1000 <= this.clock.now()) throw errors.tokenExpired();
     const row = await this.rows.get(claims.tokenId, () => repo.findToken(this.db, claims.tokenId));
     const verdict = this.verdict(claims, row);
@@ -255,7 +259,7 @@ export class TokenAuthority {
   }
 
   /** The caller a verified token's row makes, or the error that says why it makes none; notes the use. */
-  private verdict(claims: CloudClaims, row: repo.TokenRow | undefined): Caller | AppError {
+  private verdict(claims: CloudClaims, row: repo.TokenRow | undefined): TokenCaller | AppError {
     const now = this.clock.now();
     if (claims.exp * 1000 <= now) return errors.tokenExpired();
     const { tokenId, gameId, namespaceId } = claims;

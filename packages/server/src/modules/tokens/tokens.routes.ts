@@ -43,6 +43,7 @@ export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
       {
         operationId: 'games.tokens.createCloudToken',
         auth: 'operator',
+        personRole: 'admin',
         summary: 'Mint a game cloud token (EdDSA JWT scoped to this game, revocable, expiring)',
         tag: TAG,
         idempotent: tokenAnswer(deps),
@@ -61,6 +62,7 @@ export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
       {
         operationId: 'games.namespaces.tokens.createReporterToken',
         auth: 'operator',
+        personRole: 'admin',
         summary: "Mint a lobby reporter token: may write this namespace's lobby log and nothing else",
         tag: TAG,
         idempotent: tokenAnswer(deps),
@@ -76,6 +78,7 @@ export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
       {
         operationId: 'games.tokens.listTokens',
         auth: 'game',
+        personRole: 'admin',
         summary:
           "The game's cloud and reporter tokens, newest first and paged, revoked ones included: ids and times, never a token",
         tag: TAG,

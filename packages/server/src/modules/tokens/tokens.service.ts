@@ -95,9 +95,21 @@ export async function storedTokenText(deps: Deps, tokenId: string): Promise<stri
   return token;
 }
 
-/** The operator may revoke any token; a game's token only tokens of its own game (others are not found). */
+/**
+ * The operator may revoke any token; a game's token only tokens of its own game, and a person tokens of the
+ * games of the teams where they are admin or owner (tokens of games outside their teams are not found).
+ */
 export async function revokeToken(deps: Deps, caller: Caller, tokenId: string): Promise<void> {
-  const gameId = caller.kind === 'operator' ? undefined : caller.gameId;
+  let gameId: string | undefined;
+  if (caller.kind === 'person') {
+    const row = await repo.findToken(deps.db, tokenId);
+    const teamId = row === undefined ? undefined : await deps.people.teamOfGame(row.game_id);
+    if (row === undefined || teamId === undefined || !caller.teams.has(teamId)) throw errors.tokenNotFound();
+    deps.people.assertTeamRole(caller, teamId, 'admin');
+    gameId = row.game_id;
+  } else {
+    gameId = caller.kind === 'operator' ? undefined : caller.gameId;
+  }
   // The invalidation goes out with the commit, so every instance stops accepting the token together.
   const revoked = await deps.db.transaction().execute(async (trx) => {
     const done = await repo.revokeToken(trx, tokenId, deps.clock.now(), gameId);
@@ -137,6 +149,18 @@ export async function listTokens(deps: Deps, gameId: string, query: PageQuery): 
 
 export function inspect(caller: Caller) {
   if (caller.kind === 'operator') return { agent: { operator: {} } };
+  if (caller.kind === 'person') {
+    return {
+      agent: {
+        person: {
+          user_id: caller.userId,
+          email: caller.email,
+          name: caller.name,
+          teams: [...caller.teams].map(([team_id, role]) => ({ team_id, role })),
+        },
+      },
+    };
+  }
   if (caller.kind === 'namespace_reporter') {
     return {
       agent: {

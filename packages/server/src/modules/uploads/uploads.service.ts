@@ -206,8 +206,19 @@ export async function completeUpload(
   }
 }
 
-/** The generic complete: a cloud token may complete its own game's uploads, the operator any. */
-export function completeUploadAs(deps: Deps, caller: Caller, uploadId: string): Promise<void> {
+/**
+ * The generic complete: a cloud token may complete its own game's uploads, the operator any, a person those
+ * of their teams' games where they are member or stronger (others' uploads are not found).
+ */
+export async function completeUploadAs(deps: Deps, caller: Caller, uploadId: string): Promise<void> {
+  if (caller.kind === 'person') {
+    const upload = await repo.findUpload(deps.db, uploadId);
+    const teamId = upload === undefined ? undefined : await deps.people.teamOfGame(upload.game_id);
+    if (upload === undefined || teamId === undefined || !caller.teams.has(teamId))
+      throw errors.uploadNotFound();
+    deps.people.assertTeamRole(caller, teamId, 'member');
+    return completeUpload(deps, uploadId, { gameId: upload.game_id });
+  }
   return completeUpload(deps, uploadId, { gameId: caller.kind === 'operator' ? undefined : caller.gameId });
 }
 

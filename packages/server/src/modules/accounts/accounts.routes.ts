@@ -1,0 +1,146 @@
+import { ERROR_CATALOGUE } from '@gcm/contract';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { AppError, errors } from '../../errors.js';
+import type { TypedApp } from '../../http/typed-app.js';
+import { AUTH_BASE_PATH, CLIENT_IP_HEADER } from './accounts.js';
+
+/** Request headers better-auth may read; the rest (tokens of our own, proxies' claims) stay out. */
+const FORWARDED_HEADERS = [
+  'cookie',
+  'origin',
+  'referer',
+  'user-agent',
+  'content-type',
+  'accept',
+  'sec-fetch-site',
+  'sec-fetch-mode',
+  'sec-fetch-dest',
+] as const;
+
+/** Answer headers passed back to the client (set-cookie above all). */
+const ANSWER_HEADERS = ['content-type', 'location', 'cache-control'] as const;
+
+/** Longest string any /auth body field may hold (passwords are held to 128 by better-auth itself). */
+const MAX_AUTH_STRING = 1024;
+
+/**
+ * better-auth's standard endpoints under /auth (sign-up, sign-in, sign-out, get-session, change and reset
+ * password, and organization/* for teams), passed through as they are, with three changes: the client's
+ * address is the service's request.ip, the per-address `accountCalls` limit counts every call (shared by
+ * instances on PostgreSQL), and a refusal comes back as the service's error body, better-auth's own code in
+ * metadata.auth_code.
+ */
+export function accountsRoutes(app: TypedApp, deps: Deps): void {
+  const origin = new URL(deps.config.publicUrl).origin;
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const tooLong = longString(request.body, []);
+    if (tooLong !== undefined) {
+      throw errors.badBody(`${tooLong} must be at most ${MAX_AUTH_STRING} characters`, {
+        field: tooLong,
+        max_length: MAX_AUTH_STRING,
+      });
+    }
+    const headers = new Headers();
+    for (const name of FORWARDED_HEADERS) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers.set(name, value);
+    }
+    headers.set(CLIENT_IP_HEADER, request.ip);
+    const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+    if (hasBody) headers.set('content-type', 'application/json');
+    const answer = await deps.accounts.handler(
+      new Request(`${origin}${request.url}`, {
+        method: request.method,
+        headers,
+        body: hasBody ? JSON.stringify(request.body ?? {}) : undefined,
+      }),
+    );
+    for (const cookie of answer.headers.getSetCookie()) reply.header('set-cookie', cookie);
+    const text = await answer.text();
+    if (answer.status >= 400) throw refusal(answer.status, text, request);
+    for (const name of ANSWER_HEADERS) {
+      const value = answer.headers.get(name);
+      if (value !== null) reply.header(name, value);
+    }
+    reply.code(answer.status);
+    return reply.send(text === '' ? null : withoutSessionToken(text));
+  };
+
+  const config = { auth: 'public', limit: 'accountCalls' } as const;
+  const summary = 'Accounts and teams: better-auth’s endpoints (README "People and teams")';
+  // No body schema: better-auth validates each endpoint's body itself (and a sign-out has none).
+  app.route({
+    method: ['GET', 'POST'],
+    url: `${AUTH_BASE_PATH}/*`,
+    config,
+    schema: { hide: true, summary },
+    handler,
+  });
+}
+
+/** The dotted path of the first string longer than MAX_AUTH_STRING in `value`, if any. */
+function longString(value: unknown, path: string[]): string | undefined {
+  if (typeof value === 'string') return value.length > MAX_AUTH_STRING ? path.join('.') || 'body' : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = longString(inner, [...path, key]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** better-auth's `{code, message}` refusal as the service's error; its 5xx as ours, logged. */
+function refusal(status: number, text: string, request: FastifyRequest): AppError {
+  let body: { code?: unknown; message?: unknown } = {};
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    // A refusal without a JSON body keeps only its status.
+  }
+  const authCode = typeof body.code === 'string' ? body.code.slice(0, 100) : undefined;
+  const message =
+    typeof body.message === 'string' && body.message !== ''
+      ? body.message.slice(0, 500)
+      : `refused (${status})`;
+  if (status >= 500) {
+    request.log.error({ auth_status: status, auth_code: authCode }, 'better-auth failed');
+    return errors.internal();
+  }
+  const metadata = authCode === undefined ? undefined : { auth_code: authCode };
+  if (status === 401) return new AppError(401, 'API_UNAUTHORIZED', message, metadata);
+  if (status === 403) {
+    // better-auth's own origin check answers the same refusal as ours for the service's routes.
+    const code = authCode !== undefined && /ORIGIN/.test(authCode) ? 'AUTH_CROSS_ORIGIN' : 'API_FORBIDDEN';
+    return new AppError(403, code, message, metadata);
+  }
+  if (status === 404) return new AppError(404, 'API_NOT_FOUND', message, metadata);
+  return new AppError(
+    status === 429 ? 429 : ERROR_CATALOGUE.AUTH_REFUSED.status,
+    status === 429 ? 'RATE_LIMITED' : 'AUTH_REFUSED',
+    message,
+    metadata,
+  );
+}
+
+/**
+ * The session token travels in the HttpOnly cookie only: better-auth also puts it in the JSON of sign-in,
+ * sign-up and get-session, where a page's script (or an XSS) could read it. Left out here.
+ */
+function withoutSessionToken(text: string): string {
+  if (!text.includes('"token"')) return text;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return text;
+  const record = body as Record<string, unknown>;
+  if ('token' in record) delete record.token;
+  const session = record.session;
+  if (typeof session === 'object' && session !== null && 'token' in session) {
+    delete (session as Record<string, unknown>).token;
+  }
+  return JSON.stringify(record);
+}

@@ -1,0 +1,322 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { TEAM_ROLES, type TeamRole } from '@gcm/contract';
+import { APIError, betterAuth } from 'better-auth';
+import { organization } from 'better-auth/plugins';
+import { adminAc, defaultAc, memberAc, ownerAc } from 'better-auth/plugins/organization/access';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/open-db.js';
+import { isPostgres } from '../../db/open-db.js';
+import type { Mailer } from '../../lib/mail.js';
+
+export { TEAM_ROLES, type TeamRole } from '@gcm/contract';
+
+export function isTeamRole(value: string): value is TeamRole {
+  return (TEAM_ROLES as readonly string[]).includes(value);
+}
+
+/** True when `held` is `needed` or stronger. */
+export function roleCovers(held: TeamRole, needed: TeamRole): boolean {
+  return TEAM_ROLES.indexOf(held) <= TEAM_ROLES.indexOf(needed);
+}
+
+/** The header the service sets to the client's address (request.ip) before better-auth reads it. */
+export const CLIENT_IP_HEADER = 'x-gcm-client-ip';
+
+/** Where better-auth answers: its standard endpoints under this prefix (POST /auth/sign-in/email, …). */
+export const AUTH_BASE_PATH = '/auth';
+
+export const SESSION_COOKIE_PREFIX = 'gcm';
+
+/** Limits better-auth does not set itself: names and slugs are shown in lists and pages. */
+export const ACCOUNT_LIMITS = {
+  name: 100,
+  email: 254,
+  teamName: 100,
+  teamSlug: 48,
+  passwordMin: 10,
+  passwordMax: 128,
+  teamsPerPerson: 50,
+  membersPerTeam: 500,
+  pendingInvitationsPerTeam: 200,
+} as const;
+
+const SLUG = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+/** Set while the operator makes an account (POST /cloud/teams): the sign-up mode does not apply to it. */
+export const operatorSignUp = new AsyncLocalStorage<true>();
+
+/** A password-reset mail sent while one is set is also kept here, for the operator's answer. */
+export const resetCapture = new AsyncLocalStorage<{ token?: string; team?: string }>();
+
+export interface AccountsOptions {
+  config: Config;
+  db: Db;
+  mailer: Mailer;
+  /** The key cookies are signed with, from the store (migration 0018), so every instance signs alike. */
+  secret: string;
+  /** Refuses the deletion of a team that still owns a game (games.team_id has no foreign key). */
+  teamOwnsGames: (teamId: string) => Promise<boolean>;
+  /** better-auth's own warnings and errors, into the service's log. */
+  log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+}
+
+function refuse(message: string, code: string): never {
+  throw new APIError('BAD_REQUEST', { message, code });
+}
+
+/**
+ * better-auth over the service's own store: people, sessions, credentials and teams (its "organizations")
+ * in the tables of migration 0018. Its rate limiter is off: /auth routes are limited per address by the
+ * service's own limits, which instances on PostgreSQL share.
+ */
+export function createAccounts(options: AccountsOptions) {
+  const { config, db, mailer } = options;
+  const publicOrigin = new URL(config.publicUrl).origin;
+  const viewerAc = defaultAc.newRole({
+    organization: [],
+    member: [],
+    invitation: [],
+    team: [],
+    ac: ['read'],
+  });
+
+  return betterAuth({
+    appName: 'Game Cloud Manager',
+    baseURL: config.publicUrl,
+    basePath: AUTH_BASE_PATH,
+    secret: options.secret,
+    trustedOrigins: [publicOrigin, ...config.accounts.trustedOrigins],
+    telemetry: { enabled: false },
+    logger: { level: 'warn', log: (level, message) => options.log(level, message) },
+    database: {
+      // biome-ignore lint/suspicious/noExplicitAny: better-auth takes any Kysely; ours is typed for our tables.
+      db: db as any,
+      type: isPostgres(db) ? 'postgres' : 'sqlite',
+      // Not on SQLite: its one connection would be held through a sign-up's whole password hash, stalling
+      // every other request, and a hook's own read would wait for it forever. Each statement there commits
+      // on its own; a crash between a new account's two rows leaves a person without a password, which a
+      // password reset gives them.
+      transaction: isPostgres(db),
+    },
+    rateLimit: { enabled: false },
+    emailAndPassword: {
+      enabled: true,
+      disableSignUp: config.accounts.signup === 'off',
+      minPasswordLength: ACCOUNT_LIMITS.passwordMin,
+      maxPasswordLength: ACCOUNT_LIMITS.passwordMax,
+      revokeSessionsOnPasswordReset: true,
+      resetPasswordTokenExpiresIn: 3600,
+      sendResetPassword: async ({ user, url, token }) => {
+        const capture = resetCapture.getStore();
+        if (capture !== undefined) capture.token = token;
+        if (capture?.team !== undefined) {
+          await mailer.send({
+            to: user.email,
+            subject: `Your Game Cloud Manager account for ${capture.team}`,
+            text:
+              `An account was made for ${user.email}, the owner of the team "${capture.team}".\n\n` +
+              `To choose its password, send POST ${config.publicUrl}${AUTH_BASE_PATH}/reset-password with ` +
+              `{"token": "${token}", "newPassword": "..."} within the hour, or open:\n${url}\n\n` +
+              `After the hour, ask for a new link: POST ${config.publicUrl}${AUTH_BASE_PATH}/request-password-reset.`,
+          });
+          return;
+        }
+        await mailer.send({
+          to: user.email,
+          subject: 'Reset your Game Cloud Manager password',
+          text:
+            `Someone asked to reset the password of ${user.email}.\n\n` +
+            `To choose a new one, send POST ${config.publicUrl}${AUTH_BASE_PATH}/reset-password with ` +
+            `{"token": "${token}", "newPassword": "..."} within the hour, or open:\n${url}\n\n` +
+            'If it was not you, ignore this message: your password stays as it is.',
+        });
+      },
+    },
+    session: {
+      expiresIn: config.accounts.sessionTtlSeconds,
+      updateAge: Math.min(86_400, Math.floor(config.accounts.sessionTtlSeconds / 2)),
+      modelName: 'user_sessions',
+      fields: {
+        userId: 'user_id',
+        expiresAt: 'expires_at',
+        ipAddress: 'ip_address',
+        userAgent: 'user_agent',
+        createdAt: 'created_at',
+        updatedAt: 'updated_at',
+      },
+    },
+    user: {
+      modelName: 'users',
+      fields: { emailVerified: 'email_verified', createdAt: 'created_at', updatedAt: 'updated_at' },
+    },
+    account: {
+      modelName: 'user_accounts',
+      fields: {
+        userId: 'user_id',
+        accountId: 'account_id',
+        providerId: 'provider_id',
+        accessToken: 'access_token',
+        refreshToken: 'refresh_token',
+        idToken: 'id_token',
+        accessTokenExpiresAt: 'access_token_expires_at',
+        refreshTokenExpiresAt: 'refresh_token_expires_at',
+        createdAt: 'created_at',
+        updatedAt: 'updated_at',
+      },
+    },
+    verification: {
+      modelName: 'auth_verifications',
+      fields: { expiresAt: 'expires_at', createdAt: 'created_at', updatedAt: 'updated_at' },
+    },
+    advanced: {
+      cookiePrefix: SESSION_COOKIE_PREFIX,
+      useSecureCookies: config.publicUrl.startsWith('https:'),
+      defaultCookieAttributes: { httpOnly: true, sameSite: 'lax' },
+      // Random v4 ids, as opaque as better-auth's own, in the uuid shape every other id of the API has.
+      database: { generateId: () => randomUUID() },
+      // Set by the service to request.ip (which honours GCM_TRUST_PROXY), after dropping any the client sent.
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+    },
+    databaseHooks: {
+      user: {
+        create: {
+          before: async (user) => {
+            if (user.name.length > ACCOUNT_LIMITS.name) {
+              refuse(`name must be at most ${ACCOUNT_LIMITS.name} characters`, 'NAME_TOO_LONG');
+            }
+            if (user.email.length > ACCOUNT_LIMITS.email) {
+              refuse(`email must be at most ${ACCOUNT_LIMITS.email} characters`, 'EMAIL_TOO_LONG');
+            }
+            if (
+              config.accounts.signup === 'invite' &&
+              operatorSignUp.getStore() !== true &&
+              !(await hasPendingInvitation(db, user.email))
+            ) {
+              throw new APIError('FORBIDDEN', {
+                message:
+                  'sign-up is by invitation only: ask a team admin (or the operator) to invite this email',
+                code: 'SIGN_UP_BY_INVITATION_ONLY',
+              });
+            }
+          },
+        },
+        update: {
+          before: async (user) => {
+            if (typeof user.name === 'string' && user.name.length > ACCOUNT_LIMITS.name) {
+              refuse(`name must be at most ${ACCOUNT_LIMITS.name} characters`, 'NAME_TOO_LONG');
+            }
+          },
+        },
+      },
+    },
+    plugins: [
+      organization({
+        roles: { owner: ownerAc, admin: adminAc, member: memberAc, viewer: viewerAc },
+        creatorRole: 'owner',
+        allowUserToCreateOrganization: true,
+        organizationLimit: ACCOUNT_LIMITS.teamsPerPerson,
+        membershipLimit: ACCOUNT_LIMITS.membersPerTeam,
+        invitationLimit: ACCOUNT_LIMITS.pendingInvitationsPerTeam,
+        invitationExpiresIn: config.accounts.invitationTtlSeconds,
+        cancelPendingInvitationsOnReInvite: true,
+        // Invitation ids are random v4 uuids (above), as unguessable as better-auth's own: the emailed id is
+        // the proof, as with its default ids.
+        requireEmailVerificationOnInvitation: false,
+        sendInvitationEmail: async (data) => {
+          await mailer.send({
+            to: data.email,
+            subject: `You are invited to ${data.organization.name} on Game Cloud Manager`,
+            text:
+              `${data.inviter.user.name} (${data.inviter.user.email}) invites you to the team ` +
+              `"${data.organization.name}" as ${data.role}.\n\n` +
+              `Invitation id: ${data.id}\n` +
+              `Sign up or sign in at ${config.publicUrl}, then accept with POST ${config.publicUrl}` +
+              `${AUTH_BASE_PATH}/organization/accept-invitation {"invitationId": "${data.id}"}, or decline ` +
+              `with ${AUTH_BASE_PATH}/organization/reject-invitation.\n` +
+              `The invitation expires ${new Date(data.invitation.expiresAt).toISOString()}.`,
+          });
+        },
+        organizationHooks: {
+          beforeCreateOrganization: async ({ organization: team }) => {
+            if ((team.name ?? '').length > ACCOUNT_LIMITS.teamName) {
+              refuse(`name must be at most ${ACCOUNT_LIMITS.teamName} characters`, 'NAME_TOO_LONG');
+            }
+            const slug = team.slug ?? '';
+            if (slug.length > ACCOUNT_LIMITS.teamSlug || !SLUG.test(slug)) {
+              refuse(
+                `slug must be 1-${ACCOUNT_LIMITS.teamSlug} of a-z, 0-9 and -, not starting or ending with -`,
+                'INVALID_SLUG',
+              );
+            }
+          },
+          beforeUpdateOrganization: async ({ organization: team }) => {
+            if (typeof team.name === 'string' && team.name.length > ACCOUNT_LIMITS.teamName) {
+              refuse(`name must be at most ${ACCOUNT_LIMITS.teamName} characters`, 'NAME_TOO_LONG');
+            }
+            if (
+              typeof team.slug === 'string' &&
+              (team.slug.length > ACCOUNT_LIMITS.teamSlug || !SLUG.test(team.slug))
+            ) {
+              refuse(
+                `slug must be 1-${ACCOUNT_LIMITS.teamSlug} of a-z, 0-9 and -, not starting or ending with -`,
+                'INVALID_SLUG',
+              );
+            }
+          },
+          beforeDeleteOrganization: async ({ organization: team }) => {
+            if (await options.teamOwnsGames(team.id)) {
+              refuse(
+                'this team still owns games: delete them or give them to another team first',
+                'TEAM_OWNS_GAMES',
+              );
+            }
+          },
+        },
+        schema: {
+          session: { fields: { activeOrganizationId: 'active_team_id' } },
+          organization: { modelName: 'teams', fields: { createdAt: 'created_at' } },
+          member: {
+            modelName: 'team_members',
+            fields: { organizationId: 'team_id', userId: 'user_id', createdAt: 'created_at' },
+          },
+          invitation: {
+            modelName: 'team_invitations',
+            fields: {
+              organizationId: 'team_id',
+              expiresAt: 'expires_at',
+              createdAt: 'created_at',
+              inviterId: 'inviter_id',
+            },
+          },
+        },
+      }),
+    ],
+  });
+}
+
+export type Accounts = ReturnType<typeof createAccounts>;
+
+/** An invitation to any team for `email` that is still open: what lets a person sign up by invitation. */
+async function hasPendingInvitation(db: Db, email: string): Promise<boolean> {
+  const now = new Date();
+  const rows = await db
+    .selectFrom('team_invitations')
+    .select(['expires_at'])
+    .where('email', '=', email.toLowerCase())
+    .where('status', '=', 'pending')
+    .limit(50)
+    .execute();
+  return rows.some((row) => new Date(row.expires_at) > now);
+}
+
+/** The oldest secret signs: a fresh store has exactly one (migration 0018). */
+export async function loadAccountSecret(db: Db): Promise<string> {
+  const row = await db
+    .selectFrom('account_secrets')
+    .select('secret')
+    .orderBy('create_ts', 'asc')
+    .orderBy('secret_id', 'asc')
+    .executeTakeFirstOrThrow();
+  return row.secret;
+}

@@ -1,0 +1,437 @@
+/**
+ * People and teams through the real HTTP stack: better-auth's /auth endpoints as mounted by the service,
+ * the operator's team call, session cookies as callers of /cloud routes with each role, CSRF refusals,
+ * invitations (accept, decline, cancel, expire), sign-out and session revocation (across two instances on
+ * PostgreSQL), and the per-address limit on /auth.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  addMember,
+  asPerson,
+  authCall,
+  giveGame,
+  newTeam,
+  PASSWORD,
+  sessionCookie,
+  signIn,
+  signUp,
+  type Team,
+} from '../helpers/people.js';
+import { onPostgres } from '../helpers/postgres.js';
+import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
+import { diffSnapshots, snapshotStore } from '../helpers/store-snapshot.js';
+
+const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)' };
+
+function code(res: { json: <T>() => T }): string {
+  return res.json<{ code: string }>().code;
+}
+
+describe('accounts: sign-up, sign-in, sessions', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService();
+  });
+  after(() => svc.close());
+
+  it('is by invitation by default: an email nobody invited cannot sign up, and nothing is written', async () => {
+    const before = await snapshotStore(svc.deps.db);
+    const res = await authCall(svc, 'POST', '/sign-up/email', {
+      body: { email: 'stranger@example.com', password: PASSWORD, name: 'Stranger' },
+    });
+    assert.equal(res.statusCode, 403, res.body);
+    assert.equal(
+      res.json<{ metadata: { auth_code: string } }>().metadata.auth_code,
+      'SIGN_UP_BY_INVITATION_ONLY',
+    );
+    assert.deepEqual(diffSnapshots(before, await snapshotStore(svc.deps.db)), []);
+  });
+
+  it('lets the operator make a team for a new owner, who sets a password with the setup token', async () => {
+    const team = await newTeam(svc, 'first-studio');
+    const inspect = await svc.call('GET', '/cloud/auth/inspect', {
+      token: null,
+      headers: asPerson(svc, team.owner.cookie),
+    });
+    assert.equal(inspect.statusCode, 200, inspect.body);
+    const person = inspect.json<{ agent: { person: { email: string; teams: unknown[] } } }>().agent.person;
+    assert.equal(person.email, team.owner.email);
+    assert.deepEqual(person.teams, [{ team_id: team.teamId, role: 'owner' }]);
+  });
+
+  it('adds an existing account as the owner of another team, with no setup token', async () => {
+    const first = await newTeam(svc, 'studio-two');
+    const res = await svc.call('POST', '/cloud/teams', {
+      body: { name: 'Second', slug: 'studio-two-b', owner_email: first.owner.email.toUpperCase() },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json<{ owner: { new_account: boolean }; password_setup?: unknown }>();
+    assert.equal(body.owner.new_account, false);
+    assert.equal(body.password_setup, undefined);
+  });
+
+  it('refuses a taken slug before making any account', async () => {
+    await newTeam(svc, 'taken-slug');
+    const before = await snapshotStore(svc.deps.db);
+    const res = await svc.call('POST', '/cloud/teams', {
+      body: { name: 'Again', slug: 'taken-slug', owner_email: 'someone-new@example.com' },
+    });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.equal(res.json<{ metadata: { field: string } }>().metadata.field, 'slug');
+    assert.deepEqual(diffSnapshots(before, await snapshotStore(svc.deps.db)), []);
+  });
+
+  it('sets an HttpOnly, SameSite=Lax session cookie and never puts the session token in a body', async () => {
+    const team = await newTeam(svc, 'cookie-check');
+    const res = await authCall(svc, 'POST', '/sign-in/email', {
+      body: { email: team.owner.email, password: PASSWORD },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const raw = String(res.headers['set-cookie']);
+    assert.match(raw, /HttpOnly/);
+    assert.match(raw, /SameSite=Lax/);
+    assert.doesNotMatch(raw, /Secure/, 'plain http public URL: no Secure attribute');
+    const token = sessionCookie(res).split('=')[1]?.split('.')[0] as string;
+    assert.ok(token.length > 10);
+    assert.ok(!res.body.includes(token), 'the sign-in answer holds the session token');
+    const session = await authCall(svc, 'GET', '/get-session', { cookie: sessionCookie(res) });
+    assert.equal(session.statusCode, 200, session.body);
+    assert.ok(!session.body.includes(token), 'get-session holds the session token');
+    assert.equal(session.json<{ user: { email: string } }>().user.email, team.owner.email);
+  });
+
+  it('refuses a wrong password with 401 and better-auth’s code', async () => {
+    const team = await newTeam(svc, 'wrong-password');
+    const res = await authCall(svc, 'POST', '/sign-in/email', {
+      body: { email: team.owner.email, password: 'not the password' },
+    });
+    assert.equal(res.statusCode, 401, res.body);
+    assert.equal(code(res), 'API_UNAUTHORIZED');
+    assert.equal(
+      res.json<{ metadata: { auth_code: string } }>().metadata.auth_code,
+      'INVALID_EMAIL_OR_PASSWORD',
+    );
+  });
+
+  it('ends a session at sign-out: the old cookie is refused at once', async () => {
+    const team = await newTeam(svc, 'sign-out');
+    const cookie = await signIn(svc, team.owner.email);
+    const ok = await svc.call('GET', '/cloud/games', { token: null, headers: asPerson(svc, cookie) });
+    assert.equal(ok.statusCode, 200, ok.body);
+    const out = await authCall(svc, 'POST', '/sign-out', { cookie });
+    assert.equal(out.statusCode, 200, out.body);
+    const after = await svc.call('GET', '/cloud/games', { token: null, headers: asPerson(svc, cookie) });
+    assert.equal(after.statusCode, 401, after.body);
+    assert.equal(code(after), 'API_UNAUTHORIZED');
+  });
+
+  it('changes a password, ending the other sessions when asked', async () => {
+    const team = await newTeam(svc, 'change-password');
+    const other = await signIn(svc, team.owner.email);
+    const res = await authCall(svc, 'POST', '/change-password', {
+      cookie: team.owner.cookie,
+      body: { currentPassword: PASSWORD, newPassword: 'a brand new passphrase', revokeOtherSessions: true },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const stale = await svc.call('GET', '/cloud/games', { token: null, headers: asPerson(svc, other) });
+    assert.equal(stale.statusCode, 401, stale.body);
+    await signIn(svc, team.owner.email, 'a brand new passphrase');
+  });
+
+  it('refuses strings over the limit with a message naming the field', async () => {
+    const res = await authCall(svc, 'POST', '/sign-in/email', {
+      body: { email: 'a@example.com', password: 'x'.repeat(5000) },
+    });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.equal(code(res), 'API_BAD_BODY');
+    assert.match(res.json<{ message: string }>().message, /password/);
+  });
+});
+
+describe('accounts: sign-up modes', () => {
+  it('open: anyone signs up; off: nobody does', async () => {
+    const open = await startTestService({ env: { GCM_SIGNUP: 'open' } });
+    try {
+      await signUp(open, 'walk-in@example.com');
+    } finally {
+      await open.close();
+    }
+    const off = await startTestService({ env: { GCM_SIGNUP: 'off' } });
+    try {
+      const res = await authCall(off, 'POST', '/sign-up/email', {
+        body: { email: 'walk-in@example.com', password: PASSWORD, name: 'Walk In' },
+      });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(
+        res.json<{ metadata: { auth_code: string } }>().metadata.auth_code,
+        'EMAIL_PASSWORD_SIGN_UP_DISABLED',
+      );
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('marks the cookie Secure when the public URL is https', async () => {
+    const secure = await startTestService({
+      env: { GCM_PUBLIC_URL: 'https://cloud.example.com', GCM_SIGNUP: 'open' },
+    });
+    try {
+      const res = await secure.call('POST', '/auth/sign-up/email', {
+        token: null,
+        headers: { origin: 'https://cloud.example.com' },
+        body: { email: 'secure@example.com', password: PASSWORD, name: 'Secure' },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(String(res.headers['set-cookie']), /__Secure-gcm\.session_token=.*; Secure/);
+    } finally {
+      await secure.close();
+    }
+  });
+});
+
+describe('accounts: teams, roles and CSRF', () => {
+  let svc: TestService;
+  let team: Team;
+  let gameId: string;
+  let member: string;
+  let viewer: string;
+  let outsider: Team;
+  before(async () => {
+    svc = await startTestService({ env: { GCM_TRUSTED_ORIGINS: 'https://dash.example.com' } });
+    team = await newTeam(svc, 'roles');
+    outsider = await newTeam(svc, 'outsiders');
+    gameId = (await createGameFixture(svc, 'roles-game')).gameId;
+    await giveGame(svc, gameId, team.teamId);
+    member = await addMember(svc, team, 'member@example.com', 'member');
+    viewer = await addMember(svc, team, 'viewer@example.com', 'viewer');
+  });
+  after(() => svc.close());
+
+  it('shows each person the games of their teams only', async () => {
+    const mine = await svc.call('GET', '/cloud/games', { token: null, headers: asPerson(svc, viewer) });
+    assert.deepEqual(
+      mine.json<{ games: { game_id: string }[] }>().games.map((g) => g.game_id),
+      [gameId],
+    );
+    const theirs = await svc.call('GET', '/cloud/games', {
+      token: null,
+      headers: asPerson(svc, outsider.owner.cookie),
+    });
+    assert.deepEqual(theirs.json<{ games: unknown[] }>().games, []);
+    const read = await svc.call('GET', `/cloud/games/${gameId}`, {
+      token: null,
+      headers: asPerson(svc, outsider.owner.cookie),
+    });
+    assert.equal(read.statusCode, 403, read.body);
+  });
+
+  it('lets a viewer read but not write, and a member write', async () => {
+    const read = await svc.call('GET', `/cloud/games/${gameId}`, {
+      token: null,
+      headers: asPerson(svc, viewer),
+    });
+    assert.equal(read.statusCode, 200, read.body);
+    const body = { display_name: 'by a person', config: {} };
+    const refused = await svc.call('POST', `/cloud/games/${gameId}/versions`, {
+      token: null,
+      headers: asPerson(svc, viewer),
+      body,
+    });
+    assert.equal(refused.statusCode, 403, refused.body);
+    assert.match(refused.json<{ message: string }>().message, /member role/);
+    const made = await svc.call('POST', `/cloud/games/${gameId}/versions`, {
+      token: null,
+      headers: asPerson(svc, member),
+      body,
+    });
+    assert.equal(made.statusCode, 200, made.body);
+  });
+
+  it('lets an owner make a game in their team, and nobody in a team they are not admin of', async () => {
+    const made = await svc.call('POST', '/cloud/games', {
+      token: null,
+      headers: asPerson(svc, team.owner.cookie),
+      body: { name_id: 'owned-by-team', display_name: 'Owned', team_id: team.teamId },
+    });
+    assert.equal(made.statusCode, 200, made.body);
+    const list = await svc.call('GET', '/cloud/games', { token: null, headers: asPerson(svc, member) });
+    assert.ok(list.body.includes('owned-by-team'));
+    const missing = await svc.call('POST', '/cloud/games', {
+      token: null,
+      headers: asPerson(svc, team.owner.cookie),
+      body: { name_id: 'no-team', display_name: 'No team' },
+    });
+    assert.equal(missing.statusCode, 400, missing.body);
+    assert.equal(missing.json<{ metadata: { field: string } }>().metadata.field, 'team_id');
+    const elsewhere = await svc.call('POST', '/cloud/games', {
+      token: null,
+      headers: asPerson(svc, outsider.owner.cookie),
+      body: { name_id: 'not-theirs', display_name: 'Not theirs', team_id: team.teamId },
+    });
+    assert.equal(elsewhere.statusCode, 403, elsewhere.body);
+  });
+
+  it('refuses a cookie write from another origin, or with no origin at all, and changes nothing', async () => {
+    const before = await snapshotStore(svc.deps.db);
+    const refusedHeaders: Record<string, string>[] = [
+      { cookie: member, origin: 'https://evil.example' },
+      { cookie: member },
+      { cookie: member, 'sec-fetch-site': 'cross-site' },
+    ];
+    for (const headers of refusedHeaders) {
+      const res = await svc.call('POST', `/cloud/games/${gameId}/versions`, {
+        token: null,
+        headers,
+        body: { display_name: 'csrf', config: {} },
+      });
+      assert.equal(res.statusCode, 403, res.body);
+      assert.equal(code(res), 'AUTH_CROSS_ORIGIN');
+    }
+    assert.deepEqual(diffSnapshots(before, await snapshotStore(svc.deps.db)), []);
+    const trusted = await svc.call('POST', `/cloud/games/${gameId}/versions`, {
+      token: null,
+      headers: { cookie: member, origin: 'https://dash.example.com' },
+      body: { display_name: 'from the dashboard', config: {} },
+    });
+    assert.equal(trusted.statusCode, 200, trusted.body);
+    const sameOrigin = await svc.call('POST', `/cloud/games/${gameId}/versions`, {
+      token: null,
+      headers: { cookie: member, 'sec-fetch-site': 'same-origin' },
+      body: { display_name: 'same origin', config: {} },
+    });
+    assert.equal(sameOrigin.statusCode, 200, sameOrigin.body);
+  });
+
+  it('refuses better-auth’s own cookie writes from another origin', async () => {
+    const res = await svc.call('POST', '/auth/organization/create', {
+      token: null,
+      headers: { cookie: member, origin: 'https://evil.example' },
+      body: { name: 'Evil', slug: 'evil' },
+    });
+    assert.equal(res.statusCode, 403, res.body);
+    assert.equal(res.json<{ code: string }>().code, 'AUTH_CROSS_ORIGIN');
+  });
+
+  it('lets a bearer token win over a cookie', async () => {
+    const res = await svc.call('GET', `/cloud/games/${gameId}`, {
+      headers: { cookie: outsider.owner.cookie },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+  });
+});
+
+describe('accounts: invitations', () => {
+  let svc: TestService;
+  let team: Team;
+  before(async () => {
+    svc = await startTestService({ env: { GCM_INVITATION_TTL_SECONDS: '1' } });
+    team = await newTeam(svc, 'inviting');
+  });
+  after(() => svc.close());
+
+  async function invite(email: string, role = 'member'): Promise<string> {
+    const res = await authCall(svc, 'POST', '/organization/invite-member', {
+      cookie: team.owner.cookie,
+      body: { email, role, organizationId: team.teamId },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<{ id: string }>().id;
+  }
+
+  it('lets an invited person decline, and then not accept', async () => {
+    const id = await invite('decliner@example.com');
+    const cookie = await signUp(svc, 'decliner@example.com');
+    const no = await authCall(svc, 'POST', '/organization/reject-invitation', {
+      cookie,
+      body: { invitationId: id },
+    });
+    assert.equal(no.statusCode, 200, no.body);
+    const yes = await authCall(svc, 'POST', '/organization/accept-invitation', {
+      cookie,
+      body: { invitationId: id },
+    });
+    assert.equal(yes.statusCode, 400, yes.body);
+  });
+
+  it('refuses an invitation the admin cancelled', async () => {
+    const id = await invite('cancelled@example.com');
+    const cookie = await signUp(svc, 'cancelled@example.com');
+    const cancel = await authCall(svc, 'POST', '/organization/cancel-invitation', {
+      cookie: team.owner.cookie,
+      body: { invitationId: id },
+    });
+    assert.equal(cancel.statusCode, 200, cancel.body);
+    const yes = await authCall(svc, 'POST', '/organization/accept-invitation', {
+      cookie,
+      body: { invitationId: id },
+    });
+    assert.equal(yes.statusCode, 400, yes.body);
+    const inspect = await svc.call('GET', '/cloud/auth/inspect', {
+      token: null,
+      headers: asPerson(svc, cookie),
+    });
+    assert.deepEqual(inspect.json<{ agent: { person: { teams: unknown[] } } }>().agent.person.teams, []);
+  });
+
+  it('refuses an expired invitation, and sign-up by it', async () => {
+    const id = await invite('late@example.com');
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const signUpLate = await authCall(svc, 'POST', '/sign-up/email', {
+      body: { email: 'late@example.com', password: PASSWORD, name: 'Late' },
+    });
+    assert.equal(signUpLate.statusCode, 403, signUpLate.body);
+    const other = await invite('late-but-signed-up@example.com');
+    const cookie = await signUp(svc, 'late-but-signed-up@example.com');
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    for (const invitationId of [id, other]) {
+      const yes = await authCall(svc, 'POST', '/organization/accept-invitation', {
+        cookie,
+        body: { invitationId },
+      });
+      assert.ok(yes.statusCode === 400 || yes.statusCode === 403, yes.body);
+    }
+  });
+});
+
+describe('accounts: limits', () => {
+  it('counts /auth calls per address: sign-in guesses are limited', async () => {
+    const svc = await startTestService({ env: { GCM_RATE_LIMIT_ACCOUNT_CALLS: '3' } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await authCall(svc, 'POST', '/sign-in/email', {
+          body: { email: 'guess@example.com', password: `guess number ${i}` },
+        });
+        statuses.push(res.statusCode);
+      }
+      assert.deepEqual(statuses, [401, 401, 401, 429]);
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
+describe('accounts: two instances on one PostgreSQL', () => {
+  it('ends a session on every instance the moment it is signed out on one', pgOnly, async () => {
+    const first = await startTestService();
+    const second = await secondInstance(first);
+    try {
+      const team = await newTeam(first, 'two-instances');
+      const cookie = await signIn(second, team.owner.email);
+      for (const svc of [first, second]) {
+        const res = await svc.call('GET', '/cloud/games', { token: null, headers: asPerson(svc, cookie) });
+        assert.equal(res.statusCode, 200, res.body);
+      }
+      const out = await authCall(first, 'POST', '/sign-out', { cookie });
+      assert.equal(out.statusCode, 200, out.body);
+      for (const svc of [first, second]) {
+        const res = await svc.call('GET', '/cloud/games', { token: null, headers: asPerson(svc, cookie) });
+        assert.equal(res.statusCode, 401, res.body);
+      }
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
+});
