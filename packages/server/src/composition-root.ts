@@ -11,7 +11,7 @@ import { CacheCoherence } from './lib/cache-coherence.js';
 import { ChangeNotifier } from './lib/change-notifier.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { secureDataDir } from './lib/data-dir.js';
-import { LogMailer } from './lib/mail.js';
+import { describeSmtpError, LogMailer, type Mail, type Mailer, SmtpMailer } from './lib/mail.js';
 import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
 import { createAccounts, loadAccountSecret } from './modules/accounts/accounts.js';
@@ -59,6 +59,9 @@ export async function createService(config: Config, options: StartOptions = {}) 
   let logMail = (fields: Record<string, unknown>, message: string): void => {
     process.stderr.write(`${message}: ${JSON.stringify(fields)}\n`);
   };
+  let logMailError = (err: unknown, mail: Mail): void => {
+    process.stderr.write(`mail to ${mail.to} failed: ${describeSmtpError(err)}\n`);
+  };
   const { db, postgres } = openDatabase(config, (err) => logPoolError(err));
   const shared = postgres !== undefined;
   let relay: PgChangeRelay | undefined;
@@ -81,7 +84,14 @@ export async function createService(config: Config, options: StartOptions = {}) 
     // One process owns the embedded store, so its memory is the whole truth; instances sharing PostgreSQL
     // must count together, or each would allow the limit again.
     const rateCounters = shared ? new TableCounters(db, clock) : new MemoryCounters(clock);
-    const mailer = new LogMailer((fields, message) => logMail(fields, message));
+    const mailer: Mailer =
+      config.smtpUrl === undefined
+        ? new LogMailer((fields, message) => logMail(fields, message))
+        : new SmtpMailer({
+            url: config.smtpUrl,
+            from: config.mailFrom,
+            onError: (err, mail) => logMailError(err, mail),
+          });
     const accounts = createAccounts({
       config,
       db,
@@ -109,6 +119,13 @@ export async function createService(config: Config, options: StartOptions = {}) 
     logPoolError = (err) => app.log.warn({ err }, 'an idle database connection failed');
     logTokenUseError = (err) => app.log.warn({ err }, "recording a token's last use failed");
     logMail = (fields, message) => app.log.warn(fields, message);
+    // Not the error object itself: an SMTP server's answer can quote the message, and its text holds links.
+    logMailError = (err, mail) =>
+      app.log.error(
+        { mail_to: mail.to, mail_subject: mail.subject, smtp_error: describeSmtpError(err) },
+        'mail could not be handed to the SMTP server',
+      );
+    app.addHook('onClose', () => mailer.close());
     logAccounts = (level, message) => app.log[level]({ component: 'better-auth' }, message);
     if (postgres !== undefined) {
       relay = new PgChangeRelay(postgres.clientConfig, postgres.pool, notifier, caches, app.log);
