@@ -5,6 +5,7 @@
  * so it runs in Node and in a browser.
  */
 export * from './accounts.js';
+export * from './audit.js';
 export * from './billing.js';
 export * from './builds.js';
 export * from './common.js';

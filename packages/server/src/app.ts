@@ -19,6 +19,8 @@ import { recordRoutes } from './http/route-table.js';
 import { newRayId } from './lib/ids.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { teamsRoutes } from './modules/accounts/teams.routes.js';
+import { registerAudit } from './modules/audit/audit.recorder.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
 import { buildsRoutes } from './modules/builds/builds.routes.js';
 import { debugRoutes } from './modules/debug/debug.routes.js';
@@ -132,6 +134,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     trustedOrigins: new Set([new URL(deps.config.publicUrl).origin, ...deps.config.accounts.trustedOrigins]),
   });
   registerIdempotency(app, deps.db, deps.clock);
+  registerAudit(app, deps);
 
   await registerOpenApi(app, deps.config.publicUrl);
 
@@ -147,6 +150,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   debugRoutes(app, deps);
   accountsRoutes(app, deps);
   teamsRoutes(app, deps);
+  auditRoutes(app, deps);
 
   return Object.assign(app, { routeTable });
 }

@@ -16,6 +16,7 @@ import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
 import { createAccounts, loadAccountSecret } from './modules/accounts/accounts.js';
 import { People } from './modules/accounts/people.js';
+import { deleteExpiredAuditEvents } from './modules/audit/audit.service.js';
 import { BillingScheduler } from './modules/billing/billing.scheduler.js';
 import {
   DEVICE_LINK_CLEANUP_INTERVAL_MS,
@@ -30,6 +31,8 @@ import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js
 
 /** How often ended rate-limit windows are deleted (a hit also restarts an ended window in place). */
 const RATE_LIMIT_CLEANUP_INTERVAL_MS = 60_000;
+/** Retention is in days: an hourly pass keeps the log within an hour of it. */
+const AUDIT_RETENTION_INTERVAL_MS = 3_600_000;
 
 export interface StartOptions extends BuildAppOptions {
   clock?: Clock;
@@ -145,6 +148,11 @@ export async function createService(config: Config, options: StartOptions = {}) 
       name: 'billing-roll-over',
       intervalMs: config.billingTickMs,
       run: () => billingScheduler.runDue(),
+    });
+    jobs.start({
+      name: 'audit-retention',
+      intervalMs: AUDIT_RETENTION_INTERVAL_MS,
+      run: () => deleteExpiredAuditEvents(deps),
     });
     jobs.start({
       name: 'device-link-clean-up',

@@ -23,6 +23,8 @@ export interface Config {
   readonly billingTickMs: number;
   /** How often what deleted namespaces and retired games owned is purged; 0 turns the timer off. */
   readonly purgeIntervalMs: number;
+  /** Audit events older than this are deleted (GCM_AUDIT_RETENTION_DAYS). */
+  readonly auditRetentionDays: number;
   /** Part size of multipart build uploads (the last part takes the remainder). */
   readonly buildPartSizeBytes: number;
   /** Region name ids the hosting data plane offers; game modes may only name these. */
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
   const watchTimeoutMs = int('GCM_WATCH_TIMEOUT_MS', 40_000, 10, 59_000);
   const billingTickMs = int('GCM_BILLING_TICK_MS', 1_000, 0, 3_600_000);
   const purgeIntervalMs = int('GCM_PURGE_INTERVAL_MS', 5_000, 0, 3_600_000);
+  const auditRetentionDays = int('GCM_AUDIT_RETENTION_DAYS', 365, 1, 3650);
   const buildPartSizeBytes = int('GCM_BUILD_PART_SIZE_BYTES', 100 * 1024 * 1024, 1024 * 1024, 5 * 1024 ** 3);
 
   const trustProxy = readTrustProxy(read('GCM_TRUST_PROXY'), problems);
@@ -258,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     watchTimeoutMs,
     billingTickMs,
     purgeIntervalMs,
+    auditRetentionDays,
     uploadUrlTtlSeconds,
     s3,
     trustProxy,

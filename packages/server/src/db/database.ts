@@ -291,6 +291,26 @@ export interface TeamInvitationsTable {
   created_at: AuthDate;
 }
 
+/** One write made through the API (migration 0019). */
+export interface AuditEventsTable {
+  event_id: string;
+  ts: number;
+  actor_kind: string;
+  actor_token_id: string | null;
+  actor_user_id: string | null;
+  actor_email: string | null;
+  /** The route's operationId, or `auth.<path>` for better-auth's team calls. */
+  operation: string;
+  method: string;
+  path: string;
+  game_id: string | null;
+  team_id: string | null;
+  /** JSON object: the ids the call named in its path and those its answer made. */
+  resource: string;
+  status: number;
+  ray_id: string;
+}
+
 export interface Database {
   signing_keys: SigningKeysTable;
   operator_tokens: OperatorTokensTable;
@@ -315,4 +335,5 @@ export interface Database {
   teams: TeamsTable;
   team_members: TeamMembersTable;
   team_invitations: TeamInvitationsTable;
+  audit_events: AuditEventsTable;
 }

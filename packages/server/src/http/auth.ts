@@ -162,9 +162,10 @@ async function authorizePerson(
     throw errors.forbidden('this operation needs the operator token; a signed-in person may not call it');
   }
   const params = request.params as Record<string, string | undefined>;
-  const malformed = malformedPathId(params, 'game_id');
+  const malformed = malformedPathId(params, 'game_id') ?? malformedPathId(params, 'team_id');
   if (malformed !== undefined) throw malformed;
   if (params.game_id !== undefined) await sources.people.assertGameRole(person, params.game_id, personRole);
+  if (params.team_id !== undefined) sources.people.assertTeamRole(person, params.team_id, personRole);
 }
 
 /**

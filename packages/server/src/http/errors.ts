@@ -57,6 +57,10 @@ const ID_GUIDES = new Map<string, { what: string; find: string }>(
       what: "the namespace's id",
       find: "GET /cloud/games/{game_id}/namespaces lists the game's namespaces with their namespace_id",
     },
+    team_id: {
+      what: "the team's id",
+      find: 'GET /cloud/auth/inspect lists the team_id of each team a signed-in person is in',
+    },
     environment_id: {
       what: 'the id of a namespace (an environment is a namespace)',
       find: "GET /cloud/games/{game_id}/namespaces lists the game's namespaces with their namespace_id",

@@ -28,6 +28,11 @@ interface RouteMeta {
    * it without the secret and make it again on a replay.
    */
   idempotent?: true | StoredAnswer;
+  /**
+   * false: the route's writes are left out of the audit log. Only for data the studio's own systems stream
+   * in (lobby-log reports, upload bytes), which are records themselves and would drown the log.
+   */
+  audit?: false;
 }
 
 /**
@@ -46,6 +51,7 @@ export function routeOptions<S extends FastifySchema & { response: Record<string
       auth: meta.auth,
       limit: meta.limit,
       ...(meta.personRole === undefined ? {} : { personRole: meta.personRole }),
+      ...(meta.audit === undefined ? {} : { audit: meta.audit }),
       ...(idempotency === undefined ? {} : { idempotency }),
     },
     schema: {

@@ -331,6 +331,12 @@ const MATRIX: Record<string, Row> = {
     }),
   },
   'games.setGameTeam': { rule: 'operator', request: ({ teamId }) => ({ body: { team_id: teamId } }) },
+  'games.audit.list': { rule: 'game', people: 'admin', request: () => ({ query: { limit: '10' } }) },
+  'teams.audit.list': {
+    rule: 'operator',
+    people: 'admin',
+    request: ({ teamId }) => ({ params: { team_id: teamId }, query: { limit: '10' } }),
+  },
 };
 
 /** Routes the document does not list: the docs page, the document itself, operators' figures. */

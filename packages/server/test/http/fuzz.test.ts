@@ -125,6 +125,11 @@ const hiddenRoutes = hiddenRouteKeys(svc).filter((key) => key !== 'GET /openapi.
 const operations = [...listOperations(await readOpenApi(svc)), ...HIDDEN_OPERATIONS];
 
 const linkTokens = [await newDeviceLinkToken(svc), await newDeviceLinkToken(svc)];
+const fuzzTeam = await svc.call('POST', '/cloud/teams', {
+  body: { name: 'Fuzz team', slug: 'fuzz-team', owner_email: 'fuzz-owner@example.com' },
+});
+if (fuzzTeam.statusCode !== 200) throw new Error(`team: ${fuzzTeam.statusCode} ${fuzzTeam.body}`);
+const teamId = fuzzTeam.json<{ team_id: string }>().team_id;
 const pendingAvatar = await uploadedAvatar(svc, game.gameId);
 /** Signed PUT URLs (path and query) of avatar uploads waiting for their bytes. */
 const signedPuts = await Promise.all(
@@ -142,6 +147,8 @@ const cursors = (
       `/cloud/games/${game.gameId}/versions`,
       `/cloud/games/${game.gameId}/namespaces`,
       `/games/${game.gameId}/environments/${game.namespaceId}/builds`,
+      `/cloud/games/${game.gameId}/audit`,
+      `/cloud/teams/${teamId}/audit`,
     ].map(async (url) => (await svc.call('GET', `${url}?limit=1`)).json<{ cursor?: string }>().cursor),
   )
 ).filter((c): c is string => c !== undefined);
@@ -156,6 +163,7 @@ const POOLS: Pools = {
   build_id: [game.buildId],
   upload_id: [game.avatarUploadId, pendingAvatar],
   token_id: [game.revokedTokenId],
+  team_id: [teamId, randomUUID()],
   user: [game.cdnUser, 'fuzz-user'],
   token: linkTokens,
   device_link_token: linkTokens,

@@ -65,6 +65,7 @@ export function lobbyLogsRoutes(app: TypedApp, deps: Deps & WithNamespaces): voi
       {
         operationId: 'games.namespaces.logs.createNamespaceLobby',
         auth: 'reporter',
+        audit: false,
         summary: 'Data plane: record a new lobby (idempotent for a retried lobby_id)',
         tag: TAG,
         idempotent: true,
@@ -87,6 +88,7 @@ export function lobbyLogsRoutes(app: TypedApp, deps: Deps & WithNamespaces): voi
       {
         operationId: 'games.namespaces.logs.recordNamespaceLobbyEvent',
         auth: 'reporter',
+        audit: false,
         summary: 'Data plane: record start, ready or stop of a lobby (a repeated event is a no-op)',
         tag: TAG,
       },
