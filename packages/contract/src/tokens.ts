@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { TeamRoleSchema } from './accounts.js';
-import { Id, Timestamp } from './common.js';
+import { Id, IdOf, Timestamp } from './common.js';
 import { NextCursor } from './paging.js';
 
 /** The kinds of token a game has: `cloud` (the whole game) and `reporter` (one namespace's lobby log). */
@@ -22,6 +22,11 @@ export const TokenSummary = Type.Object({
       'when a request last authenticated with it, to the minute (a use less than a minute after the recorded one is not recorded); null if never',
   }),
   revoke_ts: Type.Union([Timestamp, Type.Null()], { description: 'when it was revoked; null if it was not' }),
+  user_id: Type.Optional(
+    IdOf(
+      'the person it was minted for (a device link they approved, or their own mint); revoked when they leave the team or become a viewer',
+    ),
+  ),
 });
 
 /** `GET /cloud/games/{game_id}/tokens` (query: PageQuery): newest first, revoked and expired ones included. */

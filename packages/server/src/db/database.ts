@@ -80,6 +80,8 @@ export interface TokensTable {
   revoke_ts: number | null;
   /** When a request last authenticated with it, recorded at most once a minute; null if never (or before 0013). */
   last_used_ts: number | null;
+  /** The person it was minted for (device link, or a signed-in admin's mint); null otherwise (migration 0020). */
+  user_id: string | null;
 }
 
 export interface LobbiesTable {

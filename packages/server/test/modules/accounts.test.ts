@@ -394,6 +394,77 @@ describe('accounts: invitations', () => {
   });
 });
 
+describe('accounts: tokens minted for people', () => {
+  let svc: TestService;
+  let team: Team;
+  let gameId: string;
+  before(async () => {
+    svc = await startTestService();
+    team = await newTeam(svc, 'minting');
+    gameId = (await createGameFixture(svc, 'minted-game')).gameId;
+    await giveGame(svc, gameId, team.teamId);
+  });
+  after(() => svc.close());
+
+  async function mintAs(cookie: string): Promise<{ token: string; token_id: string }> {
+    const res = await svc.call('POST', `/cloud/games/${gameId}/tokens/cloud`, {
+      token: null,
+      headers: asPerson(svc, cookie),
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<{ token: string; token_id: string }>();
+  }
+
+  async function userIdOf(cookie: string): Promise<string> {
+    const me = await svc.call('GET', '/cloud/auth/inspect', { token: null, headers: asPerson(svc, cookie) });
+    return me.json<{ agent: { person: { user_id: string } } }>().agent.person.user_id;
+  }
+
+  it('records the person a token was minted for, and revokes it when they become a viewer', async () => {
+    const admin = await addMember(svc, team, 'admin@minting.example', 'admin');
+    const minted = await mintAs(admin);
+    const list = await svc.call('GET', `/cloud/games/${gameId}/tokens`);
+    const row = list
+      .json<{ tokens: { token_id: string; user_id?: string }[] }>()
+      .tokens.find((t) => t.token_id === minted.token_id);
+    assert.equal(row?.user_id, await userIdOf(admin));
+    const operatorMinted = await svc.call('POST', `/cloud/games/${gameId}/tokens/cloud`);
+    assert.equal((await svc.call('GET', `/cloud/games/${gameId}`, { token: minted.token })).statusCode, 200);
+
+    const members = await authCall(
+      svc,
+      'GET',
+      `/organization/get-full-organization?organizationId=${team.teamId}`,
+      {
+        cookie: team.owner.cookie,
+      },
+    );
+    const memberId = members
+      .json<{ members: { id: string; user: { email: string } }[] }>()
+      .members.find((m) => m.user.email === 'admin@minting.example')?.id;
+    const demote = await authCall(svc, 'POST', '/organization/update-member-role', {
+      cookie: team.owner.cookie,
+      body: { memberId, role: 'viewer', organizationId: team.teamId },
+    });
+    assert.equal(demote.statusCode, 200, demote.body);
+    const after = await svc.call('GET', `/cloud/games/${gameId}`, { token: minted.token });
+    assert.equal(after.statusCode, 401, after.body);
+    assert.equal(after.json<{ code: string }>().code, 'TOKEN_REVOKED');
+    // The operator's token has no person behind it and stays.
+    const kept = operatorMinted.json<{ token: string }>().token;
+    assert.equal((await svc.call('GET', `/cloud/games/${gameId}`, { token: kept })).statusCode, 200);
+  });
+
+  it('revokes the tokens of the old team’s people when the game changes teams', async () => {
+    const admin = await addMember(svc, team, 'admin2@minting.example', 'admin');
+    const minted = await mintAs(admin);
+    const elsewhere = await newTeam(svc, 'elsewhere-minting');
+    await giveGame(svc, gameId, elsewhere.teamId);
+    const after = await svc.call('GET', `/cloud/games/${gameId}`, { token: minted.token });
+    assert.equal(after.statusCode, 401, after.body);
+  });
+});
+
 describe('accounts: limits', () => {
   it('counts /auth calls per address: sign-in guesses are limited', async () => {
     const svc = await startTestService({ env: { GCM_RATE_LIMIT_ACCOUNT_CALLS: '3' } });

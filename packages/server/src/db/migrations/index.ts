@@ -18,6 +18,7 @@ import * as m0016 from './0016_build_tag_index.js';
 import * as m0017 from './0017_build_tags_json.js';
 import * as m0018 from './0018_accounts.js';
 import * as m0019 from './0019_audit.js';
+import * as m0020 from './0020_token_owner.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0017_build_tags_json': m0017,
   '0018_accounts': m0018,
   '0019_audit': m0019,
+  '0020_token_owner': m0020,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError, errors } from '../../errors.js';
 import type { TypedApp } from '../../http/typed-app.js';
+import { revokeStrandedPersonTokens } from '../tokens/tokens.service.js';
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER } from './accounts.js';
 
 /** Request headers better-auth may read; the rest (tokens of our own, proxies' claims) stay out. */
@@ -59,6 +60,10 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
     for (const cookie of answer.headers.getSetCookie()) reply.header('set-cookie', cookie);
     const text = await answer.text();
     if (answer.status >= 400) throw refusal(answer.status, text, request);
+    if (MEMBERSHIP_CHANGES.has(request.url.split('?', 1)[0] as string)) {
+      const teamId = teamOfMemberAnswer(text);
+      if (teamId !== undefined) await revokeStrandedPersonTokens(deps, { teamId });
+    }
     for (const name of ANSWER_HEADERS) {
       const value = answer.headers.get(name);
       if (value !== null) reply.header(name, value);
@@ -77,6 +82,22 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
     schema: { hide: true, summary },
     handler,
   });
+}
+
+/** better-auth calls after which someone may have lost the role a token minted for them needs. */
+const MEMBERSHIP_CHANGES = new Set(
+  ['leave', 'remove-member', 'update-member-role'].map((call) => `${AUTH_BASE_PATH}/organization/${call}`),
+);
+
+/** The team of the member these calls answer (`{member: {organizationId}}` or the member itself). */
+function teamOfMemberAnswer(text: string): string | undefined {
+  try {
+    const answer = JSON.parse(text) as { organizationId?: unknown; member?: { organizationId?: unknown } };
+    const teamId = answer.member?.organizationId ?? answer.organizationId;
+    return typeof teamId === 'string' ? teamId : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The dotted path of the first string longer than MAX_AUTH_STRING in `value`, if any. */

@@ -3,6 +3,7 @@ import { APIError } from 'better-auth';
 import type { Deps } from '../../deps.js';
 import { AppError, errors } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
+import { revokeStrandedPersonTokens } from '../tokens/tokens.service.js';
 import { operatorSignUp, resetCapture } from './accounts.js';
 import * as teams from './teams.repository.js';
 
@@ -63,6 +64,8 @@ export async function setGameTeam(deps: Deps, gameId: string, teamId: string | n
     .where('delete_ts', 'is', null)
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) throw errors.gameNotFound();
+  // People of the old team no longer act for the game: the tokens minted for them go.
+  await revokeStrandedPersonTokens(deps, { gameId });
 }
 
 /** better-auth's refusal (a taken slug, say) as the service's error. */

@@ -6,7 +6,7 @@ import { newId } from '../../lib/ids.js';
 import { secondsUntil } from '../../lib/rate-counters.js';
 import { lockGame } from '../games/games.repository.js';
 import type { Caller } from '../tokens/token-authority.js';
-import { recordToken, signStoredToken } from '../tokens/tokens.service.js';
+import { mintedFor, recordToken, signStoredToken } from '../tokens/tokens.service.js';
 import * as repo from './device-links.repository.js';
 
 /** How long a device link (and its token) is valid, and so how long get hands its cloud token out. */
@@ -160,7 +160,12 @@ export async function completeDeviceLink(
   await deps.db.transaction().execute(async (trx) => {
     // Under the game's lock: a retirement committing meanwhile cannot miss the token and leave it unrevoked.
     if (!(await lockGame(trx, input.game_id))) throw errors.gameNotFound();
-    const token = await recordToken(deps, trx, { kind: 'cloud', gameId: input.game_id, namespaceId: null });
+    const token = await recordToken(deps, trx, {
+      kind: 'cloud',
+      gameId: input.game_id,
+      namespaceId: null,
+      userId: mintedFor(caller),
+    });
     const attached = await repo.attachToken(trx, link.linkId, {
       gameId: input.game_id,
       tokenId: token.tokenId,

@@ -64,7 +64,16 @@ export async function recordTokenUse(db: Db, tokenId: string, now: number, since
 export function listGameTokensQuery(db: Db, gameId: string, after: PageKey | undefined, limit: number) {
   let query = db
     .selectFrom('tokens')
-    .select(['token_id', 'kind', 'namespace_id', 'create_ts', 'expire_ts', 'revoke_ts', 'last_used_ts'])
+    .select([
+      'token_id',
+      'kind',
+      'namespace_id',
+      'create_ts',
+      'expire_ts',
+      'revoke_ts',
+      'last_used_ts',
+      'user_id',
+    ])
     .where('game_id', '=', gameId);
   if (after !== undefined) {
     query = query.where((eb) => eb(eb.refTuple('create_ts', 'token_id'), '<', eb.tuple(after.ts, after.id)));

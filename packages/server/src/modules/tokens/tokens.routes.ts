@@ -53,7 +53,7 @@ export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
         response: { 200: TokenResponse },
       },
     ),
-    async (request) => createCloudToken(deps, request.params.game_id),
+    async (request) => createCloudToken(deps, request.params.game_id, callerOf(request)),
   );
 
   app.post(
@@ -69,7 +69,8 @@ export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
       },
       { params: NamespaceParams, response: { 200: TokenResponse } },
     ),
-    async (request) => createReporterToken(deps, request.params.game_id, request.params.namespace_id),
+    async (request) =>
+      createReporterToken(deps, request.params.game_id, request.params.namespace_id, callerOf(request)),
   );
 
   app.get(

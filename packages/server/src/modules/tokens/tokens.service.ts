@@ -10,16 +10,22 @@ import { assertGameExists } from '../games/games.service.js';
 import { findNamespace } from '../namespaces/namespaces.repository.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import type { Caller, SignedTokenKind } from './token-authority.js';
+import { revokeStrandedTokens } from './token-revocation.js';
 import * as repo from './tokens.repository.js';
 
 /**
  * Mints a signed cloud token for one game; the row makes it revocable and is written before it is handed
  * out, under the game's lock, so a retirement committing meanwhile cannot miss it and leave it unrevoked.
  */
-export async function createCloudToken(deps: Deps, gameId: string) {
+/** The person a token is minted for, when a signed-in person mints it. */
+export function mintedFor(caller: Caller): string | null {
+  return caller.kind === 'person' ? caller.userId : null;
+}
+
+export async function createCloudToken(deps: Deps, gameId: string, caller: Caller) {
   const claims = await deps.db.transaction().execute(async (trx) => {
     if (!(await lockGame(trx, gameId))) throw errors.gameNotFound();
-    return recordToken(deps, trx, { kind: 'cloud', gameId, namespaceId: null });
+    return recordToken(deps, trx, { kind: 'cloud', gameId, namespaceId: null, userId: mintedFor(caller) });
   });
   return signMinted(deps, claims);
 }
@@ -29,13 +35,18 @@ export async function createCloudToken(deps: Deps, gameId: string) {
  * game's lock, which deleting the namespace and retiring the game take first too, so neither committing
  * meanwhile can miss the token and leave it unrevoked.
  */
-export async function createReporterToken(deps: Deps & WithNamespaces, gameId: string, namespaceId: string) {
+export async function createReporterToken(
+  deps: Deps & WithNamespaces,
+  gameId: string,
+  namespaceId: string,
+  caller: Caller,
+) {
   // The usual 404s (which of game and namespace is missing) before the locked write.
   await deps.namespaces.get(gameId, namespaceId);
   const claims = await deps.db.transaction().execute(async (trx) => {
     if (!(await lockGame(trx, gameId))) throw errors.gameNotFound();
     if ((await findNamespace(trx, gameId, namespaceId)) === undefined) throw errors.namespaceNotFound();
-    return recordToken(deps, trx, { kind: 'reporter', gameId, namespaceId });
+    return recordToken(deps, trx, { kind: 'reporter', gameId, namespaceId, userId: mintedFor(caller) });
   });
   return signMinted(deps, claims);
 }
@@ -52,7 +63,7 @@ async function signMinted(deps: Deps, claims: Awaited<ReturnType<typeof recordTo
 export async function recordToken(
   deps: Deps,
   db: Db,
-  token: { kind: SignedTokenKind; gameId: string; namespaceId: string | null },
+  token: { kind: SignedTokenKind; gameId: string; namespaceId: string | null; userId: string | null },
 ) {
   const tokenId = newId();
   const createTs = deps.clock.now();
@@ -66,8 +77,16 @@ export async function recordToken(
     expire_ts: expireTs,
     revoke_ts: null,
     last_used_ts: null,
+    user_id: token.userId,
   });
-  return { ...token, tokenId, createTs, expireTs };
+  return {
+    kind: token.kind,
+    gameId: token.gameId,
+    namespaceId: token.namespaceId,
+    tokenId,
+    createTs,
+    expireTs,
+  };
 }
 
 /**
@@ -142,6 +161,7 @@ export async function listTokens(deps: Deps, gameId: string, query: PageQuery): 
       expire_ts: toTimestamp(r.expire_ts),
       last_used_ts: r.last_used_ts === null ? null : toTimestamp(r.last_used_ts),
       revoke_ts: r.revoke_ts === null ? null : toTimestamp(r.revoke_ts),
+      ...(r.user_id === null ? {} : { user_id: r.user_id }),
     })),
     ...cursorField(cursor),
   };
@@ -184,4 +204,19 @@ export function inspect(caller: Caller) {
       },
     },
   };
+}
+
+/**
+ * After a change of who is in a team (or of which team owns a game): the tokens minted for people who may
+ * no longer hold one stop working at once (README "People and teams").
+ */
+export async function revokeStrandedPersonTokens(
+  deps: Deps,
+  scope: { teamId: string } | { gameId: string },
+): Promise<number> {
+  const revoked = await deps.db
+    .transaction()
+    .execute((trx) => revokeStrandedTokens(trx, deps.caches, scope, deps.clock.now()));
+  for (const tokenId of revoked) deps.tokens.forget(tokenId);
+  return revoked.length;
 }
