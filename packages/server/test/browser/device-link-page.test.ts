@@ -12,6 +12,16 @@ import {
   prepareLink,
 } from '../helpers/device-links.js';
 import { startListening } from '../helpers/listening.js';
+import {
+  addMember,
+  asPerson,
+  authCall,
+  giveGame,
+  newTeam,
+  PASSWORD,
+  signIn,
+  type Team,
+} from '../helpers/people.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
 
 /**
@@ -42,7 +52,9 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
   let publicUrl: string;
   let profileDir: string;
   let context: BrowserContext;
-  let games: { first: string; second: string };
+  let games: { first: string; second: string; third: string };
+  let team: Team;
+  let viewing: Team;
   /** Console errors and uncaught exceptions of every page (a CSP violation is one). */
   const problems: string[] = [];
 
@@ -51,7 +63,26 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
     games = {
       first: (await createGameFixture(svc, 'first-game')).gameId,
       second: (await createGameFixture(svc, 'second-game')).gameId,
+      third: (await createGameFixture(svc, 'third-game')).gameId,
     };
+    // The person is a member of the team that owns the first game, and a viewer of the one that owns the
+    // third; the second belongs to no team.
+    team = await newTeam(svc, 'linkers');
+    viewing = await newTeam(svc, 'watchers');
+    await giveGame(svc, games.first, team.teamId);
+    await giveGame(svc, games.third, viewing.teamId);
+    await addMember(svc, team, 'dev@linkers.example', 'member');
+    await authCall(svc, 'POST', '/organization/invite-member', {
+      cookie: viewing.owner.cookie,
+      body: { email: 'dev@linkers.example', role: 'viewer', organizationId: viewing.teamId },
+    }).then(async (invite) => {
+      const cookie = await signIn(svc, 'dev@linkers.example');
+      const accept = await authCall(svc, 'POST', '/organization/accept-invitation', {
+        cookie,
+        body: { invitationId: invite.json<{ id: string }>().id },
+      });
+      assert.equal(accept.statusCode, 200, accept.body);
+    });
     profileDir = mkdtempSync(path.join(os.tmpdir(), 'gcm-chromium-'));
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM,
@@ -78,6 +109,7 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
   }
 
   async function showGames(page: Page, token: string) {
+    await page.getByText('Operators: use a token instead').click();
     await page.getByLabel('Operator token').fill(token);
     await page.getByRole('button', { name: 'Show games' }).click();
   }
@@ -107,6 +139,7 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
     assert.deepEqual(await select.locator('option').allTextContents(), [
       'Test Game (first-game)',
       'Test Game (second-game)',
+      'Test Game (third-game)',
     ]);
     await select.selectOption(games.second);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'device-link-page-pending.png'), fullPage: true });
@@ -133,6 +166,82 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
     assert.equal(await used.locator('form').count(), 0);
     await used.screenshot({ path: path.join(SCREENSHOTS, 'device-link-page-used.png'), fullPage: true });
     await used.close();
+  });
+
+  it('links a device for a person who signs in on the page, on their behalf', async () => {
+    const started = await fetch(`${publicUrl}/cloud/devices/links`, {
+      method: 'POST',
+      headers: { 'user-agent': 'gcm-cli/2.0.0' },
+    });
+    const link = (await started.json()) as PreparedLink;
+    const page = await open(link.device_link_url);
+    await page.getByRole('heading', { name: 'Link a device' }).waitFor();
+    assert.equal(await page.locator('#user-code').innerText(), link.device_link_user_code);
+    assert.equal(await page.getByLabel('Operator token').isVisible(), false, 'the token form is tucked away');
+
+    await page.getByLabel('Email').fill('dev@linkers.example');
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const refused = page.locator('#result.error');
+    await refused.waitFor();
+    assert.match(await refused.innerText(), /Sign-in failed/);
+
+    await page.getByLabel('Email').fill('dev@linkers.example');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('#who:not([hidden])').waitFor();
+    assert.equal(await page.locator('#who-email').innerText(), 'dev@linkers.example');
+    const select = page.getByLabel('Game');
+    await select.waitFor();
+    // Only where the person may link: a member of the first game's team; a viewer of the third's.
+    assert.deepEqual(await select.locator('option').allTextContents(), ['Test Game (first-game)']);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'device-link-page-person.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Link this device' }).click();
+    const result = page.locator('#result.ok');
+    await result.waitFor();
+    assert.match(await result.innerText(), /Device linked to Test Game \(first-game\)/);
+    await page.close();
+
+    const cloudToken = (await getLink(svc, link.device_link_token)).json<LinkResult>().cloud_token ?? '';
+    const who = await svc.call('GET', '/cloud/auth/inspect', { token: cloudToken });
+    assert.equal(
+      who.json<{ agent: { game_cloud?: { game_id: string } } }>().agent.game_cloud?.game_id,
+      games.first,
+    );
+    // Recorded as the person's: on the token, and in the game's audit log.
+    const person = await signIn(svc, 'dev@linkers.example');
+    const me = await svc.call('GET', '/cloud/auth/inspect', { token: null, headers: asPerson(svc, person) });
+    const userId = me.json<{ agent: { person: { user_id: string } } }>().agent.person.user_id;
+    const tokens = await svc.call('GET', `/cloud/games/${games.first}/tokens`);
+    const minted = tokens
+      .json<{ tokens: { token_id: string; user_id?: string }[] }>()
+      .tokens.find((t) => t.user_id === userId);
+    assert.ok(minted !== undefined, tokens.body);
+    const audit = await svc.call('GET', `/cloud/games/${games.first}/audit?limit=1`);
+    const [event] = audit.json<{ events: { operation: string; actor: { user_id?: string } }[] }>().events;
+    assert.equal(event?.operation, 'devices.links.complete');
+    assert.equal(event?.actor.user_id, userId);
+
+    // Signed in already: the next link's page offers the games at once; signing out there ends the session.
+    const next = await prepareLink(svc);
+    const again = await open(next.device_link_url);
+    await again.getByLabel('Game').waitFor();
+    assert.equal(await again.getByLabel('Email').isVisible(), false);
+    await again.getByRole('button', { name: 'Sign out' }).click();
+    await again.getByLabel('Email').waitFor();
+    const cookies = await context.cookies(publicUrl);
+    assert.equal(cookies.filter((c) => c.name.includes('session_token')).length, 0, 'the cookie is gone');
+    await again.close();
+
+    // Leaving the team ends the token minted for the person.
+    const left = await authCall(svc, 'POST', '/organization/leave', {
+      cookie: person,
+      body: { organizationId: team.teamId },
+    });
+    assert.equal(left.statusCode, 200, left.body);
+    const after = await svc.call('GET', `/cloud/games/${games.first}`, { token: cloudToken });
+    assert.equal(after.statusCode, 401, after.body);
+    assert.equal(after.json<{ code: string }>().code, 'TOKEN_REVOKED');
   });
 
   it('says the link has expired', async () => {

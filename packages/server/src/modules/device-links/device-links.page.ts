@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { DeviceLinkPageState, PendingLinkOrigin } from './device-links.service.js';
 
 /**
- * The page behind a device_link_url: a person pastes an operator token, picks a game and confirms. Plain
+ * The page behind a device_link_url: a person signs in (or is signed in already), picks one of their teams'
+ * games and confirms; operators may paste their token instead, behind a disclosure. Plain
  * server-rendered HTML with its CSS and script inline, no framework. Everything rendered from data goes
  * through `escapeHtml`; the script is a constant and reads the link token from a data attribute, and the
  * games arrive as JSON and are shown with textContent, never as markup.
@@ -90,22 +91,39 @@ button:disabled { opacity: .6; cursor: progress; }
 .origin dd { margin: 0; overflow-wrap: anywhere; }
 .code { margin: 0; font: 600 1.5rem/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   letter-spacing: .12em; }
+.who { margin: 0 0 16px; }
+button.link { margin: 0 0 0 8px; padding: 0; background: none; color: var(--accent); font-weight: 400;
+  text-decoration: underline; }
+label.next { margin-top: 12px; }
+details.operator { margin: 24px 0 0; padding-top: 16px; border-top: 1px solid var(--line); }
+details.operator summary { cursor: pointer; color: var(--muted); font-size: .875rem; }
+details.operator form { margin: 12px 0 0; }
 [hidden] { display: none !important; }
 `;
 
-// Runs in the browser. It only talks to this origin (the CSP says so too) and keeps the pasted token in the
-// input alone: nothing is stored.
+// Runs in the browser. It only talks to this origin (the CSP says so too). A person's session is the
+// HttpOnly cookie the sign-in call sets, sent with same-origin requests; a pasted token stays in its input
+// alone and goes with no cookie. Nothing is stored by the script.
 const SCRIPT = `
 'use strict';
 (() => {
   const byId = (id) => document.getElementById(id);
   const root = byId('link');
   const linkToken = root.dataset.linkToken;
+  const signInForm = byId('sign-in-form');
+  const emailInput = byId('email');
+  const passwordInput = byId('password');
+  const who = byId('who');
+  const whoEmail = byId('who-email');
+  const signOutButton = byId('sign-out');
+  const tokenDetails = byId('token-details');
   const tokenForm = byId('token-form');
   const tokenInput = byId('token');
   const gameForm = byId('game-form');
   const gameSelect = byId('game');
   const result = byId('result');
+  // 'session' (the signed-in person) or 'token' (a pasted operator or cloud token).
+  let mode = 'session';
 
   const show = (kind, title, detail) => {
     result.replaceChildren();
@@ -121,8 +139,9 @@ const SCRIPT = `
     result.hidden = false;
   };
 
-  const call = async (method, path, body) => {
-    const headers = { authorization: 'Bearer ' + tokenInput.value.trim() };
+  const call = async (method, path, body, as) => {
+    const headers = {};
+    if (as === 'token') headers.authorization = 'Bearer ' + tokenInput.value.trim();
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res;
     try {
@@ -131,7 +150,7 @@ const SCRIPT = `
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: 'no-store',
-        credentials: 'omit',
+        credentials: as === 'token' ? 'omit' : 'same-origin',
       });
     } catch {
       return { ok: false, status: 0, code: '', message: 'The service could not be reached; check the connection and try again.' };
@@ -147,19 +166,22 @@ const SCRIPT = `
 
   const detailOf = (r) => 'The service said: ' + r.message + (r.code ? ' (' + r.code + ')' : '');
   const busy = (form, on) => { for (const b of form.querySelectorAll('button')) b.disabled = on; };
-  const finish = () => { tokenInput.value = ''; tokenForm.hidden = true; gameForm.hidden = true; };
-
-  tokenForm.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    result.hidden = true;
+  const finish = () => {
+    tokenInput.value = '';
+    passwordInput.value = '';
+    signInForm.hidden = true;
+    tokenDetails.hidden = true;
     gameForm.hidden = true;
-    if (tokenInput.value.trim() === '') { show('error', 'Paste a token first.'); return; }
-    busy(tokenForm, true);
-    const r = await call('GET', '/cloud/games');
-    busy(tokenForm, false);
-    if (!r.ok) { show('error', 'This token cannot list games.', detailOf(r)); return; }
-    const games = r.data.games;
-    if (games.length === 0) { show('warn', 'There are no games yet.', 'Create a game first, then open this link again.'); return; }
+  };
+
+  const offerGames = (games) => {
+    if (games.length === 0) {
+      show('warn', mode === 'session' ? 'None of your teams has a game you may link.' : 'There are no games yet.',
+        mode === 'session'
+          ? 'Linking a device needs the member role or stronger in the team that owns the game. Ask an admin of the team, then open this link again.'
+          : 'Create a game first, then open this link again.');
+      return;
+    }
     gameSelect.replaceChildren();
     for (const game of games) {
       const option = document.createElement('option');
@@ -169,6 +191,64 @@ const SCRIPT = `
     }
     gameForm.hidden = false;
     gameSelect.focus();
+  };
+
+  // The games this person may link: those of teams where they are member or stronger.
+  const personGames = async () => {
+    const [me, list] = await Promise.all([call('GET', '/cloud/auth/inspect', undefined, 'session'), call('GET', '/cloud/games', undefined, 'session')]);
+    if (!me.ok) return me;
+    if (!list.ok) return list;
+    const roles = new Map(me.data.agent.person.teams.map((t) => [t.team_id, t.role]));
+    const may = new Set(['owner', 'admin', 'member']);
+    return { ok: true, data: list.data.games.filter((g) => may.has(roles.get(g.team_id))) };
+  };
+
+  const signedIn = async (email) => {
+    mode = 'session';
+    signInForm.hidden = true;
+    whoEmail.textContent = email;
+    who.hidden = false;
+    const r = await personGames();
+    if (!r.ok) { show('error', 'Your games could not be listed.', detailOf(r)); return; }
+    offerGames(r.data);
+  };
+
+  const signedOut = () => {
+    who.hidden = true;
+    gameForm.hidden = true;
+    signInForm.hidden = false;
+  };
+
+  signInForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    result.hidden = true;
+    if (emailInput.value.trim() === '' || passwordInput.value === '') { show('error', 'Enter your email and password.'); return; }
+    busy(signInForm, true);
+    const r = await call('POST', '/auth/sign-in/email', { email: emailInput.value.trim(), password: passwordInput.value }, 'session');
+    busy(signInForm, false);
+    passwordInput.value = '';
+    if (!r.ok) { show('error', 'Sign-in failed.', detailOf(r)); return; }
+    await signedIn(r.data.user.email);
+  });
+
+  signOutButton.addEventListener('click', async () => {
+    result.hidden = true;
+    const r = await call('POST', '/auth/sign-out', {}, 'session');
+    if (!r.ok) { show('error', 'Sign-out failed.', detailOf(r)); return; }
+    signedOut();
+  });
+
+  tokenForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    result.hidden = true;
+    gameForm.hidden = true;
+    if (tokenInput.value.trim() === '') { show('error', 'Paste a token first.'); return; }
+    mode = 'token';
+    busy(tokenForm, true);
+    const r = await call('GET', '/cloud/games', undefined, 'token');
+    busy(tokenForm, false);
+    if (!r.ok) { show('error', 'This token cannot list games.', detailOf(r)); return; }
+    offerGames(r.data.games);
   });
 
   gameForm.addEventListener('submit', async (event) => {
@@ -176,7 +256,7 @@ const SCRIPT = `
     const option = gameSelect.selectedOptions[0];
     if (!option) return;
     busy(gameForm, true);
-    const r = await call('POST', '/cloud/devices/links/complete', { device_link_token: linkToken, game_id: option.value });
+    const r = await call('POST', '/cloud/devices/links/complete', { device_link_token: linkToken, game_id: option.value }, mode);
     busy(gameForm, false);
     if (r.ok) {
       finish();
@@ -191,6 +271,12 @@ const SCRIPT = `
       show('error', 'The device could not be linked.', detailOf(r));
     }
   });
+
+  (async () => {
+    const r = await call('GET', '/auth/get-session', undefined, 'session');
+    if (r.ok && r.data && r.data.user) await signedIn(r.data.user.email);
+    else signedOut();
+  })();
 })();
 `;
 
@@ -287,19 +373,31 @@ export function renderDeviceLinkPage(view: DeviceLinkPageState, linkToken: strin
 <p class="brand">Game Cloud</p>
 <h1>Link a device</h1>
 <p class="lead">A command-line tool is asking to sign in. Choose the game it may manage: it will receive a
-new cloud token for that game.</p>
+new cloud token for that game, minted on your behalf.</p>
 ${renderOrigin(view.origin)}
-<form id="token-form">
-<label for="token">Operator token</label>
-<input id="token" name="token" type="password" autocomplete="off" spellcheck="false" placeholder="Paste the operator token">
-<p class="hint">Sent only to this service, to list the games and to confirm. A game's cloud token works too, for its own game.</p>
-<button type="submit">Show games</button>
+<p id="who" class="who" hidden>Signed in as <strong id="who-email"></strong> <button type="button" id="sign-out" class="link">Sign out</button></p>
+<form id="sign-in-form" hidden>
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" spellcheck="false">
+<label for="password" class="next">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password">
+<button type="submit">Sign in</button>
+<p class="hint">Sign in with your account: the tool will get a token for one of your teams' games.</p>
 </form>
 <form id="game-form" hidden>
 <label for="game">Game</label>
 <select id="game" name="game"></select>
 <button type="submit">Link this device</button>
 </form>
+<details id="token-details" class="operator">
+<summary>Operators: use a token instead</summary>
+<form id="token-form">
+<label for="token">Operator token</label>
+<input id="token" name="token" type="password" autocomplete="off" spellcheck="false" placeholder="Paste the operator token">
+<p class="hint">Sent only to this service, to list the games and to confirm. A game's cloud token works too, for its own game.</p>
+<button type="submit">Show games</button>
+</form>
+</details>
 <div id="result" class="result" role="status" aria-live="polite" hidden></div>
 <p class="expiry">This link expires at <time datetime="${escapeHtml(view.expireTs)}">${escapeHtml(
       utc(view.expireTs),

@@ -95,7 +95,8 @@ export function deviceLinksRoutes(app: TypedApp, deps: Deps): void {
         operationId: 'devices.links.page',
         auth: 'public',
         limit: 'deviceLinkReads',
-        summary: 'The page where a person completes a device link with an operator token (HTML)',
+        summary:
+          'The page where a signed-in person (or an operator, with a token) completes a device link (HTML)',
         tag: TAG,
       },
       {
