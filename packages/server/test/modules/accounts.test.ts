@@ -481,6 +481,33 @@ describe('accounts: limits', () => {
       await svc.close();
     }
   });
+
+  it('counts sign-ups too, per address: the refused one makes no account, another address goes on', async () => {
+    const svc = await startTestService({
+      env: { GCM_RATE_LIMIT_ACCOUNT_CALLS: '2', GCM_SIGNUP: 'open', GCM_TRUST_PROXY: 'loopback' },
+    });
+    try {
+      const from = (address: string, email: string) =>
+        authCall(svc, 'POST', '/sign-up/email', {
+          body: { email, password: PASSWORD, name: 'Flood' },
+          headers: { 'x-forwarded-for': address },
+        });
+      assert.equal((await from('203.0.113.7', 'one@flood.example')).statusCode, 200);
+      assert.equal((await from('203.0.113.7', 'two@flood.example')).statusCode, 200);
+      const third = await from('203.0.113.7', 'three@flood.example');
+      assert.equal(third.statusCode, 429, third.body);
+      assert.equal(third.json<{ code: string }>().code, 'RATE_LIMITED');
+      const made = await svc.deps.db
+        .selectFrom('users')
+        .select('email')
+        .where('email', 'like', '%@flood.example')
+        .execute();
+      assert.deepEqual(made.map((u) => u.email).sort(), ['one@flood.example', 'two@flood.example']);
+      assert.equal((await from('198.51.100.9', 'three@flood.example')).statusCode, 200);
+    } finally {
+      await svc.close();
+    }
+  });
 });
 
 describe('accounts: two instances on one PostgreSQL', () => {
