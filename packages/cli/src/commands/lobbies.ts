@@ -1,0 +1,96 @@
+import type { LobbyList, LobbySummary } from '@gcm/contract';
+import type { Command } from 'commander';
+import { UsageError } from '../context.js';
+import { note, output, printJson, printLine, table } from '../output.js';
+import { withContext } from './shared.js';
+
+function statusOf(lobby: LobbySummary): string {
+  const stopped = lobby.status.stopped;
+  if (stopped !== undefined)
+    return stopped.failed ? `failed (${stopped.exit_code})` : `stopped (${stopped.exit_code})`;
+  if (lobby.ready_ts !== undefined) return 'ready';
+  if (lobby.start_ts !== undefined) return 'started';
+  return 'created';
+}
+
+const HEADERS = ['LOBBY ID', 'GAME MODE', 'REGION', 'CREATED', 'STATUS'];
+const rowOf = (l: LobbySummary) => [l.lobby_id, l.lobby_group_name_id, l.region_id, l.create_ts, statusOf(l)];
+
+interface ListOptions {
+  namespace: string;
+  follow?: boolean;
+  limit: string;
+  intervalMs: string;
+}
+
+export function registerLobbies(program: Command): void {
+  const lobbies = program.command('lobbies').description('the lobby log of a namespace');
+  lobbies
+    .command('list')
+    .description('lobbies newest first; --follow keeps printing new lobbies and status changes')
+    .requiredOption('--namespace <namespace>', 'the namespace (id or name_id)')
+    .option('--limit <n>', 'how many lobbies to show at most (pages of the service are followed)', '100')
+    .option('--follow', 'keep printing new lobbies and changes of status until interrupted')
+    .option('--interval-ms <ms>', 'with --follow: how often to look for changes', '2000')
+    .action(
+      withContext(async (ctx, options: ListOptions) => {
+        const limit = Number(options.limit);
+        const interval = Number(options.intervalMs);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 100_000)
+          throw new UsageError('--limit: 1 to 100000');
+        if (!Number.isInteger(interval) || interval < 100)
+          throw new UsageError('--interval-ms: at least 100');
+        const gameId = await ctx.gameId();
+        const namespaceId = await ctx.namespaceId(gameId, options.namespace);
+        const path = `/cloud/games/${gameId}/namespaces/${namespaceId}/logs/lobbies`;
+        // Pages of the service run by (create_ts, lobby_id), newest first.
+        const shown: LobbySummary[] = [];
+        let before: { before_create_ts?: string; before_lobby_id?: string } = {};
+        while (shown.length < limit) {
+          const page = await ctx.client.get<LobbyList>(path, { query: before });
+          if (page.lobbies.length === 0) break;
+          shown.push(...page.lobbies.slice(0, limit - shown.length));
+          const last = page.lobbies[page.lobbies.length - 1] as LobbySummary;
+          before = { before_create_ts: last.create_ts, before_lobby_id: last.lobby_id };
+        }
+        if (options.follow !== true) {
+          output(ctx.json, { lobbies: shown }, ({ lobbies: rows }) => table(HEADERS, rows.map(rowOf)));
+          return;
+        }
+        // Following: the lobbies so far, then each new lobby or change as a line (JSON: one object a line).
+        const seen = new Map<string, string>();
+        const emit = (lobby: LobbySummary, change: 'lobby' | 'status') => {
+          if (ctx.json) printJson({ event: change, lobby });
+          else printLine(rowOf(lobby).join('  '));
+        };
+        if (!ctx.json) printLine(HEADERS.join('  '));
+        for (const lobby of [...shown].reverse()) {
+          seen.set(lobby.lobby_id, statusOf(lobby));
+          emit(lobby, 'lobby');
+        }
+        if (!ctx.json) note('Following; Ctrl-C to stop.');
+        const stop = new AbortController();
+        process.once('SIGINT', () => stop.abort());
+        process.once('SIGTERM', () => stop.abort());
+        while (!stop.signal.aborted) {
+          await new Promise((resolve) => {
+            const timer = setTimeout(resolve, interval);
+            stop.signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              resolve(undefined);
+            });
+          });
+          if (stop.signal.aborted) break;
+          // The newest page is where new lobbies land; a lobby's status changes are seen while it is on it.
+          const page = await ctx.client.get<LobbyList>(path);
+          for (const lobby of [...page.lobbies].reverse()) {
+            const status = statusOf(lobby);
+            const before = seen.get(lobby.lobby_id);
+            if (before === status) continue;
+            seen.set(lobby.lobby_id, status);
+            emit(lobby, before === undefined ? 'lobby' : 'status');
+          }
+        }
+      }),
+    );
+}
