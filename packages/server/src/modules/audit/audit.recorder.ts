@@ -1,5 +1,5 @@
 import type { AuditActorKind } from '@gcm/contract';
-import { UUID_PATTERN } from '@gcm/contract';
+import { IDEMPOTENT_REPLAYED_HEADER, UUID_PATTERN } from '@gcm/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { hooksOf } from '../../http/route-hooks.js';
@@ -116,7 +116,8 @@ function teamOfAuthCall(
  */
 export function registerAudit(app: FastifyInstance, deps: Deps): void {
   const record = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (!WRITES.has(request.method)) return;
+    // A replay under an Idempotency-Key answers the recorded write again and changes nothing: not a write.
+    if (!WRITES.has(request.method) || reply.getHeader(IDEMPOTENT_REPLAYED_HEADER) !== undefined) return;
     const path = request.url.split('?', 1)[0] as string;
     const authCall = request.routeOptions.url === `${AUTH_BASE_PATH}/*`;
     if (authCall && !path.startsWith(TEAM_CALLS)) return;
