@@ -33,7 +33,8 @@ export function loadConfigFile(file: string): ConfigFile {
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
     const [first] = doc.errors;
-    const at = first?.linePos?.[0];
+    const offset = first?.pos[0];
+    const at = offset === undefined ? undefined : lineCounter.linePos(offset);
     throw new UsageError(
       `${file}${at === undefined ? '' : `:${at.line}:${at.col}`}: ${first?.message.split('\n')[0] ?? 'not valid YAML'}`,
     );
@@ -53,8 +54,12 @@ export function loadConfigFile(file: string): ConfigFile {
       let found = position(node);
       const rest =
         segments[0] === 'config' && !(isMap(node) && node.has('config')) ? segments.slice(1) : segments;
-      for (const raw of rest) {
-        const key = raw.replace(/^\*(.*)\*$/, '$1');
+      for (const [index, raw] of rest.entries()) {
+        // The last segment names the problem (`port-out-of-range`); its first word is often the key at fault.
+        const key =
+          index === rest.length - 1 && !raw.startsWith('*')
+            ? (raw.split('-')[0] ?? raw)
+            : raw.replace(/^\*(.*)\*$/, '$1');
         let next: unknown;
         if (isMap(node)) {
           const candidates = [key, key.replace(/-/g, '_')];

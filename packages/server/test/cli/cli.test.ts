@@ -1,0 +1,288 @@
+/**
+ * The `gcm` binary end to end: the real program in its own process against a real service listening on a
+ * port (SQLite, or PostgreSQL with GCM_TEST_DATABASE_URL). Login through a device link that a signed-in
+ * person completes, the stored token's file mode, the resource commands, config validation with the file's
+ * line and column, lobbies (and --follow), exit codes and --json output.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { finished, lineReader, runCli, startCli } from '../helpers/cli.js';
+import { untilWaiting } from '../helpers/device-links.js';
+import { startListening } from '../helpers/listening.js';
+import { addMember, asPerson, giveGame, newTeam } from '../helpers/people.js';
+import { createGameFixture, type TestService } from '../helpers/service.js';
+
+const VALID_CONFIG = `# a version config, as a studio keeps it next to its code
+kv: {}
+engine:
+  html5: {}
+`;
+
+/** Right by itself; only the service can tell that no such build exists. */
+const UNKNOWN_BUILD_CONFIG = `matchmaker:
+  game_modes:
+    default:
+      max_players: 8
+      docker:
+        image_id: 0193e3a4-7b1c-7d2e-8f30-4a5b6c7d8e9f
+`;
+
+const BAD_CONFIG = `matchmaker:
+  game_modes:
+    default:
+      max_players: 8
+      docker:
+        image_id: 0193e3a4-7b1c-7d2e-8f30-4a5b6c7d8e9f
+        ports:
+          game:
+            port: 99999
+`;
+
+describe('gcm, the command-line tool', () => {
+  let svc: TestService;
+  let publicUrl: string;
+  let game: Awaited<ReturnType<typeof createGameFixture>>;
+  let dir: string;
+  /** What every run gets: its own config dir, the service's URL, and (unless a test says) the cloud token. */
+  let env: Record<string, string>;
+
+  before(async () => {
+    ({ svc, publicUrl } = await startListening());
+    game = await createGameFixture(svc, 'cli-game');
+    dir = mkdtempSync(path.join(os.tmpdir(), 'gcm-cli-'));
+    env = { GCM_CONFIG_DIR: path.join(dir, 'config'), GCM_URL: publicUrl, GCM_TOKEN: game.cloudToken };
+  });
+  after(async () => {
+    await svc.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function file(name: string, text: string): string {
+    const at = path.join(dir, name);
+    writeFileSync(at, text);
+    return at;
+  }
+
+  it('logs in through a device link a signed-in person completes, and stores the token 0600', async () => {
+    const team = await newTeam(svc, 'cli-team');
+    await giveGame(svc, game.gameId, team.teamId);
+    const person = await addMember(svc, team, 'dev@cli.example', 'member');
+    const configDir = path.join(dir, 'login-config');
+    const child = startCli(['login', '--url', publicUrl, '--no-open', '--json'], {
+      GCM_CONFIG_DIR: configDir,
+    });
+    const line = lineReader(child);
+    const first = JSON.parse(await line()) as { device_link_url: string; device_link_token: string };
+    assert.ok(first.device_link_url.startsWith(`${publicUrl}/devices/link/`), first.device_link_url);
+    // The tool waits on the link with watch_index: one request held open by the service, no polling loop.
+    await untilWaiting(svc);
+    const done = await svc.call('POST', '/cloud/devices/links/complete', {
+      token: null,
+      headers: asPerson(svc, person),
+      body: { device_link_token: first.device_link_token, game_id: game.gameId },
+    });
+    assert.equal(done.statusCode, 204, done.body);
+    const result = JSON.parse(await line()) as { logged_in: boolean; game_id: string };
+    assert.deepEqual(result, { logged_in: true, url: publicUrl, game_id: game.gameId });
+    assert.equal((await finished(child)).code, 0);
+
+    assert.equal(statSync(configDir).mode & 0o777, 0o700);
+    const credentials = path.join(configDir, 'credentials.json');
+    assert.equal(statSync(credentials).mode & 0o777, 0o600);
+    const stored = JSON.parse(readFileSync(credentials, 'utf8')) as {
+      current: string;
+      services: Record<string, { token: string }>;
+    };
+    assert.equal(stored.current, publicUrl);
+    const token = stored.services[publicUrl]?.token ?? '';
+
+    // The stored login is used with no GCM_URL or GCM_TOKEN at all.
+    const who = await runCli(['whoami', '--json'], { GCM_CONFIG_DIR: configDir });
+    assert.equal(who.code, 0, who.stderr);
+    const agent = (JSON.parse(who.stdout) as { agent: { game_cloud: { game_id: string; token_id: string } } })
+      .agent;
+    assert.equal(agent.game_cloud.game_id, game.gameId);
+    const tokens = await svc.call('GET', `/cloud/games/${game.gameId}/tokens`);
+    const minted = tokens
+      .json<{ tokens: { token_id: string; user_id?: string }[] }>()
+      .tokens.find((t) => t.token_id === agent.game_cloud.token_id);
+    assert.ok(minted?.user_id !== undefined, 'minted on the person’s behalf');
+
+    const out = await runCli(['logout'], { GCM_CONFIG_DIR: configDir });
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /Logged out .* \(its token is revoked\)/);
+    const refused = await svc.call('GET', '/cloud/auth/inspect', { token });
+    assert.equal(refused.statusCode, 401);
+    const again = await runCli(['whoami'], { GCM_CONFIG_DIR: configDir, GCM_URL: publicUrl });
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /not logged in/);
+    assert.match(again.stderr, /hint: run `gcm login`/);
+  });
+
+  it('creates and lists versions, namespaces and tokens, and sets the plan', async () => {
+    const config = file('gcm.yaml', VALID_CONFIG);
+    const made = await runCli(['--json', 'versions', 'create', '--config', config, '--name', 'v2'], env);
+    assert.equal(made.code, 0, made.stdout + made.stderr);
+    const versionId = (JSON.parse(made.stdout) as { version_id: string }).version_id;
+    const versions = JSON.parse((await runCli(['--json', 'versions', 'list'], env)).stdout) as {
+      versions: { version_id: string; display_name: string }[];
+    };
+    assert.equal(versions.versions[0]?.version_id, versionId, 'newest first');
+
+    const ns = await runCli(['namespaces', 'create', 'staging', '--version', game.versionId], env);
+    assert.equal(ns.code, 0, ns.stderr);
+    const moved = await runCli(['namespaces', 'set-version', 'staging', versionId], env);
+    assert.equal(moved.code, 0, moved.stderr);
+    const shown = JSON.parse((await runCli(['--json', 'namespaces', 'show', 'staging'], env)).stdout) as {
+      namespace: { version_id: string; name_id: string };
+    };
+    assert.deepEqual([shown.namespace.name_id, shown.namespace.version_id], ['staging', versionId]);
+    const table = await runCli(['namespaces', 'list'], env);
+    assert.match(table.stdout, /^NAME ID\s+NAMESPACE ID/);
+    assert.match(table.stdout, /\nstaging\s+[0-9a-f-]{36}/);
+
+    // Minting is the operator's (or a signed-in admin's): a cloud token cannot make more of itself.
+    const operator = { ...env, GCM_TOKEN: svc.operatorToken, GCM_GAME: 'cli-game' };
+    const minted = JSON.parse((await runCli(['--json', 'tokens', 'create'], operator)).stdout) as {
+      token: string;
+      token_id: string;
+    };
+    const revoked = await runCli(['tokens', 'revoke', minted.token_id], env);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.equal((await svc.call('GET', '/cloud/auth/inspect', { token: minted.token })).statusCode, 401);
+    const listed = JSON.parse((await runCli(['--json', 'tokens', 'list'], env)).stdout) as {
+      tokens: { token_id: string; revoke_ts: string | null }[];
+    };
+    assert.notEqual(listed.tokens.find((t) => t.token_id === minted.token_id)?.revoke_ts, null);
+
+    const plan = await runCli(['billing', 'set-plan', 'indie'], env);
+    assert.equal(plan.code, 0, plan.stderr);
+    const billing = JSON.parse((await runCli(['--json', 'billing', 'show'], env)).stdout) as { plan: string };
+    assert.equal(billing.plan, 'indie');
+    const regions = JSON.parse((await runCli(['--json', 'regions'], env)).stdout) as {
+      regions: { name_id: string }[];
+    };
+    assert.ok(regions.regions.some((r) => r.name_id === 'lnd-atl'));
+  });
+
+  it('validates a config offline, naming the file’s line and column of each problem', async () => {
+    const bad = file('bad.yaml', BAD_CONFIG);
+    const offline = await runCli(['config', 'validate', bad], {
+      GCM_CONFIG_DIR: env.GCM_CONFIG_DIR as string,
+    });
+    assert.equal(offline.code, 1, offline.stderr);
+    // `port: 99999` is on line 9, column 19 (the value).
+    assert.equal(offline.stdout.split('\n')[0]?.startsWith(`${bad}:9:19: `), true, offline.stdout);
+    const json = await runCli(['--json', 'config', 'validate', bad], {});
+    const report = JSON.parse(json.stdout) as {
+      valid: boolean;
+      errors: { line: number; column: number; source: string }[];
+    };
+    assert.equal(report.valid, false);
+    assert.deepEqual(
+      [report.errors[0]?.line, report.errors[0]?.column, report.errors[0]?.source],
+      [9, 19, 'offline'],
+    );
+
+    const good = file('good.json', JSON.stringify({ kv: {}, engine: { html5: {} } }));
+    const ok = await runCli(['config', 'validate', good], {});
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, /valid \(checked offline\)/);
+
+    const broken = file('broken.yaml', 'matchmaker:\n  game_modes: [\n');
+    const syntax = await runCli(['config', 'validate', broken], {});
+    assert.equal(syntax.code, 2);
+    assert.match(syntax.stderr, /broken\.yaml:\d+:\d+: /);
+
+    // Where the file is right but the service knows better (no such build), it says so, at the line.
+    const unknownBuild = file('unknown-build.yaml', UNKNOWN_BUILD_CONFIG);
+    const online = await runCli(['--json', 'config', 'validate', unknownBuild], env);
+    assert.equal(online.code, 1, online.stderr);
+    const found = (
+      JSON.parse(online.stdout) as { errors: { path: string[]; source: string; line: number }[] }
+    ).errors[0];
+    assert.equal(found?.source, 'service');
+    assert.ok(found?.path.includes('build-not-found'), JSON.stringify(found));
+    assert.equal(found?.line, 3, 'the game mode’s line');
+  });
+
+  it('lists lobbies newest first, and follows new ones and their changes', async () => {
+    const reporter = (
+      await svc.call('POST', `/cloud/games/${game.gameId}/namespaces/${game.namespaceId}/tokens/reporter`)
+    ).json<{ token: string }>().token;
+    const report = async (createTs: string) => {
+      const res = await svc.call(
+        'POST',
+        `/cloud/games/${game.gameId}/namespaces/${game.namespaceId}/logs/lobbies`,
+        {
+          token: reporter,
+          body: { lobby_group_name_id: 'default', region_id: 'lnd-atl', create_ts: createTs },
+        },
+      );
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json<{ lobby_id: string }>().lobby_id;
+    };
+    // The service's clock stands at 2026-01-01T00:00:00Z: lobbies are reported as created before it.
+    const older = await report('2025-12-31T23:59:50.000Z');
+    const newer = await report('2025-12-31T23:59:51.000Z');
+    const list = await runCli(['--json', 'lobbies', 'list', '--namespace', 'prod'], env);
+    assert.equal(list.code, 0, list.stderr);
+    assert.deepEqual(
+      (JSON.parse(list.stdout) as { lobbies: { lobby_id: string }[] }).lobbies.map((l) => l.lobby_id),
+      [newer, older],
+    );
+
+    const child = startCli(
+      ['--json', 'lobbies', 'list', '--namespace', 'prod', '--follow', '--interval-ms', '100'],
+      env,
+    );
+    const line = lineReader(child);
+    const shown = [JSON.parse(await line()), JSON.parse(await line())] as { lobby: { lobby_id: string } }[];
+    assert.deepEqual(
+      shown.map((e) => e.lobby.lobby_id),
+      [older, newer],
+    );
+    const third = await report('2025-12-31T23:59:52.000Z');
+    const added = JSON.parse(await line()) as { event: string; lobby: { lobby_id: string } };
+    assert.deepEqual([added.event, added.lobby.lobby_id], ['lobby', third]);
+    const started = await svc.call(
+      'POST',
+      `/cloud/games/${game.gameId}/namespaces/${game.namespaceId}/logs/lobbies/${third}/events`,
+      { token: reporter, body: { kind: 'start', ts: '2025-12-31T23:59:53.000Z' } },
+    );
+    assert.equal(started.statusCode, 204, started.body);
+    const changed = JSON.parse(await line()) as {
+      event: string;
+      lobby: { lobby_id: string; start_ts: string };
+    };
+    assert.deepEqual([changed.event, changed.lobby.lobby_id], ['status', third]);
+    child.kill('SIGINT');
+    assert.equal((await finished(child)).code, 0);
+  });
+
+  it('exits 2 for wrong use, 1 for a refusal, and prints the service’s code and ray id', async () => {
+    assert.equal((await runCli(['no-such-command'], env)).code, 2);
+    assert.equal((await runCli(['namespaces', 'create', 'x'], env)).code, 2, 'a required option is missing');
+    assert.equal((await runCli(['billing', 'set-plan', 'platinum'], env)).code, 2);
+
+    const forbidden = await runCli(['games', 'create', 'not-allowed'], env);
+    assert.equal(forbidden.code, 1);
+    assert.match(forbidden.stderr, /error: .+ \(API_FORBIDDEN\)/);
+    assert.match(forbidden.stderr, /ray id: [0-9a-f-]{36}/);
+    assert.match(forbidden.stderr, /hint: /);
+    const json = await runCli(['--json', 'games', 'create', 'not-allowed'], env);
+    const body = JSON.parse(json.stdout) as { code: string; status: number; ray_id: string };
+    assert.deepEqual([body.code, body.status], ['API_FORBIDDEN', 403]);
+    assert.match(body.ray_id, /^[0-9a-f-]{36}$/);
+
+    const badToken = await runCli(['whoami'], { ...env, GCM_TOKEN: 'not-a-token' });
+    assert.equal(badToken.code, 1);
+    assert.match(badToken.stderr, /hint: log in again: `gcm login`/);
+    const away = await runCli(['whoami'], { ...env, GCM_URL: 'http://127.0.0.1:9' });
+    assert.equal(away.code, 1);
+    assert.match(away.stderr, /could not reach/);
+  });
+});
