@@ -1,6 +1,9 @@
 const SECRET_PARAM = /token|secret|password|signature|sig$/i;
-/** Paths that carry a credential: the device link page holds the link token. */
-const SECRET_PATH = /^(\/devices\/link\/)[^/?#]+/;
+/**
+ * Paths that carry a credential: the device link page holds the link token, and better-auth's reset link
+ * (`/auth/reset-password/<token>`, the link in a reset mail) a password reset token.
+ */
+const SECRET_PATH = /^(\/devices\/link\/|\/auth\/reset-password\/)[^/?#]+/;
 
 /** Keeps query values and path parts that carry credentials (device link tokens, signed URLs) out of the access log. */
 export function redactUrl(rawUrl: string): string {

@@ -452,6 +452,11 @@ describe('device links', () => {
         redactUrl('/cloud/devices/links?device_link_token=aaa.bbb.ccc&watch_index=1'),
         '/cloud/devices/links?device_link_token=%5Bredacted%5D&watch_index=1',
       );
+      // The link of a password reset mail carries its token in the path too.
+      assert.equal(
+        redactUrl('/auth/reset-password/AbC123xyz?callbackURL=%2F'),
+        '/auth/reset-password/[redacted]?callbackURL=%2F',
+      );
     });
   });
 
