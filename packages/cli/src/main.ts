@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ApiError, NetworkError } from './client.js';
 import { registerAuth } from './commands/auth.js';
+import { registerBuilds } from './commands/builds.js';
 import { registerConfig } from './commands/config.js';
 import { registerLobbies } from './commands/lobbies.js';
 import {
@@ -81,6 +82,7 @@ export function buildProgram(): Command {
   registerRegions(program);
   registerConfig(program);
   registerLobbies(program);
+  registerBuilds(program);
   for (const command of program.commands) {
     command.exitOverride();
     for (const sub of command.commands) sub.exitOverride();

@@ -17,10 +17,16 @@ export function freePort(): Promise<number> {
 
 /**
  * A service that really listens, with GCM_PUBLIC_URL naming the port it listens on, so the presigned URLs
- * it hands out are the ones a client would use. `port` reuses a port (a restart).
+ * it hands out are the ones a client would use. `port` reuses a port (a restart). `beforeListen` runs
+ * while hooks may still be added to `svc.app` (Fastify takes none once it listens).
  */
 export async function startListening(
-  options: { dataDir?: string; port?: number; env?: Record<string, string> } = {},
+  options: {
+    dataDir?: string;
+    port?: number;
+    env?: Record<string, string>;
+    beforeListen?: (svc: Awaited<ReturnType<typeof startTestService>>) => void | Promise<void>;
+  } = {},
 ) {
   const port = options.port ?? (await freePort());
   const publicUrl = `http://127.0.0.1:${port}`;
@@ -28,6 +34,7 @@ export async function startListening(
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     env: { ...options.env, GCM_PUBLIC_URL: publicUrl },
   });
+  await options.beforeListen?.(svc);
   await svc.app.listen({ port, host: '127.0.0.1' });
   return { svc, port, publicUrl };
 }

@@ -1,0 +1,605 @@
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  createReadStream,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import type {
+  Build,
+  BuildList,
+  PartsResponse,
+  PatchTagsBody,
+  PrepareBuildBody,
+  PrepareBuildResponse,
+  PresignedRequest,
+} from '@gcm/contract';
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import { ApiError } from '../client.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../context.js';
+import { configDir } from '../credentials.js';
+import { note, output, table } from '../output.js';
+import { PartRefusedError, putFileRange } from '../part-upload.js';
+import { isTransientApiError, TransientError, withRetries } from '../retry.js';
+import { withContext } from './shared.js';
+
+/** The tag every pushed build carries: `gcm deploy` finds a file already pushed by it. */
+export const SHA256_TAG = 'gcm.sha256';
+
+/**
+ * The service refuses a multipart upload under 5 MiB, and splits a larger one into parts of its own size
+ * (GCM_BUILD_PART_SIZE_BYTES), which a client cannot ask for: so every file of at least 5 MiB is sent as
+ * multipart, and the service's part_count says whether that made more than one part.
+ */
+const MULTIPART_MIN_BYTES = 5 * 1024 * 1024;
+
+/** Parts one `.../parts?from_part=` answer presigns (README "Builds"); only a hint for sharing fetches. */
+const PRESIGN_PAGE = 100;
+
+/** Rounds of "complete says parts are missing, upload them again" before giving up. */
+const COMPLETE_ROUNDS = 3;
+
+/** What a resumed run needs: the build the interrupted one prepared. */
+interface UploadState {
+  version: 1;
+  build_id: string;
+  part_count: number;
+  multipart: boolean;
+  name: string;
+  tags: Record<string, string>;
+  prepared_at: string;
+}
+
+export interface PushOptions {
+  gameId: string;
+  environmentId: string;
+  file: string;
+  name?: string | undefined;
+  tags: Record<string, string>;
+  exclusiveTags: string[];
+  concurrency: number;
+  /** The file's sha256 when the caller has it already. */
+  sha256?: string | undefined;
+}
+
+export interface PushResult {
+  build_id: string;
+  name: string;
+  content_length: number;
+  multipart: boolean;
+  parts: number;
+  parts_uploaded: number;
+  parts_skipped: number;
+  resumed: boolean;
+  tags: Record<string, string>;
+}
+
+/** `k=v` into a tag (the value may hold `=`), or a usage error naming the option. */
+export function parseTag(raw: string, option = '--tag'): [string, string] {
+  const at = raw.indexOf('=');
+  if (at <= 0) throw new UsageError(`${option} ${JSON.stringify(raw)}: expected key=value`);
+  return [raw.slice(0, at), raw.slice(at + 1)];
+}
+
+export function tagsOf(list: readonly string[]): Record<string, string> {
+  return Object.fromEntries(list.map((raw) => parseTag(raw)));
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function sha256File(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(file)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', reject)
+      .on('end', () => resolve(hash.digest('hex')));
+  });
+}
+
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** A regular file's size and mtime, or a usage error saying why it cannot be pushed. */
+function statImage(file: string): { size: number; mtimeMs: number } {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(file);
+  } catch (err) {
+    throw new UsageError(
+      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+  if (!stat.isFile()) throw new UsageError(`${file} is not a file`);
+  return { size: stat.size, mtimeMs: stat.mtimeMs };
+}
+
+/**
+ * One state file per (service, game, environment, file as it is now): a file changed since (size or
+ * mtime) is another upload, and the same file pushed to two environments resumes each on its own.
+ */
+function statePathFor(
+  ctx: Context,
+  opts: PushOptions,
+  absolute: string,
+  size: number,
+  mtimeMs: number,
+): string {
+  const key = createHash('sha256')
+    .update([ctx.url, opts.gameId, opts.environmentId, absolute, String(size), String(mtimeMs)].join('\n'))
+    .digest('hex');
+  return path.join(configDir(), 'uploads', `${key}.json`);
+}
+
+function readState(file: string): UploadState | undefined {
+  let parsed: Partial<UploadState>;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<UploadState>;
+  } catch {
+    // Missing, or torn by a crash while it was written (writes are renamed into place, so hardly ever).
+    return undefined;
+  }
+  if (
+    parsed.version !== 1 ||
+    typeof parsed.build_id !== 'string' ||
+    typeof parsed.part_count !== 'number' ||
+    typeof parsed.name !== 'string'
+  ) {
+    return undefined;
+  }
+  return {
+    version: 1,
+    build_id: parsed.build_id,
+    part_count: parsed.part_count,
+    multipart: parsed.multipart === true,
+    name: parsed.name,
+    tags: parsed.tags ?? {},
+    prepared_at: parsed.prepared_at ?? '',
+  };
+}
+
+/** Written 0600 in a 0700 directory, whole or not at all: it names a build other users need not know of. */
+function writeState(file: string, state: UploadState): void {
+  const dir = path.dirname(file);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+    renameSync(temp, file);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+/** The presigned PUTs of an upload, fetched a page at a time as the parts come up, each page once. */
+class PartUrls {
+  private readonly known = new Map<number, PresignedRequest>();
+  private readonly pending = new Map<number, Promise<void>>();
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly buildPath: string,
+    seed: readonly PresignedRequest[] = [],
+  ) {
+    seed.forEach((request, i) => {
+      this.known.set(i + 1, request);
+    });
+  }
+
+  async get(part: number): Promise<PresignedRequest> {
+    const hit = this.known.get(part);
+    if (hit !== undefined) return hit;
+    for (const [from, fetching] of this.pending) {
+      if (from <= part && part < from + PRESIGN_PAGE) {
+        await fetching;
+        const now = this.known.get(part);
+        if (now !== undefined) return now;
+      }
+    }
+    await this.fetchFrom(part);
+    const fetched = this.known.get(part);
+    if (fetched === undefined) throw new Error(`the service presigned no URL for part ${part}`);
+    return fetched;
+  }
+
+  /** Drops a URL the store refused (expired, say): the next get signs it anew. */
+  forget(part: number): void {
+    this.known.delete(part);
+  }
+
+  private fetchFrom(from: number): Promise<void> {
+    const running = this.pending.get(from);
+    if (running !== undefined) return running;
+    const job = withRetries(() =>
+      this.ctx.client.get<PartsResponse>(`${this.buildPath}/parts`, { query: { from_part: from } }),
+    )
+      .then((page) => {
+        page.presigned_requests.forEach((request, i) => {
+          this.known.set(from + i, request);
+        });
+      })
+      .finally(() => this.pending.delete(from));
+    this.pending.set(from, job);
+    return job;
+  }
+}
+
+/** Bytes, rate and ETA on stderr; nothing at all when stderr is not a terminal or the output is JSON. */
+class Progress {
+  private readonly bar: cliProgress.SingleBar | undefined;
+  private value: number;
+  private readonly startedAt = Date.now();
+  private readonly startValue: number;
+
+  constructor(
+    enabled: boolean,
+    private readonly total: number,
+    already: number,
+  ) {
+    this.value = already;
+    this.startValue = already;
+    if (!enabled || total === 0) return;
+    this.bar = new cliProgress.SingleBar({
+      format: 'uploading [{bar}] {percentage}% | {sent} / {size} | {rate}/s | ETA {eta_formatted}',
+      stream: process.stderr,
+      hideCursor: true,
+      etaBuffer: 50,
+      fps: 5,
+    });
+    this.bar.start(total, already, this.payload());
+  }
+
+  add(delta: number): void {
+    this.value += delta;
+    this.bar?.update(this.value, this.payload());
+  }
+
+  stop(): void {
+    this.bar?.stop();
+  }
+
+  private payload() {
+    const seconds = Math.max((Date.now() - this.startedAt) / 1000, 0.001);
+    return {
+      sent: formatBytes(this.value),
+      size: formatBytes(this.total),
+      rate: formatBytes(Math.max(this.value - this.startValue, 0) / seconds),
+    };
+  }
+}
+
+/**
+ * Uploads `parts` with at most `concurrency` PUTs at a time. The first part to fail for good stops the
+ * rest (in flight ones are aborted), so the run ends soon and a re-run resumes from what arrived.
+ */
+async function uploadParts(
+  file: string,
+  parts: readonly number[],
+  urls: PartUrls,
+  concurrency: number,
+  progress: Progress,
+): Promise<void> {
+  const abort = new AbortController();
+  let next = 0;
+  let failure: unknown;
+  const uploadOne = async (part: number) => {
+    let refreshed = false;
+    await withRetries(
+      async () => {
+        const request = await urls.get(part);
+        try {
+          await putFileRange(
+            request.url,
+            { file, offset: request.byte_offset, length: request.content_length, part },
+            (delta) => progress.add(delta),
+            abort.signal,
+          );
+        } catch (err) {
+          // A URL that outlived its signature (a long upload, or a resumed one): sign it again, once.
+          if (err instanceof PartRefusedError && err.status === 403 && !refreshed) {
+            refreshed = true;
+            urls.forget(part);
+            throw new TransientError(err.message, 0);
+          }
+          throw err;
+        }
+      },
+      {
+        transient: isTransientApiError,
+        signal: abort.signal,
+        onRetry: (err, waitMs) => {
+          const message = (err as Error).message;
+          const what = message.startsWith(`part ${part}:`) ? message : `part ${part}: ${message}`;
+          note(`${what}; retrying in ${(waitMs / 1000).toFixed(1)} s`);
+        },
+      },
+    );
+  };
+  const worker = async () => {
+    while (failure === undefined && next < parts.length) {
+      const part = parts[next++] as number;
+      try {
+        await uploadOne(part);
+      } catch (err) {
+        if (failure === undefined) failure = err;
+        abort.abort();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, parts.length) }, worker));
+  if (failure !== undefined) throw failure;
+}
+
+/** The part numbers complete says are missing, or undefined when it refused for another reason. */
+function missingParts(err: unknown): number[] | undefined {
+  if (!(err instanceof ApiError) || err.status !== 400 || err.code !== 'UPLOAD_INCOMPLETE') return undefined;
+  const parts = err.metadata?.parts;
+  if (!Array.isArray(parts) || !parts.every((p) => Number.isInteger(p) && p >= 1)) return undefined;
+  return parts as number[];
+}
+
+const isNotFound = (err: unknown) => err instanceof ApiError && err.status === 404;
+
+/**
+ * Pushes a build image: prepare, PUT every part, complete; or, when a state file says an earlier run
+ * prepared this very file and did not finish, only the parts the service says are missing. The state file
+ * goes once the build is complete.
+ */
+export async function pushBuild(ctx: Context, opts: PushOptions): Promise<PushResult> {
+  for (const key of opts.exclusiveTags) {
+    if (!Object.hasOwn(opts.tags, key)) {
+      throw new UsageError(`--exclusive-tag ${key}: give the tag's value too, with --tag ${key}=VALUE`);
+    }
+  }
+  const absolute = path.resolve(opts.file);
+  const { size, mtimeMs } = statImage(absolute);
+  const statePath = statePathFor(ctx, opts, absolute, size, mtimeMs);
+  const envPath = `/games/${opts.gameId}/environments/${opts.environmentId}/builds`;
+  const showProgress = process.stderr.isTTY === true && !ctx.json;
+
+  let state = readState(statePath);
+  let toUpload: number[] | undefined;
+  let resumed = false;
+  if (state !== undefined) {
+    try {
+      await completeBuild(ctx, `${envPath}/${state.build_id}`);
+      toUpload = [];
+    } catch (err) {
+      const missing = missingParts(err);
+      if (missing !== undefined) {
+        toUpload = missing;
+      } else if (isNotFound(err)) {
+        note(`the service no longer knows build ${state.build_id}: starting the upload over`);
+        rmSync(statePath, { force: true });
+        state = undefined;
+      } else {
+        throw err;
+      }
+    }
+    if (state !== undefined) {
+      resumed = true;
+      note(
+        `resuming build ${state.build_id}: ${toUpload?.length ?? 0} of ${state.part_count} part(s) left to upload`,
+      );
+    }
+  }
+
+  let urls: PartUrls;
+  if (state === undefined) {
+    const sha256 = opts.sha256 ?? (await sha256File(absolute));
+    const name = opts.name ?? path.basename(absolute);
+    const tags = { ...opts.tags, [SHA256_TAG]: sha256 };
+    const multipart = size >= MULTIPART_MIN_BYTES;
+    const body: PrepareBuildBody = {
+      name,
+      image_file: {
+        path: path.basename(absolute),
+        content_type: 'application/octet-stream',
+        content_length: size,
+      },
+      multipart_upload: multipart,
+      tags,
+    };
+    // One key for every try: a prepare whose answer was lost is answered again, not made twice.
+    const idempotencyKey = randomUUID();
+    const prepared = await withRetries(() =>
+      ctx.client.post<PrepareBuildResponse>(`${envPath}/prepare`, body, {
+        headers: { 'idempotency-key': idempotencyKey },
+      }),
+    );
+    state = {
+      version: 1,
+      build_id: prepared.build_id,
+      part_count: prepared.part_count,
+      multipart,
+      name,
+      tags,
+      prepared_at: new Date().toISOString(),
+    };
+    writeState(statePath, state);
+    urls = new PartUrls(ctx, `${envPath}/${state.build_id}`, prepared.presigned_requests);
+    toUpload = Array.from({ length: state.part_count }, (_, i) => i + 1);
+  } else {
+    urls = new PartUrls(ctx, `${envPath}/${state.build_id}`);
+  }
+
+  const buildPath = `${envPath}/${state.build_id}`;
+  const uploaded = new Set<number>();
+  const partSize = state.part_count > 1 ? Math.ceil(size / state.part_count) : size;
+  // Bytes already there: every part but the missing ones (the last part may be shorter; close enough for a bar).
+  const pending = toUpload ?? [];
+  const already = Math.max(size - pending.length * partSize, 0);
+  const progress = new Progress(showProgress && pending.length > 0, size, already);
+  try {
+    for (let round = 0; pending.length > 0; round++) {
+      await uploadParts(absolute, pending, urls, opts.concurrency, progress);
+      for (const part of pending) uploaded.add(part);
+      try {
+        await completeBuild(ctx, buildPath);
+        pending.length = 0;
+      } catch (err) {
+        const missing = missingParts(err);
+        if (missing === undefined || round + 1 >= COMPLETE_ROUNDS) throw err;
+        note(`the service is missing part(s) ${missing.join(', ')}: uploading them again`);
+        pending.splice(0, pending.length, ...missing);
+      }
+    }
+  } finally {
+    progress.stop();
+  }
+  rmSync(statePath, { force: true });
+
+  // Tags given to a resumed run were not part of its prepare: they are set now, like the exclusive ones.
+  const later = Object.fromEntries(
+    Object.entries(opts.tags).filter(
+      ([key, value]) => opts.exclusiveTags.includes(key) || (resumed && state.tags[key] !== value),
+    ),
+  );
+  if (Object.keys(later).length > 0) {
+    const patch: PatchTagsBody = {
+      tags: later,
+      ...(opts.exclusiveTags.length === 0 ? {} : { exclusive_tags: opts.exclusiveTags }),
+    };
+    await withRetries(() => ctx.client.patch(`${buildPath}/tags`, patch));
+  }
+  const tags = { ...state.tags, ...later };
+  return {
+    build_id: state.build_id,
+    name: state.name,
+    content_length: size,
+    multipart: state.multipart,
+    parts: state.part_count,
+    parts_uploaded: uploaded.size,
+    parts_skipped: state.part_count - uploaded.size,
+    resumed,
+    tags,
+  };
+}
+
+/** Complete is safe to repeat (a completed build answers 204 again), so it is retried like a read. */
+function completeBuild(ctx: Context, buildPath: string): Promise<void> {
+  return withRetries(() => ctx.client.post<void>(`${buildPath}/complete`));
+}
+
+/** Every completed build of the environment having every tag, newest first, all pages. */
+export async function listBuilds(
+  ctx: Context,
+  gameId: string,
+  environmentId: string,
+  tags: Record<string, string>,
+  limit?: number,
+): Promise<Build[]> {
+  const builds: Build[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await ctx.client.get<BuildList>(`/games/${gameId}/environments/${environmentId}/builds`, {
+      query: {
+        tags_json: Object.keys(tags).length === 0 ? undefined : JSON.stringify(tags),
+        limit: limit === undefined ? 1000 : Math.min(limit - builds.length, 1000),
+        cursor,
+      },
+    });
+    builds.push(...page.builds);
+    cursor = page.cursor;
+  } while (cursor !== undefined && (limit === undefined || builds.length < limit));
+  return builds;
+}
+
+function parseConcurrency(raw: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 64) throw new UsageError('--concurrency: 1 to 64');
+  return value;
+}
+
+interface PushCommandOptions {
+  namespace: string;
+  name?: string;
+  tag: string[];
+  exclusiveTag: string[];
+  concurrency: string;
+}
+
+export function registerBuilds(program: Command): void {
+  const builds = program.command('builds').description('the build images of a namespace');
+  builds
+    .command('push <image>')
+    .description(
+      'upload a build image (parts in parallel, retried); an interrupted push resumes when run again',
+    )
+    .requiredOption('--namespace <namespace>', 'the namespace (id or name_id) the build is for')
+    .option('--name <name>', 'the build’s name (default: the file’s name)')
+    .option('--tag <key=value>', 'a tag of the build (repeatable)', collect, [])
+    .option(
+      '--exclusive-tag <key>',
+      'a tag (given with --tag) to remove from every other build of the namespace (repeatable)',
+      collect,
+      [],
+    )
+    .option('--concurrency <n>', 'parts uploaded at once', '4')
+    .action(
+      withContext(async (ctx, image: string, options: PushCommandOptions) => {
+        const concurrency = parseConcurrency(options.concurrency);
+        const tags = tagsOf(options.tag);
+        const gameId = await ctx.gameId();
+        const environmentId = await ctx.namespaceId(gameId, options.namespace);
+        const result = await pushBuild(ctx, {
+          gameId,
+          environmentId,
+          file: image,
+          name: options.name,
+          tags,
+          exclusiveTags: options.exclusiveTag,
+          concurrency,
+        });
+        output(
+          ctx.json,
+          result,
+          (r) =>
+            `Pushed build ${r.name}: ${r.build_id} (${formatBytes(r.content_length)}, ${r.parts} part(s)` +
+            `${r.resumed ? `, resumed: ${r.parts_uploaded} uploaded, ${r.parts_skipped} already there` : ''})`,
+        );
+      }),
+    );
+  builds
+    .command('list')
+    .description('completed builds of a namespace, newest first')
+    .requiredOption('--namespace <namespace>', 'the namespace (id or name_id)')
+    .option('--tag <key=value>', 'only builds having this tag (repeatable: every one)', collect, [])
+    .action(
+      withContext(async (ctx, options: { namespace: string; tag: string[] }) => {
+        const tags = tagsOf(options.tag);
+        const gameId = await ctx.gameId();
+        const environmentId = await ctx.namespaceId(gameId, options.namespace);
+        const all = await listBuilds(ctx, gameId, environmentId, tags);
+        output(ctx.json, { builds: all }, ({ builds: rows }) =>
+          table(
+            ['ID', 'NAME', 'SIZE', 'CREATED', 'TAGS'],
+            rows.map((b) => [
+              b.id,
+              b.name,
+              formatBytes(b.content_length),
+              b.created_at,
+              Object.entries(b.tags)
+                .filter(([key]) => key !== SHA256_TAG)
+                .map(([key, value]) => `${key}=${value}`)
+                .join(','),
+            ]),
+          ),
+        );
+      }),
+    );
+}

@@ -1,0 +1,409 @@
+/**
+ * `gcm builds push` and `gcm builds list`, end to end: the real binary (packages/cli/dist)
+ * against a real service listening on a port, with 1 MiB parts so that a few MiB make a multipart upload.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { findBuild } from '../../src/modules/builds/builds.repository.js';
+import { findUpload } from '../../src/modules/uploads/uploads.repository.js';
+import { startListening } from '../helpers/listening.js';
+import { createGameFixture, type TestService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const CLI = path.join(REPO, 'packages/cli/dist/main.js');
+const MiB = 1024 * 1024;
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** One part PUT the service answered 200 to. */
+interface PartPut {
+  uploadId: string;
+  part: number;
+}
+
+let svc: TestService;
+let publicUrl: string;
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'gcm-cli-builds-'));
+const partPuts: PartPut[] = [];
+/** Milliseconds each part PUT is held before the service reads it: a window to kill the CLI in. */
+let holdPutsMs = 0;
+/** Refusals (or, `reset`, a dropped connection) the next part PUTs get instead of being read. */
+const failPuts: ({ status: number; retryAfter: string } | 'reset')[] = [];
+const refusedPuts: number[] = [];
+
+before(async () => {
+  const started = await startListening({
+    env: { GCM_BUILD_PART_SIZE_BYTES: String(MiB) },
+    beforeListen: (service) => {
+      const partUrl = /^\/uploads\/([^/?]+)\/parts\/(\d+)\?/;
+      service.app.addHook('onRequest', async (request, reply) => {
+        if (request.method !== 'PUT' || !partUrl.test(request.url)) return;
+        if (holdPutsMs > 0) await sleep(holdPutsMs);
+        const failure = failPuts.shift();
+        if (failure === 'reset') {
+          refusedPuts.push(Date.now());
+          request.raw.socket.destroy();
+          return reply;
+        }
+        if (failure !== undefined) {
+          refusedPuts.push(Date.now());
+          return reply
+            .code(failure.status)
+            .header('retry-after', failure.retryAfter)
+            .header('content-type', 'application/json')
+            .send(JSON.stringify({ code: 'TEST_REFUSAL', message: 'refused by the test' }));
+        }
+      });
+      service.app.addHook('onResponse', async (request, reply) => {
+        const match = partUrl.exec(request.url);
+        if (request.method === 'PUT' && match !== null && reply.statusCode === 200) {
+          partPuts.push({ uploadId: match[1] as string, part: Number(match[2]) });
+        }
+      });
+    },
+  });
+  svc = started.svc;
+  publicUrl = started.publicUrl;
+});
+
+after(async () => {
+  await svc?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function cliEnv(token: string, configDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GCM_URL: publicUrl,
+    GCM_TOKEN: token,
+    GCM_CONFIG_DIR: configDir,
+  };
+  delete env.GCM_GAME;
+  return env;
+}
+
+function startCli(args: string[], token: string, configDir: string): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], {
+    env: cliEnv(token, configDir),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function finished(child: ChildProcess): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+function runCli(args: string[], token: string, configDir: string): Promise<Run> {
+  return finished(startCli(args, token, configDir));
+}
+
+/** The one JSON document a --json run printed, after checking it succeeded. */
+function jsonOf<T>(run: Run, what: string): T {
+  assert.equal(run.code, 0, `${what}: exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  const lines = run.stdout.trim().split('\n');
+  assert.equal(lines.length, 1, `${what}: one JSON document on stdout, got ${run.stdout}`);
+  return JSON.parse(lines[0] as string) as T;
+}
+
+function randomFile(name: string, size: number): { file: string; bytes: Buffer; sha256: string } {
+  const bytes = randomBytes(size);
+  const file = path.join(scratch, name);
+  writeFileSync(file, bytes);
+  return { file, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+function freshConfigDir(): string {
+  return mkdtempSync(path.join(scratch, 'config-'));
+}
+
+/** The bytes the service stored for a completed build, read back from its blob store. */
+async function storedBytes(namespaceId: string, buildId: string): Promise<Buffer> {
+  const build = await findBuild(svc.deps.db, namespaceId, buildId);
+  assert.ok(build !== undefined, `build ${buildId} is in the store`);
+  const upload = await findUpload(svc.deps.db, build.upload_id);
+  assert.ok(upload !== undefined && upload.state === 'complete', 'its upload is complete');
+  const stream = await svc.deps.blobs.openRead(upload.frozen_key ?? upload.object_key);
+  assert.ok(stream !== undefined, 'its file is in the blob store');
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function uploadIdOf(namespaceId: string, buildId: string): Promise<string> {
+  const build = await findBuild(svc.deps.db, namespaceId, buildId);
+  assert.ok(build !== undefined);
+  return build.upload_id;
+}
+
+interface PushJson {
+  build_id: string;
+  name: string;
+  content_length: number;
+  multipart: boolean;
+  parts: number;
+  parts_uploaded: number;
+  parts_skipped: number;
+  resumed: boolean;
+  tags: Record<string, string>;
+}
+
+interface BuildJson {
+  id: string;
+  name: string;
+  content_length: number;
+  created_at: string;
+  tags: Record<string, string>;
+}
+
+describe('gcm builds push', () => {
+  test('pushes a 6 MiB file as a multipart upload, every byte as it is on disk', async () => {
+    const fx = await createGameFixture(svc, 'push-multipart');
+    const configDir = freshConfigDir();
+    const image = randomFile('server-6m.tar', 6 * MiB + 12_345);
+    const run = await runCli(
+      ['builds', 'push', image.file, '--namespace', 'prod', '--tag', 'channel=beta', '--json'],
+      fx.cloudToken,
+      configDir,
+    );
+    const pushed = jsonOf<PushJson>(run, 'builds push');
+    assert.equal(pushed.multipart, true);
+    assert.equal(pushed.parts, 7, '6 MiB and a bit in 1 MiB parts');
+    assert.equal(pushed.parts_uploaded, 7);
+    assert.equal(pushed.parts_skipped, 0);
+    assert.equal(pushed.resumed, false);
+    assert.equal(pushed.name, 'server-6m.tar');
+    assert.equal(pushed.content_length, image.bytes.length);
+    assert.deepEqual(pushed.tags, { channel: 'beta', 'gcm.sha256': image.sha256 });
+
+    const uploadId = await uploadIdOf(fx.namespaceId, pushed.build_id);
+    const parts = partPuts.filter((p) => p.uploadId === uploadId).map((p) => p.part);
+    assert.deepEqual(
+      [...parts].sort((a, b) => a - b),
+      [1, 2, 3, 4, 5, 6, 7],
+      'each part PUT once',
+    );
+
+    const got = await svc.call(
+      'GET',
+      `/games/${fx.gameId}/environments/${fx.namespaceId}/builds/${pushed.build_id}`,
+      { token: fx.cloudToken },
+    );
+    assert.equal(got.statusCode, 200, got.body);
+    const { build } = got.json<{ build: BuildJson }>();
+    assert.equal(build.content_length, image.bytes.length);
+    assert.deepEqual(build.tags, { channel: 'beta', 'gcm.sha256': image.sha256 });
+    assert.ok(
+      (await storedBytes(fx.namespaceId, pushed.build_id)).equals(image.bytes),
+      'stored bytes = file',
+    );
+    assert.deepEqual(readdirSync(path.join(configDir, 'uploads')), [], 'no state file is left behind');
+  });
+
+  test('resumes after the CLI is killed mid-upload, sending only the missing parts', async () => {
+    const fx = await createGameFixture(svc, 'push-resume');
+    const configDir = freshConfigDir();
+    const image = randomFile('server-8m.tar', 8 * MiB);
+    const args = ['builds', 'push', image.file, '--namespace', 'prod', '--concurrency', '1', '--json'];
+    const seen = partPuts.length;
+    holdPutsMs = 250;
+    try {
+      const child = startCli(args, fx.cloudToken, configDir);
+      const firstRun = finished(child);
+      await until('two parts arrive', 20_000, () => partPuts.length - seen >= 2);
+      assert.equal(child.exitCode, null, 'the first run is still uploading');
+      child.kill('SIGKILL');
+      const killed = await firstRun;
+      assert.equal(killed.signal, 'SIGKILL');
+    } finally {
+      holdPutsMs = 0;
+    }
+    // A part whose body was in when the CLI died is still stored and answered: let the service finish it.
+    await sleep(500);
+    const firstPuts = partPuts.slice(seen);
+    const [uploadId] = [...new Set(firstPuts.map((p) => p.uploadId))] as [string];
+    const firstParts = firstPuts.map((p) => p.part);
+
+    const stateDir = path.join(configDir, 'uploads');
+    const stateFiles = readdirSync(stateDir);
+    assert.equal(stateFiles.length, 1, 'the killed run left its state file');
+    const statePath = path.join(stateDir, stateFiles[0] as string);
+    assert.equal(statSync(stateDir).mode & 0o777, 0o700);
+    assert.equal(statSync(statePath).mode & 0o777, 0o600);
+    const state = JSON.parse(readFileSync(statePath, 'utf8')) as { build_id: string; part_count: number };
+    assert.equal(state.part_count, 8);
+    const incomplete = await svc.call(
+      'GET',
+      `/games/${fx.gameId}/environments/${fx.namespaceId}/builds/${state.build_id}`,
+      { token: fx.cloudToken },
+    );
+    assert.equal(incomplete.statusCode, 404, 'the build is not complete after the kill');
+
+    const secondSeen = partPuts.length;
+    const resumed = jsonOf<PushJson>(await runCli(args, fx.cloudToken, configDir), 'resumed push');
+    const secondParts = partPuts.slice(secondSeen).map((p) => p.part);
+    assert.equal(resumed.build_id, state.build_id, 'the same build, not a new prepare');
+    assert.equal(resumed.resumed, true);
+    assert.equal(resumed.parts, 8);
+    assert.ok(resumed.parts_uploaded < resumed.parts, `${resumed.parts_uploaded} of 8 parts sent again`);
+    assert.ok(resumed.parts_uploaded >= 1, 'some parts were still missing');
+    assert.equal(resumed.parts_uploaded + resumed.parts_skipped, 8);
+    assert.equal(secondParts.length, resumed.parts_uploaded, 'the service saw exactly the parts it reports');
+    assert.deepEqual(
+      secondParts.filter((part) => firstParts.includes(part)),
+      [],
+      'no part that arrived before the kill is sent again',
+    );
+    assert.deepEqual(
+      [...new Set([...firstParts, ...secondParts])].sort((a, b) => a - b),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    );
+    assert.equal(await uploadIdOf(fx.namespaceId, resumed.build_id), uploadId);
+    assert.ok(
+      (await storedBytes(fx.namespaceId, resumed.build_id)).equals(image.bytes),
+      'stored bytes = file',
+    );
+    assert.equal(existsSync(statePath), false, 'the state file is gone once the build is complete');
+
+    const list = await svc.call('GET', `/games/${fx.gameId}/environments/${fx.namespaceId}/builds`, {
+      token: fx.cloudToken,
+    });
+    assert.equal(list.json<{ builds: BuildJson[] }>().builds.length, 1, 'one build, not two');
+  });
+
+  test('starts over when the service no longer knows the build of a state file', async () => {
+    const fx = await createGameFixture(svc, 'push-restart');
+    const configDir = freshConfigDir();
+    const image = randomFile('small.tar', 300_000);
+    const args = ['builds', 'push', image.file, '--namespace', fx.namespaceId, '--json'];
+    const first = jsonOf<PushJson>(await runCli(args, fx.cloudToken, configDir), 'first push');
+    assert.equal(first.multipart, false, 'under 5 MiB: one PUT');
+    assert.equal(first.parts, 1);
+    // A state file naming a build the service never made: what is left after the service lost it.
+    const stateDir = path.join(configDir, 'uploads');
+    const key = createHash('sha256')
+      .update(
+        [
+          publicUrl,
+          fx.gameId,
+          fx.namespaceId,
+          path.resolve(image.file),
+          String(statSync(image.file).size),
+          String(statSync(image.file).mtimeMs),
+        ].join('\n'),
+      )
+      .digest('hex');
+    const statePath = path.join(stateDir, `${key}.json`);
+    const ghost = '00000000-0000-4000-8000-000000000000';
+    writeFileSync(
+      statePath,
+      JSON.stringify({ version: 1, build_id: ghost, part_count: 1, multipart: false, name: 'x', tags: {} }),
+      { mode: 0o600 },
+    );
+    const second = await runCli(args, fx.cloudToken, configDir);
+    const pushed = jsonOf<PushJson>(second, 'push over a stale state file');
+    assert.notEqual(pushed.build_id, ghost);
+    assert.notEqual(pushed.build_id, first.build_id);
+    assert.equal(pushed.resumed, false);
+    assert.match(second.stderr, /no longer knows build/);
+    assert.equal(existsSync(statePath), false);
+  });
+
+  test('retries part PUTs answered 503 or 429 (after their Retry-After) or cut off', async () => {
+    const fx = await createGameFixture(svc, 'push-retry');
+    const image = randomFile('retry.tar', 6 * MiB);
+    failPuts.push({ status: 503, retryAfter: '2' }, 'reset', { status: 429, retryAfter: '0' });
+    refusedPuts.length = 0;
+    const started = Date.now();
+    const run = await runCli(
+      ['builds', 'push', image.file, '--namespace', 'prod', '--concurrency', '1', '--json'],
+      fx.cloudToken,
+      freshConfigDir(),
+    );
+    const pushed = jsonOf<PushJson>(run, 'push with refusals');
+    assert.deepEqual(failPuts, [], 'every refusal was met');
+    assert.equal(refusedPuts.length, 3);
+    assert.ok(
+      (refusedPuts[1] as number) - (refusedPuts[0] as number) >= 1900,
+      'the 503’s Retry-After of 2 s was waited out',
+    );
+    assert.ok(Date.now() - started >= 2000);
+    assert.equal(pushed.parts_uploaded, 6);
+    assert.match(run.stderr, /^part 1: the store answered 503 TEST_REFUSAL; retrying in [2-9]\.\d s$/m);
+    assert.match(run.stderr, /^part 1: ECONNRESET; retrying in/m);
+    assert.match(run.stderr, /^part 1: the store answered 429 TEST_REFUSAL; retrying in/m);
+    assert.ok((await storedBytes(fx.namespaceId, pushed.build_id)).equals(image.bytes));
+  });
+});
+
+describe('gcm builds list', () => {
+  test('lists the builds having every --tag, with exclusive tags moving between builds', async () => {
+    const fx = await createGameFixture(svc, 'list-tags');
+    const configDir = freshConfigDir();
+    const push = async (name: string, ...flags: string[]) => {
+      const image = randomFile(`${name}.tar`, 2048);
+      const run = await runCli(
+        ['builds', 'push', image.file, '--namespace', 'prod', '--name', name, ...flags, '--json'],
+        fx.cloudToken,
+        configDir,
+      );
+      return jsonOf<PushJson>(run, `push ${name}`).build_id;
+    };
+    const a = await push('a', '--tag', 'kind=server', '--tag', 'channel=beta');
+    const b = await push('b', '--tag', 'kind=server');
+    const c = await push('c', '--tag', 'kind=tool');
+    const list = async (...tags: string[]) => {
+      const run = await runCli(
+        ['builds', 'list', '--namespace', 'prod', ...tags.flatMap((t) => ['--tag', t]), '--json'],
+        fx.cloudToken,
+        configDir,
+      );
+      return jsonOf<{ builds: BuildJson[] }>(run, 'builds list').builds.map((build) => build.id);
+    };
+    assert.deepEqual(await list('kind=server'), [b, a], 'newest first');
+    assert.deepEqual(await list('kind=server', 'channel=beta'), [a]);
+    assert.deepEqual(await list('kind=tool'), [c]);
+    assert.deepEqual(await list('kind=none'), []);
+    assert.deepEqual(await list(), [c, b, a]);
+
+    const d = await push('d', '--tag', 'channel=beta', '--exclusive-tag', 'channel');
+    assert.deepEqual(await list('channel=beta'), [d], 'the exclusive tag left build a');
+
+    const human = await runCli(['builds', 'list', '--namespace', 'prod'], fx.cloudToken, configDir);
+    assert.equal(human.code, 0, human.stderr);
+    const lines = human.stdout.trim().split('\n');
+    assert.match(lines[0] ?? '', /^ID\s+NAME\s+SIZE\s+CREATED\s+TAGS$/);
+    assert.equal(lines.length, 5);
+    assert.match(lines[1] ?? '', new RegExp(`^${d}\\s+d\\s+2\\.0 KiB\\s+\\S+\\s+channel=beta$`));
+
+    const bad = await runCli(
+      ['builds', 'list', '--namespace', 'prod', '--tag', 'novalue'],
+      fx.cloudToken,
+      configDir,
+    );
+    assert.equal(bad.code, 2, 'a malformed --tag is a usage error');
+  });
+});
