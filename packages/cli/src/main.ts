@@ -4,6 +4,7 @@ import { ApiError, NetworkError } from './client.js';
 import { registerAuth } from './commands/auth.js';
 import { registerBuilds } from './commands/builds.js';
 import { registerConfig } from './commands/config.js';
+import { registerDeploy } from './commands/deploy.js';
 import { registerLobbies } from './commands/lobbies.js';
 import {
   registerBilling,
@@ -83,6 +84,7 @@ export function buildProgram(): Command {
   registerConfig(program);
   registerLobbies(program);
   registerBuilds(program);
+  registerDeploy(program);
   for (const command of program.commands) {
     command.exitOverride();
     for (const sub of command.commands) sub.exitOverride();

@@ -1,5 +1,5 @@
 /**
- * `gcm builds push` and `gcm builds list`, end to end: the real binary (packages/cli/dist)
+ * `gcm builds push`, `gcm builds list` and `gcm deploy`, end to end: the real binary (packages/cli/dist)
  * against a real service listening on a port, with 1 MiB parts so that a few MiB make a multipart upload.
  */
 import assert from 'node:assert/strict';
@@ -405,5 +405,219 @@ describe('gcm builds list', () => {
       configDir,
     );
     assert.equal(bad.code, 2, 'a malformed --tag is a usage error');
+  });
+});
+
+const DEPLOY_CONFIG = `# what a studio keeps in its repository
+matchmaker:
+  max_players: 12
+  container:
+    args: ["--mode", "casual"]
+    ports:
+      game:
+        port: 7777
+        protocol: udp
+  game_modes:
+    casual: {}
+    ranked:
+      max_players: 8
+      container:
+        args: ["--mode", "ranked"]
+        ports:
+          game:
+            port: 7777
+            protocol: udp
+`;
+
+interface DeployJson {
+  build_id: string | null;
+  build_reused: boolean;
+  version_id: string;
+  version_name: string;
+  version_created: boolean;
+  namespace_id: string;
+  namespace_changed: boolean;
+}
+
+describe('gcm deploy', () => {
+  test('pushes, creates a version running the build, points the namespace at it; a re-run changes nothing', async () => {
+    const fx = await createGameFixture(svc, 'deploy-yaml');
+    const configDir = freshConfigDir();
+    const configFile = path.join(scratch, 'deploy-gcm.yaml');
+    writeFileSync(configFile, DEPLOY_CONFIG);
+    const image = randomFile('deploy-5m.tar', 5 * MiB + 1);
+    // A build already tagged current, which the deploy must take the tag from.
+    const old = jsonOf<PushJson>(
+      await runCli(
+        [
+          'builds',
+          'push',
+          randomFile('old.tar', 1000).file,
+          '--namespace',
+          'prod',
+          '--tag',
+          'current=true',
+          '--exclusive-tag',
+          'current',
+          '--json',
+        ],
+        fx.cloudToken,
+        configDir,
+      ),
+      'old build',
+    );
+    const args = ['deploy', image.file, '--namespace', 'prod', '--config', configFile, '--json'];
+    const seen = partPuts.length;
+    const first = jsonOf<DeployJson>(await runCli(args, fx.cloudToken, configDir), 'deploy');
+    assert.equal(first.build_reused, false);
+    assert.equal(first.version_created, true);
+    assert.equal(first.namespace_changed, true);
+    assert.equal(first.namespace_id, fx.namespaceId);
+    assert.match(first.version_name, /^deploy-[0-9a-f]{12}$/);
+    assert.ok(first.build_id !== null);
+    assert.equal(partPuts.length - seen, 6, '5 MiB and a byte: six 1 MiB parts');
+
+    const base = `/games/${fx.gameId}/environments/${fx.namespaceId}/builds`;
+    const build = (await svc.call('GET', `${base}/${first.build_id}`, { token: fx.cloudToken })).json<{
+      build: BuildJson;
+    }>().build;
+    assert.equal(build.content_length, image.bytes.length);
+    assert.deepEqual(build.tags, { 'gcm.sha256': image.sha256, current: 'true' });
+    assert.ok((await storedBytes(fx.namespaceId, first.build_id)).equals(image.bytes));
+    const oldBuild = (await svc.call('GET', `${base}/${old.build_id}`, { token: fx.cloudToken })).json<{
+      build: BuildJson;
+    }>().build;
+    assert.equal(oldBuild.tags.current, undefined, 'current moved off the old build');
+
+    const ns = await svc.call('GET', `/cloud/games/${fx.gameId}/namespaces/${fx.namespaceId}`, {
+      token: fx.cloudToken,
+    });
+    assert.equal(ns.json<{ namespace: { version_id: string } }>().namespace.version_id, first.version_id);
+    const version = await svc.call(
+      'GET',
+      `/cloud/games/${fx.gameId}/versions/${first.version_id}?resolved=true`,
+      {
+        token: fx.cloudToken,
+      },
+    );
+    assert.equal(version.statusCode, 200, version.body);
+    const resolved = version.json<{
+      version: {
+        display_name: string;
+        config: {
+          matchmaker: { game_modes: Record<string, { container: { image_id: string; args: string[] } }> };
+        };
+      };
+    }>().version;
+    assert.equal(resolved.display_name, first.version_name);
+    const modes = resolved.config.matchmaker.game_modes;
+    assert.deepEqual(Object.keys(modes).sort(), ['casual', 'ranked']);
+    assert.equal(modes.casual?.container.image_id, first.build_id, 'casual runs the matchmaker’s runtime');
+    assert.deepEqual(modes.casual?.container.args, ['--mode', 'casual']);
+    assert.equal(modes.ranked?.container.image_id, first.build_id, 'ranked runs its own runtime');
+    assert.deepEqual(modes.ranked?.container.args, ['--mode', 'ranked']);
+
+    const versionsBefore = (
+      await svc.call('GET', `/cloud/games/${fx.gameId}/versions`, { token: fx.cloudToken })
+    ).json<{ versions: unknown[] }>().versions.length;
+    const putsBefore = partPuts.length;
+    const again = jsonOf<DeployJson>(await runCli(args, fx.cloudToken, configDir), 'deploy again');
+    assert.deepEqual(again, {
+      ...first,
+      build_reused: true,
+      version_created: false,
+      namespace_changed: false,
+    });
+    assert.equal(partPuts.length, putsBefore, 'nothing uploaded again');
+    const versionsAfter = (
+      await svc.call('GET', `/cloud/games/${fx.gameId}/versions`, { token: fx.cloudToken })
+    ).json<{ versions: unknown[] }>().versions.length;
+    assert.equal(versionsAfter, versionsBefore, 'no new version');
+    const builds = (await svc.call('GET', base, { token: fx.cloudToken })).json<{ builds: BuildJson[] }>()
+      .builds;
+    assert.equal(builds.length, 2, 'no new build');
+
+    const human = await runCli(args.slice(0, -1), fx.cloudToken, configDir);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(
+      human.stdout,
+      new RegExp(`Version ${first.version_name} \\(${first.version_id}\\): already exists`),
+    );
+    assert.match(human.stdout, /Namespace prod: already runs/);
+  });
+
+  test('a config with an error fails with exit 1 and file:line:column, before anything is pushed', async () => {
+    const fx = await createGameFixture(svc, 'deploy-bad');
+    const configDir = freshConfigDir();
+    const configFile = path.join(scratch, 'bad-gcm.yaml');
+    const text = DEPLOY_CONFIG.replace('max_players: 8', 'max_players: 8\n      max_playrs: 9');
+    writeFileSync(configFile, text);
+    const image = randomFile('bad-image.tar', 4096);
+    const run = await runCli(
+      ['deploy', image.file, '--namespace', 'prod', '--config', configFile],
+      fx.cloudToken,
+      configDir,
+    );
+    assert.equal(run.code, 1, run.stderr);
+    const line = text.split('\n').findIndex((l) => l.includes('max_playrs')) + 1;
+    const column = (text.split('\n')[line - 1]?.indexOf('max_playrs') ?? -1) + 1;
+    assert.match(
+      run.stderr,
+      new RegExp(`${configFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${line}:${column}: `),
+    );
+    assert.match(run.stderr, /unknown key "max_playrs"/);
+    assert.equal(run.stdout, '');
+    const builds = await svc.call('GET', `/games/${fx.gameId}/environments/${fx.namespaceId}/builds`, {
+      token: fx.cloudToken,
+    });
+    assert.deepEqual(builds.json<{ builds: unknown[] }>().builds, [], 'nothing was pushed');
+    const ns = await svc.call('GET', `/cloud/games/${fx.gameId}/namespaces/${fx.namespaceId}`, {
+      token: fx.cloudToken,
+    });
+    assert.equal(ns.json<{ namespace: { version_id: string } }>().namespace.version_id, fx.versionId);
+  });
+
+  test('an error only the service finds (an unknown region) is reported with its place, as JSON too', async () => {
+    const fx = await createGameFixture(svc, 'deploy-region');
+    const configDir = freshConfigDir();
+    const configFile = path.join(scratch, 'region-gcm.yaml');
+    const text = DEPLOY_CONFIG.replace(
+      'max_players: 8',
+      'max_players: 8\n      regions:\n        atlantis: {}',
+    );
+    writeFileSync(configFile, text);
+    const image = randomFile('region-image.tar', 4096);
+    const run = await runCli(
+      ['deploy', image.file, '--namespace', 'prod', '--config', configFile, '--json'],
+      fx.cloudToken,
+      configDir,
+    );
+    assert.equal(run.code, 1, run.stderr);
+    const body = JSON.parse(run.stdout.trim()) as {
+      code: string;
+      errors: { path: string[]; message: string; line?: number; source: string }[];
+    };
+    assert.equal(body.code, 'CONFIG_INVALID');
+    const problem = body.errors.find((e) => e.path.includes('*ranked*') && e.message.includes('atlantis'));
+    assert.ok(problem !== undefined, run.stdout);
+    assert.equal(problem.source, 'service');
+    assert.equal(problem.line, text.split('\n').findIndex((l) => l.includes('atlantis')) + 1);
+    const ns = await svc.call('GET', `/cloud/games/${fx.gameId}/namespaces/${fx.namespaceId}`, {
+      token: fx.cloudToken,
+    });
+    assert.equal(ns.json<{ namespace: { version_id: string } }>().namespace.version_id, fx.versionId);
+  });
+
+  test('without IMAGE, a config that names no build is a usage error (exit 2)', async () => {
+    const fx = await createGameFixture(svc, 'deploy-usage');
+    const configFile = path.join(scratch, 'usage-gcm.yaml');
+    writeFileSync(configFile, DEPLOY_CONFIG);
+    const run = await runCli(
+      ['deploy', '--namespace', 'prod', '--config', configFile],
+      fx.cloudToken,
+      freshConfigDir(),
+    );
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /give the image to deploy/);
   });
 });

@@ -1,0 +1,270 @@
+import { createHash } from 'node:crypto';
+import {
+  type CreateVersionResponse,
+  type GetNamespaceResponse,
+  imageIdsOf,
+  type PatchTagsBody,
+  type SetNamespaceVersionBody,
+  type VersionBody,
+  type VersionConfig,
+  type VersionList,
+} from '@gcm/contract';
+import type { Command } from 'commander';
+import { ApiError } from '../client.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../context.js';
+import { note, output, printJson } from '../output.js';
+import { withRetries } from '../retry.js';
+import { formatBytes, listBuilds, type PushResult, pushBuild, SHA256_TAG, sha256File } from './builds.js';
+import { type ConfigProblem, DEFAULT_CONFIG_FILE, validateConfig } from './config.js';
+import { type ConfigFile, describeProblem, loadConfigFile } from './config-file.js';
+import { withContext } from './shared.js';
+
+/** The tag on the build a namespace's deployed version runs; on one build of the namespace at a time. */
+export const CURRENT_TAG = 'current';
+
+/** Stands for the build before it is pushed, so the config is checked offline before a long upload. */
+const PLACEHOLDER_IMAGE_ID = 'gcm-deploy-image';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A game mode's or the matchmaker's runtime, under either of its names (as the service resolves it). */
+function runtimeIn(owner: Json): Json | undefined {
+  const runtime = owner.container ?? owner.docker;
+  return isObject(runtime) ? runtime : undefined;
+}
+
+const namesNoImage = (runtime: Json) =>
+  runtime.image_id === undefined || runtime.image_id === null || runtime.image_id === '';
+
+/**
+ * Gives every game mode whose runtime names no image_id the build `imageId`, where the service will read it:
+ * the game mode's own runtime, else the matchmaker's (a game mode's runtime replaces the matchmaker's whole),
+ * else a new `container` of the game mode's own. An image_id the config names is kept. Works on a config of
+ * any shape (the schema is checked after), changing `config` in place; answers the game modes that now run
+ * `imageId`.
+ */
+export function fillImageIds(config: unknown, imageId: string): string[] {
+  if (!isObject(config) || !isObject(config.matchmaker)) return [];
+  const matchmaker = config.matchmaker;
+  if (!isObject(matchmaker.game_modes)) return [];
+  const top = runtimeIn(matchmaker);
+  const running: string[] = [];
+  for (const [name, mode] of Object.entries(matchmaker.game_modes)) {
+    if (!isObject(mode)) continue;
+    let target = runtimeIn(mode) ?? top;
+    if (target === undefined) {
+      target = {};
+      // A null `docker` is "not set"; dropped so that no check sees two runtimes.
+      if (mode.docker === null) delete mode.docker;
+      mode.container = target;
+    }
+    if (namesNoImage(target)) target.image_id = imageId;
+    if (target.image_id === imageId) running.push(name);
+  }
+  return running;
+}
+
+/** JSON with every object's keys sorted: the same config always hashes alike, whatever its key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The version's display name: a hash of the image's bytes and of the config as it will be created (build
+ * id included), so that a re-run with the same inputs finds its version instead of making another.
+ */
+export function deployVersionName(imageSha256: string, config: unknown): string {
+  const digest = createHash('sha256')
+    .update(`${imageSha256}\n${canonicalJson(config)}`)
+    .digest('hex');
+  return `deploy-${digest.slice(0, 12)}`;
+}
+
+async function findVersion(ctx: Context, gameId: string, displayName: string): Promise<string | undefined> {
+  let cursor: string | undefined;
+  do {
+    const page = await ctx.client.get<VersionList>(`/cloud/games/${gameId}/versions`, {
+      query: { limit: 1000, cursor },
+    });
+    const found = page.versions.find((v) => v.display_name === displayName);
+    if (found !== undefined) return found.version_id;
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return undefined;
+}
+
+/** The config's problems, each with its place in the file, and exit code 1. */
+function reportProblems(ctx: Context, file: ConfigFile, problems: ConfigProblem[]): void {
+  if (ctx.json) {
+    printJson({
+      error: `${file.path} has ${problems.length} problem(s)`,
+      code: 'CONFIG_INVALID',
+      file: file.path,
+      errors: problems,
+    });
+  } else {
+    for (const problem of problems) note(describeProblem(file, problem));
+    note(`error: ${problems.length} problem(s) in ${file.path}; nothing was deployed`);
+  }
+  process.exitCode = 1;
+}
+
+interface DeployOptions {
+  namespace: string;
+  config: string;
+  concurrency: string;
+}
+
+export interface DeployResult {
+  build_id: string | null;
+  build_reused: boolean;
+  version_id: string;
+  version_name: string;
+  version_created: boolean;
+  namespace_id: string;
+  namespace_changed: boolean;
+}
+
+export function registerDeploy(program: Command): void {
+  program
+    .command('deploy [image]')
+    .description(
+      'push IMAGE (unless already pushed), create a version from the config running it (unless it exists), ' +
+        'point the namespace at it and tag the build current; safe to run again',
+    )
+    .requiredOption('--namespace <namespace>', 'the namespace (id or name_id) to deploy to')
+    .option('--config <file>', 'the version config (YAML or JSON, snake_case keys)', DEFAULT_CONFIG_FILE)
+    .option('--concurrency <n>', 'parts uploaded at once', '4')
+    .action(
+      withContext(async (ctx, image: string | undefined, options: DeployOptions) => {
+        const concurrency = Number(options.concurrency);
+        if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+          throw new UsageError('--concurrency: 1 to 64');
+        }
+        const file = loadConfigFile(options.config);
+        const probe = structuredClone(file.value);
+        const needing = fillImageIds(probe, PLACEHOLDER_IMAGE_ID);
+        if (image === undefined) {
+          if (needing.length > 0) {
+            throw new UsageError(
+              `give the image to deploy: game mode(s) ${needing.join(', ')} of ${file.path} name no image_id`,
+            );
+          }
+          if (!isObject(file.value) || imageIdsOf(file.value as VersionConfig).length === 0) {
+            throw new UsageError(`give the image to deploy: ${file.path} names no image_id`);
+          }
+        }
+        // Offline first: a config that cannot work fails in a second, not after uploading gigabytes.
+        const offline = await validateConfig(undefined, { ...file, value: probe }, 'gcm-deploy');
+        if (offline.length > 0) {
+          reportProblems(ctx, file, offline);
+          return;
+        }
+
+        const gameId = await ctx.gameId();
+        const namespaceId = await ctx.namespaceId(gameId, options.namespace);
+        let buildId: string | null = null;
+        let buildReused = true;
+        let imageSha256 = '';
+        let pushed: PushResult | undefined;
+        const config = structuredClone(file.value);
+        if (image !== undefined) {
+          imageSha256 = await sha256File(image);
+          const [existing] = await listBuilds(ctx, gameId, namespaceId, { [SHA256_TAG]: imageSha256 }, 1);
+          if (existing !== undefined) {
+            buildId = existing.id;
+          } else {
+            pushed = await pushBuild(ctx, {
+              gameId,
+              environmentId: namespaceId,
+              file: image,
+              tags: {},
+              exclusiveTags: [],
+              concurrency,
+              sha256: imageSha256,
+            });
+            buildId = pushed.build_id;
+            buildReused = false;
+          }
+          if (fillImageIds(config, buildId).length === 0) {
+            note(`warning: every game mode of ${file.path} names its own image_id; ${image} runs in none`);
+          }
+        } else {
+          // The config names its builds: the one it names, if only one, is the namespace's current build.
+          const named = imageIdsOf(file.value as VersionConfig);
+          buildId = named.length === 1 ? (named[0] ?? null) : null;
+        }
+
+        const versionName = deployVersionName(imageSha256, config);
+        let versionId = await findVersion(ctx, gameId, versionName);
+        let versionCreated = false;
+        if (versionId === undefined) {
+          const problems = await validateConfig(ctx, { ...file, value: config }, versionName);
+          if (problems.length > 0) {
+            reportProblems(ctx, file, problems);
+            return;
+          }
+          const body: VersionBody = { display_name: versionName, config: config as VersionConfig };
+          try {
+            versionId = (
+              await ctx.client.post<CreateVersionResponse>(`/cloud/games/${gameId}/versions`, body)
+            ).version_id;
+            versionCreated = true;
+          } catch (err) {
+            // Another run of the same deploy may have made it since we looked: its version is ours too.
+            const raced =
+              err instanceof ApiError && err.status === 400
+                ? await findVersion(ctx, gameId, versionName)
+                : undefined;
+            if (raced === undefined) throw err;
+            versionId = raced;
+          }
+        }
+
+        const nsPath = `/cloud/games/${gameId}/namespaces/${namespaceId}`;
+        const { namespace } = await ctx.client.get<GetNamespaceResponse>(nsPath);
+        const namespaceChanged = namespace.version_id !== versionId;
+        if (namespaceChanged) {
+          const body: SetNamespaceVersionBody = { version_id: versionId };
+          await withRetries(() => ctx.client.put(`${nsPath}/version`, body));
+        }
+        if (buildId !== null) {
+          const patch: PatchTagsBody = { tags: { [CURRENT_TAG]: 'true' }, exclusive_tags: [CURRENT_TAG] };
+          await withRetries(() =>
+            ctx.client.patch(`/games/${gameId}/environments/${namespaceId}/builds/${buildId}/tags`, patch),
+          );
+        }
+
+        const result: DeployResult = {
+          build_id: buildId,
+          build_reused: buildReused,
+          version_id: versionId,
+          version_name: versionName,
+          version_created: versionCreated,
+          namespace_id: namespaceId,
+          namespace_changed: namespaceChanged,
+        };
+        output(ctx.json, result, (r) =>
+          [
+            r.build_id === null
+              ? 'Build: none pushed (the config names its builds)'
+              : pushed !== undefined
+                ? `Build ${r.build_id}: pushed (${formatBytes(pushed.content_length)}, ${pushed.parts} part(s))`
+                : `Build ${r.build_id}: ${image === undefined ? 'named by the config' : 'already pushed'}`,
+            `Version ${r.version_name} (${r.version_id}): ${r.version_created ? 'created' : 'already exists'}`,
+            `Namespace ${options.namespace}: ${r.namespace_changed ? 'now runs' : 'already runs'} ${r.version_name}`,
+            ...(r.build_id === null ? [] : [`Build ${r.build_id} tagged ${CURRENT_TAG}`]),
+          ].join('\n'),
+        );
+      }),
+    );
+}
