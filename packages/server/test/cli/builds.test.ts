@@ -3,30 +3,23 @@
  * against a real service listening on a port, with 1 MiB parts so that a few MiB make a multipart upload.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { findBuild } from '../../src/modules/builds/builds.repository.js';
 import { findUpload } from '../../src/modules/uploads/uploads.repository.js';
+import { finished, type CliResult as Run, startCli as startGcm } from '../helpers/cli.js';
 import { startListening } from '../helpers/listening.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
-const CLI = path.join(REPO, 'packages/cli/dist/main.js');
 const MiB = 1024 * 1024;
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
+/** Uploads of several MiB through a throttled service take a while; a stuck run still fails the test. */
+const RUN_TIMEOUT_MS = 120_000;
 
 /** One part PUT the service answered 200 to. */
 interface PartPut {
@@ -84,41 +77,13 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-function cliEnv(token: string, configDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    GCM_URL: publicUrl,
-    GCM_TOKEN: token,
-    GCM_CONFIG_DIR: configDir,
-  };
-  delete env.GCM_GAME;
-  return env;
-}
-
-function startCli(args: string[], token: string, configDir: string): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], {
-    env: cliEnv(token, configDir),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-function finished(child: ChildProcess): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+/** A run of the real binary as a CI job would: the service's URL, a token, its own config dir. */
+function startCli(args: string[], token: string, configDir: string): ChildProcessWithoutNullStreams {
+  return startGcm(args, { GCM_URL: publicUrl, GCM_TOKEN: token, GCM_CONFIG_DIR: configDir });
 }
 
 function runCli(args: string[], token: string, configDir: string): Promise<Run> {
-  return finished(startCli(args, token, configDir));
+  return finished(startCli(args, token, configDir), RUN_TIMEOUT_MS);
 }
 
 /** The one JSON document a --json run printed, after checking it succeeded. */
@@ -232,7 +197,7 @@ describe('gcm builds push', () => {
     holdPutsMs = 250;
     try {
       const child = startCli(args, fx.cloudToken, configDir);
-      const firstRun = finished(child);
+      const firstRun = finished(child, RUN_TIMEOUT_MS);
       await until('two parts arrive', 20_000, () => partPuts.length - seen >= 2);
       assert.equal(child.exitCode, null, 'the first run is still uploading');
       child.kill('SIGKILL');

@@ -7,6 +7,7 @@ export const GCM_BIN = fileURLToPath(new URL('../../../cli/dist/main.js', import
 
 export interface CliResult {
   code: number | null;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -44,9 +45,9 @@ export function finished(child: ChildProcessWithoutNullStreams, timeoutMs = 30_0
       child.kill('SIGKILL');
       reject(new Error(`gcm did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
     }, timeoutMs);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, signal, stdout, stderr });
     });
   });
 }
