@@ -25,7 +25,7 @@ export interface RequestOptions {
   anonymous?: boolean;
 }
 
-const VERSION = (() => {
+export const VERSION = (() => {
   try {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
       version?: string;

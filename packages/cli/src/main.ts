@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { ApiError, NetworkError } from './client.js';
+import { ApiError, NetworkError, VERSION } from './client.js';
 import { registerAuth } from './commands/auth.js';
 import { registerBuilds } from './commands/builds.js';
 import { registerConfig } from './commands/config.js';
@@ -69,6 +69,7 @@ function report(json: boolean, err: unknown): number {
 export function buildProgram(): Command {
   const program = new Command('gcm')
     .description('The game cloud management service from a terminal and from CI.')
+    .version(VERSION)
     .option('--json', 'machine output: JSON on stdout, one document per line')
     .option('--url <url>', 'the service URL (default: GCM_URL, or the last `gcm login`)')
     .option('--game <game>', 'the game (id or name_id); default: GCM_GAME, or the token’s own game')

@@ -264,6 +264,9 @@ describe('gcm, the command-line tool', () => {
   });
 
   it('exits 2 for wrong use, 1 for a refusal, and prints the service’s code and ray id', async () => {
+    const version = await runCli(['--version'], {});
+    assert.deepEqual([version.code, version.stdout.trim()], [0, '0.1.0']);
+    assert.equal((await runCli(['--help'], {})).code, 0);
     assert.equal((await runCli(['no-such-command'], env)).code, 2);
     assert.equal((await runCli(['namespaces', 'create', 'x'], env)).code, 2, 'a required option is missing');
     assert.equal((await runCli(['billing', 'set-plan', 'platinum'], env)).code, 2);
