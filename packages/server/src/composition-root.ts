@@ -27,12 +27,18 @@ import { Namespaces } from './modules/namespaces/namespaces.service.js';
 import { purgeDeleted } from './modules/purge/purge.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { TokenAuthority } from './modules/tokens/token-authority.js';
+import { revokeStrandedPersonTokens } from './modules/tokens/tokens.service.js';
 import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
 
 /** How often ended rate-limit windows are deleted (a hit also restarts an ended window in place). */
 const RATE_LIMIT_CLEANUP_INTERVAL_MS = 60_000;
 /** Retention is in days: an hourly pass keeps the log within an hour of it. */
 const AUDIT_RETENTION_INTERVAL_MS = 3_600_000;
+/**
+ * Tokens minted for people are revoked when a membership change answers; this sweep catches any such change
+ * whose revocation failed, or that reached the store another way, within a minute.
+ */
+const STRANDED_TOKEN_SWEEP_INTERVAL_MS = 60_000;
 
 export interface StartOptions extends BuildAppOptions {
   clock?: Clock;
@@ -148,6 +154,11 @@ export async function createService(config: Config, options: StartOptions = {}) 
       name: 'billing-roll-over',
       intervalMs: config.billingTickMs,
       run: () => billingScheduler.runDue(),
+    });
+    jobs.start({
+      name: 'stranded-token-sweep',
+      intervalMs: STRANDED_TOKEN_SWEEP_INTERVAL_MS,
+      run: () => revokeStrandedPersonTokens(deps, 'all'),
     });
     jobs.start({
       name: 'audit-retention',

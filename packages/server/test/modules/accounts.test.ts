@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { revokeStrandedPersonTokens } from '../../src/modules/tokens/tokens.service.js';
 import {
   addMember,
   asPerson,
@@ -453,6 +454,21 @@ describe('accounts: tokens minted for people', () => {
     // The operator's token has no person behind it and stays.
     const kept = operatorMinted.json<{ token: string }>().token;
     assert.equal((await svc.call('GET', `/cloud/games/${gameId}`, { token: kept })).statusCode, 200);
+  });
+
+  it('sweeps up a token whose person lost the role without the service seeing it', async () => {
+    const admin = await addMember(svc, team, 'swept@minting.example', 'admin');
+    const minted = await mintAs(admin);
+    // As if the change reached the store past the service (an older instance, a manual fix).
+    await svc.deps.db
+      .deleteFrom('team_members')
+      .where('user_id', '=', await userIdOf(admin))
+      .execute();
+    assert.equal((await svc.call('GET', `/cloud/games/${gameId}`, { token: minted.token })).statusCode, 200);
+    assert.equal(await revokeStrandedPersonTokens(svc.deps, 'all'), 1);
+    const after = await svc.call('GET', `/cloud/games/${gameId}`, { token: minted.token });
+    assert.equal(after.statusCode, 401, after.body);
+    assert.equal(await revokeStrandedPersonTokens(svc.deps, 'all'), 0, 'nothing left to sweep');
   });
 
   it('revokes the tokens of the old team’s people when the game changes teams', async () => {

@@ -62,7 +62,13 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
     if (answer.status >= 400) throw refusal(answer.status, text, request);
     if (MEMBERSHIP_CHANGES.has(request.url.split('?', 1)[0] as string)) {
       const teamId = teamOfMemberAnswer(text);
-      if (teamId !== undefined) await revokeStrandedPersonTokens(deps, { teamId });
+      // The change itself is made: a failure here must not answer it as failed. The minute sweep
+      // (composition-root) revokes what this missed.
+      if (teamId !== undefined) {
+        await revokeStrandedPersonTokens(deps, { teamId }).catch((err: unknown) =>
+          request.log.error({ err }, 'revoking the tokens of people who lost their role failed'),
+        );
+      }
     }
     for (const name of ANSWER_HEADERS) {
       const value = answer.headers.get(name);

@@ -37,7 +37,7 @@ const TOKEN_HOLDING_ROLES = ['owner', 'admin', 'member'];
 export async function revokeStrandedTokens(
   db: Db,
   caches: CacheCoherence,
-  scope: { teamId: string } | { gameId: string },
+  scope: { teamId: string } | { gameId: string } | 'all',
   now: number,
 ): Promise<string[]> {
   let query = db
@@ -58,14 +58,16 @@ export async function revokeStrandedTokens(
         ),
       ),
     );
-  query =
-    'gameId' in scope
-      ? query.where('game_id', '=', scope.gameId)
-      : query.where(
-          'game_id',
-          'in',
-          db.selectFrom('games').select('game_id').where('team_id', '=', scope.teamId),
-        );
+  if (scope !== 'all') {
+    query =
+      'gameId' in scope
+        ? query.where('game_id', '=', scope.gameId)
+        : query.where(
+            'game_id',
+            'in',
+            db.selectFrom('games').select('game_id').where('team_id', '=', scope.teamId),
+          );
+  }
   const rows = await query.returning('token_id').execute();
   const tokenIds = rows.map((row) => row.token_id);
   if (tokenIds.length > 0) await caches.publish(db, { kind: 'tokens', tokenIds });

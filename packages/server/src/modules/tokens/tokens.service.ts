@@ -212,7 +212,7 @@ export function inspect(caller: Caller) {
  */
 export async function revokeStrandedPersonTokens(
   deps: Deps,
-  scope: { teamId: string } | { gameId: string },
+  scope: { teamId: string } | { gameId: string } | 'all',
 ): Promise<number> {
   const revoked = await deps.db
     .transaction()
