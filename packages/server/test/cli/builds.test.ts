@@ -206,12 +206,8 @@ describe('gcm builds push', () => {
     } finally {
       holdPutsMs = 0;
     }
-    // A part whose body was in when the CLI died is still stored and answered: let the service finish it.
-    await sleep(500);
     const firstPuts = partPuts.slice(seen);
     const [uploadId] = [...new Set(firstPuts.map((p) => p.uploadId))] as [string];
-    const firstParts = firstPuts.map((p) => p.part);
-
     const stateDir = path.join(configDir, 'uploads');
     const stateFiles = readdirSync(stateDir);
     assert.equal(stateFiles.length, 1, 'the killed run left its state file');
@@ -226,6 +222,26 @@ describe('gcm builds push', () => {
       { token: fx.cloudToken },
     );
     assert.equal(incomplete.statusCode, 404, 'the build is not complete after the kill');
+    // Which parts the first run left stored, as the service sees them: a part whose body was in when the CLI
+    // died is still stored (its answer never reached anyone), so ask the service until its answer settles.
+    const missingNow = async () => {
+      const res = await svc.call(
+        'POST',
+        `/games/${fx.gameId}/environments/${fx.namespaceId}/builds/${state.build_id}/complete`,
+        { token: fx.cloudToken },
+      );
+      assert.equal(res.statusCode, 400, res.body);
+      return res.json<{ code: string; metadata: { parts: number[] } }>().metadata.parts.join(',');
+    };
+    let missing = await missingNow();
+    for (let settled = false; !settled; ) {
+      await sleep(1_000);
+      const again = await missingNow();
+      settled = again === missing;
+      missing = again;
+    }
+    const firstParts = [1, 2, 3, 4, 5, 6, 7, 8].filter((part) => !missing.split(',').includes(String(part)));
+    assert.ok(firstParts.length >= 2, `the first run stored ${firstParts.join(',')}`);
 
     const secondSeen = partPuts.length;
     const resumed = jsonOf<PushJson>(await runCli(args, fx.cloudToken, configDir), 'resumed push');
