@@ -15,7 +15,7 @@ import {
   registerVersions,
 } from './commands/resources.js';
 import { HintedError, UsageError } from './context.js';
-import { printJson } from './output.js';
+import { printJson, printLine } from './output.js';
 
 /** Exit codes: 0 done, 1 the command failed, 2 it was used wrongly. */
 const EXIT_FAILED = 1;
@@ -69,10 +69,10 @@ function report(json: boolean, err: unknown): number {
 export function buildProgram(): Command {
   const program = new Command('gcm')
     .description('The game cloud management service from a terminal and from CI.')
-    .version(VERSION)
     .option('--json', 'machine output: JSON on stdout, one document per line')
     .option('--url <url>', 'the service URL (default: GCM_URL, or the last `gcm login`)')
     .option('--game <game>', 'the game (id or name_id); default: GCM_GAME, or the token’s own game')
+    .addHelpText('after', '\n`gcm --version` prints the version.')
     .showHelpAfterError()
     .exitOverride();
   registerAuth(program);
@@ -94,6 +94,11 @@ export function buildProgram(): Command {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // Not commander's .version(): a program-wide --version would swallow `namespaces create --version V`.
+  if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
+    printLine(VERSION);
+    return;
+  }
   const program = buildProgram();
   const json = argv.includes('--json');
   try {

@@ -132,8 +132,9 @@ describe('gcm, the command-line tool', () => {
     };
     assert.equal(versions.versions[0]?.version_id, versionId, 'newest first');
 
-    const ns = await runCli(['namespaces', 'create', 'staging', '--version', game.versionId], env);
+    const ns = await runCli(['--json', 'namespaces', 'create', 'staging', '--version', game.versionId], env);
     assert.equal(ns.code, 0, ns.stderr);
+    assert.match((JSON.parse(ns.stdout) as { namespace_id: string }).namespace_id, /^[0-9a-f-]{36}$/);
     const moved = await runCli(['namespaces', 'set-version', 'staging', versionId], env);
     assert.equal(moved.code, 0, moved.stderr);
     const shown = JSON.parse((await runCli(['--json', 'namespaces', 'show', 'staging'], env)).stdout) as {
