@@ -4,6 +4,7 @@ import type { Deps } from './deps.js';
 import { errors } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { connectionServerOptions, registerConnectionLimits } from './http/connection-limits.js';
+import { dashboardRoutes } from './http/dashboard.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import {
@@ -39,6 +40,8 @@ const MAX_PARAM_LENGTH = 2048;
 export interface BuildAppOptions {
   /** A pino logger config or instance; `false` silences the service (tests). */
   logger?: FastifyServerOptions['logger'];
+  /** The built dashboard to serve at `/` (default: packages/dashboard/dist); a missing folder is allowed. */
+  dashboardDir?: string;
 }
 
 /** What the routes need: the shared Deps, and the module objects the composition root made over them. */
@@ -151,6 +154,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   accountsRoutes(app, deps);
   teamsRoutes(app, deps);
   auditRoutes(app, deps);
+  // Last, and a wildcard: it answers only what no API route does.
+  dashboardRoutes(app, options.dashboardDir);
 
   return Object.assign(app, { routeTable });
 }

@@ -349,6 +349,13 @@ const HIDDEN: { key: string; method: HttpMethod; path: string; row: Row }[] = [
     path: '/cloud/debug/watchers',
     row: { rule: 'operator' },
   },
+  // The web dashboard's files and pages (src/http/dashboard.ts): public, as any web page is.
+  {
+    key: 'GET /*',
+    method: 'GET',
+    path: '/*',
+    row: { rule: 'public', request: () => ({ url: '/' }) },
+  },
   // better-auth's endpoints: anyone may call them; what each allows is better-auth's (tests/modules/accounts).
   {
     key: 'GET /auth/*',

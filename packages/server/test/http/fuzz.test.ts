@@ -65,6 +65,13 @@ const HIDDEN_OPERATIONS: DocOperation[] = [
     operationId: 'debug.getWatchers',
     op: { operationId: 'debug.getWatchers', parameters: [] },
   },
+  // The web dashboard's files and pages: the request picks a path of DASHBOARD_PATHS.
+  {
+    method: 'GET',
+    path: '/*',
+    operationId: 'dashboard.get',
+    op: { operationId: 'dashboard.get', parameters: [] },
+  },
   // better-auth's endpoints: the request picks one of them (AUTH_ENDPOINTS) and sends it any JSON body.
   {
     method: 'GET',
@@ -102,6 +109,22 @@ const HIDDEN_OPERATIONS: DocOperation[] = [
       },
     },
   },
+];
+/** Where the dashboard's wildcard is sent: its page, app URLs, files that are and are not there, API paths. */
+const DASHBOARD_PATHS = [
+  '/',
+  '/teams/x/games/y',
+  '/index.html',
+  '/favicon.svg',
+  '/assets/',
+  '/assets/missing.js',
+  '/assets/../index.html',
+  '/assets/%2e%2e/index.html',
+  '/%00',
+  '/a%zz',
+  '/cloud/nothing-here',
+  '/openapi.json/x',
+  `/${'a'.repeat(3_000)}`,
 ];
 /** Where the /auth requests go: better-auth's endpoints a studio's people use, and one that is not. */
 const AUTH_ENDPOINTS = {
@@ -373,7 +396,9 @@ function requestArb(op: DocOperation): fc.Arbitrary<FuzzRequest> {
   const generic =
     op.path === '/auth/*'
       ? fc.constantFrom(...AUTH_ENDPOINTS[op.method as 'GET' | 'POST'])
-      : fc.tuple(params, queryString(op)).map(([p, q]) => `${fillPath(op.path, p)}${q}`);
+      : op.path === '/*'
+        ? fc.constantFrom(...DASHBOARD_PATHS)
+        : fc.tuple(params, queryString(op)).map(([p, q]) => `${fillPath(op.path, p)}${q}`);
   const as = fc.constantFrom<'operator' | 'game'>('operator', 'game');
 
   if (op.operationId === 'uploads.putUploadPart') {

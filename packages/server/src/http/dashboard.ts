@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../errors.js';
+import type { TypedApp } from './typed-app.js';
+
+/**
+ * The web dashboard (packages/dashboard, a single-page app built by `npm run build`) served at `/`.
+ *
+ * The built files are read into memory once at start: the set is small (a page and a few hashed bundles),
+ * and a lookup in a map of known names cannot be walked out of the folder by a crafted path. Hashed files
+ * under /assets/ never change under their name, so browsers keep them for a year; index.html names the
+ * current ones and is revalidated on every load. Every other GET that asks for HTML and is not an API path
+ * gets index.html, so that each page of the app has an address of its own (the app's router reads it).
+ */
+
+/** Where `npm run build` puts the dashboard: packages/dashboard/dist, from src/http or dist/http alike. */
+export const DEFAULT_DASHBOARD_DIR = fileURLToPath(new URL('../../../dashboard/dist/', import.meta.url));
+
+/** Paths that belong to the API: an unknown one stays the JSON 404 scripts expect, never the app's page. */
+const API_PREFIXES = [
+  '/cloud',
+  '/games',
+  '/auth',
+  '/uploads',
+  '/avatars',
+  '/devices',
+  '/docs',
+  '/openapi.json',
+];
+
+export function isApiPath(pathname: string): boolean {
+  return API_PREFIXES.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
+}
+
+const ASSETS_PREFIX = '/assets/';
+
+const TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+
+interface DashboardFile {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
+
+/**
+ * What the app may do in the browser: its own scripts, styles and API calls, images from itself or made
+ * in the page (data:, blob: previews), nothing inline, no framing, no plugins.
+ */
+const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  // Page addresses carry team and game ids: other sites get the origin at most.
+  'referrer-policy': 'strict-origin-when-cross-origin',
+};
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** Shown when the checkout never built the dashboard: the API works all the same. */
+const NOT_BUILT =
+  'The web dashboard is not built in this checkout (packages/dashboard/dist is missing).\n' +
+  'Run `npm run build` (or `npm ci`) at the repository root, then restart the service.\n' +
+  'The API works without it: see /docs.\n';
+
+/** Every file under `dir` by the URL path it is served at; empty when the folder is absent. */
+export function loadDashboard(dir: string): Map<string, DashboardFile> {
+  const files = new Map<string, DashboardFile>();
+  if (!existsSync(dir)) return files;
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && statSync(full).size > 0) {
+        const body = readFileSync(full);
+        const urlPath = `/${path.relative(dir, full).split(path.sep).join('/')}`;
+        files.set(urlPath, {
+          body,
+          type: TYPES[path.extname(entry.name)] ?? 'application/octet-stream',
+          etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+        });
+      }
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+/** Whether the client asked for a page (a browser's navigation), not data: `*\/*` alone is not enough. */
+function acceptsHtml(request: FastifyRequest): boolean {
+  const accept = request.headers.accept;
+  return typeof accept === 'string' && /(^|,)\s*text\/html\s*(;|,|$)/i.test(accept);
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, file: DashboardFile, cache: string) {
+  reply.headers(PAGE_HEADERS).header('cache-control', cache).header('etag', file.etag);
+  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+  return reply.type(file.type).send(file.body);
+}
+
+/**
+ * Registers `GET /*`: the dashboard's files and pages. Routes registered elsewhere win (find-my-way prefers
+ * static and parametric routes to a wildcard), so this sees only paths nothing else serves.
+ */
+export function dashboardRoutes(app: TypedApp, dir: string = DEFAULT_DASHBOARD_DIR): void {
+  const files = loadDashboard(dir);
+  const index = files.get('/index.html');
+  app.get(
+    '/*',
+    {
+      schema: { hide: true },
+      config: { auth: 'public', limit: 'publicReads' },
+    },
+    async (request, reply) => {
+      const pathname = request.url.split('?')[0] ?? '/';
+      const notFound = errors.routeNotFound(request.method, pathname);
+      if (isApiPath(pathname)) throw notFound;
+      const file = files.get(pathname);
+      if (file !== undefined && pathname !== '/index.html') {
+        return send(request, reply, file, pathname.startsWith(ASSETS_PREFIX) ? IMMUTABLE : 'no-cache');
+      }
+      // A missing bundle must not be answered with the page: the browser would run HTML as a script.
+      // `/` is the app whatever the client accepts: `curl /` says what is there (or how to build it).
+      if (pathname.startsWith(ASSETS_PREFIX) || (pathname !== '/' && !acceptsHtml(request))) throw notFound;
+      if (index === undefined) {
+        return reply
+          .headers(PAGE_HEADERS)
+          .header('cache-control', 'no-store')
+          .type('text/plain; charset=utf-8')
+          .send(NOT_BUILT);
+      }
+      return send(request, reply, index, 'no-cache');
+    },
+  );
+}
