@@ -1,0 +1,74 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { signIn } from '../api/auth';
+import { useSession } from '../api/queries';
+import { Frame, useTitle } from '../components/Layout';
+import { ErrorMessage } from '../components/status';
+
+/** Only a path of this app may follow a sign-in: `next` comes from the URL, which anyone can write. */
+export function safeNext(next: string | null): string {
+  // `//host` and `/\host` are other sites to a browser.
+  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}
+
+export function SignInPage() {
+  useTitle('Sign in');
+  const [params] = useSearchParams();
+  const next = safeNext(params.get('next'));
+  const session = useSession();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const attempt = useMutation({
+    mutationFn: () => signIn(email, password),
+    onSuccess: async () => {
+      queryClient.clear();
+      navigate(next, { replace: true });
+    },
+  });
+  if (session.data !== undefined && session.data !== null && !attempt.isPending && !attempt.isSuccess) {
+    return <Navigate to={next} replace />;
+  }
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    attempt.mutate();
+  };
+  return (
+    <Frame>
+      <div className="narrow">
+        <h1>Sign in</h1>
+        <form onSubmit={submit} className="stack">
+          <label>
+            Email
+            <input
+              type="email"
+              autoComplete="username"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
+          </label>
+          <label>
+            Password
+            <input
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          </label>
+          <button type="submit" disabled={attempt.isPending}>
+            {attempt.isPending ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+        {attempt.isError && <ErrorMessage error={attempt.error} title="Could not sign in" />}
+        <p className="fine">
+          Invited to a team? <Link to={`/sign-up${window.location.search}`}>Create your account</Link>
+        </p>
+      </div>
+    </Frame>
+  );
+}

@@ -1,0 +1,56 @@
+import { Link, useParams } from 'react-router';
+import { useGames, useInspect, useTeamNames } from '../api/queries';
+import { useTitle } from '../components/Layout';
+import { Empty, ErrorMessage, Loading, When } from '../components/status';
+
+/** `/teams/:teamId`: the games the team owns. */
+export function TeamGamesPage() {
+  const { teamId = '' } = useParams();
+  const games = useGames();
+  const names = useTeamNames(true);
+  const inspect = useInspect(true);
+  const teamName = names.data?.find((t) => t.id === teamId)?.name;
+  useTitle(teamName === undefined ? 'Games' : `${teamName}: games`);
+  const member = inspect.data?.agent.person?.teams.some((t) => t.team_id === teamId);
+
+  let body: React.ReactNode;
+  if (games.isPending) body = <Loading what="games" />;
+  else if (games.isError) body = <ErrorMessage error={games.error} title="Could not load the games" />;
+  else if (inspect.isSuccess && member !== true)
+    body = (
+      <Empty>
+        <p>You are not a member of this team.</p>
+      </Empty>
+    );
+  else {
+    const mine = games.data.games.filter((game) => game.team_id === teamId);
+    body =
+      mine.length === 0 ? (
+        <Empty>
+          <p>This team has no games yet.</p>
+          <p>An operator gives a game to a team; it shows here once it does.</p>
+        </Empty>
+      ) : (
+        <ul className="cards">
+          {mine.map((game) => (
+            <li key={game.game_id}>
+              <Link to={`/teams/${teamId}/games/${game.game_id}`} className="card">
+                <span className="card-title">{game.display_name}</span>
+                <span className="mono">{game.name_id}</span>
+                <span className="fine">
+                  Created <When ts={game.create_ts} />
+                </span>
+              </Link>
+            </li>
+          ))}
+        </ul>
+      );
+  }
+  return (
+    <>
+      <p className="eyebrow">{teamName ?? 'Team'}</p>
+      <h1>Games</h1>
+      {body}
+    </>
+  );
+}
