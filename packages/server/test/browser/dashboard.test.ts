@@ -226,6 +226,11 @@ describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
       const res = await fetch(`${publicUrl}${asset}`);
       assert.equal(res.status, 200, asset);
       assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable', asset);
+      if (asset.endsWith('.js')) {
+        // The bundle goes gzipped to a client that takes it (fetch does, and decodes it).
+        assert.equal(res.headers.get('content-encoding'), 'gzip', asset);
+        assert.match(res.headers.get('vary') ?? '', /accept-encoding/i, asset);
+      }
       const again = await fetch(`${publicUrl}${asset}`, {
         headers: { 'if-none-match': res.headers.get('etag') ?? '' },
       });
