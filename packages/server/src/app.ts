@@ -155,7 +155,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   teamsRoutes(app, deps);
   auditRoutes(app, deps);
   // Last, and a wildcard: it answers only what no API route does.
-  dashboardRoutes(app, options.dashboardDir);
+  dashboardRoutes(app, { dir: options.dashboardDir, maxParamLength: MAX_PARAM_LENGTH });
 
   return Object.assign(app, { routeTable });
 }

@@ -152,7 +152,11 @@ function send(request: FastifyRequest, reply: FastifyReply, file: DashboardFile,
  * Registers `GET /*`: the dashboard's files and pages. Routes registered elsewhere win (find-my-way prefers
  * static and parametric routes to a wildcard), so this sees only paths nothing else serves.
  */
-export function dashboardRoutes(app: TypedApp, dir: string = DEFAULT_DASHBOARD_DIR): void {
+export function dashboardRoutes(
+  app: TypedApp,
+  options: { dir?: string | undefined; maxParamLength: number },
+): void {
+  const { dir = DEFAULT_DASHBOARD_DIR, maxParamLength } = options;
   const files = loadDashboard(dir);
   const index = files.get('/index.html');
   app.get(
@@ -163,6 +167,13 @@ export function dashboardRoutes(app: TypedApp, dir: string = DEFAULT_DASHBOARD_D
     },
     async (request, reply) => {
       const pathname = request.url.split('?')[0] ?? '/';
+      // The router answers a too-long parameter with a 400 only when no wildcard can take the path instead:
+      // keep that answer (and its short message) for every path, this route's included.
+      if (pathname.split('/').some((segment) => segment.length > maxParamLength)) {
+        throw errors.badParams(`a path parameter is longer than ${maxParamLength} characters`, {
+          field: null,
+        });
+      }
       const notFound = errors.routeNotFound(request.method, pathname);
       if (isApiPath(pathname)) throw notFound;
       const file = files.get(pathname);
