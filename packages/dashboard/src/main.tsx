@@ -3,13 +3,27 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { ApiError } from './api/client';
+import { GameLayout } from './components/GameLayout';
 import { SignedInLayout } from './components/Layout';
-import { GamePage } from './pages/Game';
+import { ForgotPasswordPage } from './pages/ForgotPassword';
+import { GameAuditPage } from './pages/game/Audit';
+import { BillingPage } from './pages/game/Billing';
+import { BuildsPage } from './pages/game/Builds';
+import { LobbiesPage } from './pages/game/Lobbies';
+import { NewVersionPage } from './pages/game/NewVersion';
+import { GameOverviewPage } from './pages/game/Overview';
+import { GameSettingsPage } from './pages/game/Settings';
+import { TokensPage } from './pages/game/Tokens';
+import { VersionPage } from './pages/game/Version';
 import { HomePage } from './pages/Home';
+import { InvitationsPage } from './pages/Invitations';
 import { NotFoundPage } from './pages/NotFound';
+import { ResetPasswordPage } from './pages/ResetPassword';
 import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
 import { TeamGamesPage } from './pages/TeamGames';
+import { TeamAuditPage } from './pages/team/Audit';
+import { TeamMembersPage } from './pages/team/Members';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -26,12 +40,31 @@ const queryClient = new QueryClient({
 const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage /> },
   { path: '/sign-up', element: <SignUpPage /> },
+  { path: '/forgot-password', element: <ForgotPasswordPage /> },
+  { path: '/reset-password', element: <ResetPasswordPage /> },
   {
     element: <SignedInLayout />,
     children: [
       { path: '/', element: <HomePage /> },
       { path: '/teams/:teamId', element: <TeamGamesPage /> },
-      { path: '/teams/:teamId/games/:gameId', element: <GamePage /> },
+      { path: '/invitations', element: <InvitationsPage /> },
+      { path: '/teams/:teamId/members', element: <TeamMembersPage /> },
+      { path: '/teams/:teamId/audit', element: <TeamAuditPage /> },
+      {
+        path: '/teams/:teamId/games/:gameId',
+        element: <GameLayout />,
+        children: [
+          { index: true, element: <GameOverviewPage /> },
+          { path: 'versions/new', element: <NewVersionPage /> },
+          { path: 'versions/:versionId', element: <VersionPage /> },
+          { path: 'builds', element: <BuildsPage /> },
+          { path: 'lobbies', element: <LobbiesPage /> },
+          { path: 'tokens', element: <TokensPage /> },
+          { path: 'billing', element: <BillingPage /> },
+          { path: 'audit', element: <GameAuditPage /> },
+          { path: 'settings', element: <GameSettingsPage /> },
+        ],
+      },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

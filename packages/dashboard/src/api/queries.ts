@@ -41,3 +41,9 @@ export function useGame(gameId: string) {
     queryFn: () => unwrap(api.GET('/cloud/games/{game_id}', { params: { path: { game_id: gameId } } })),
   });
 }
+
+/** The signed-in person's role in a team, or undefined while loading or when not a member. */
+export function useTeamRole(teamId: string) {
+  const inspect = useInspect(true);
+  return inspect.data?.agent.person?.teams.find((t) => t.team_id === teamId)?.role;
+}

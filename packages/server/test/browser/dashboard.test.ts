@@ -1,56 +1,34 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createService } from '../../src/composition-root.js';
-import { DEFAULT_DASHBOARD_DIR } from '../../src/http/dashboard.js';
+import {
+  DashboardBrowser,
+  dashboardSkipReason,
+  LOOKS,
+  launchBrowser,
+  signInOnPage,
+} from '../helpers/browser.js';
 import { startListening } from '../helpers/listening.js';
 import { authCall, giveGame, newTeam, PASSWORD, type Team } from '../helpers/people.js';
 import { createGameFixture, type TestService, testConfig } from '../helpers/service.js';
 
 /**
- * The web dashboard (packages/dashboard) as the service serves it, in Debian's chromium driven by
- * playwright-core (which downloads nothing). Skipped, saying why, where chromium or the built dashboard is
- * absent. Screenshots of every page at 360 and 1440 px go to the temp dir as dashboard-<page>-<width>.png.
+ * The web dashboard (packages/dashboard) as the service serves it, in Debian's chromium. Skipped, saying why,
+ * where chromium or the built dashboard is absent.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const SCREENSHOTS = os.tmpdir();
-const WIDTHS = [360, 1440] as const;
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-const skip = !existsSync(CHROMIUM)
-  ? `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the browser test`
-  : !existsSync(path.join(DEFAULT_DASHBOARD_DIR, 'index.html'))
-    ? 'the dashboard is not built: run `npm run build` at the repository root'
-    : false;
-if (skip !== false) console.log(`# dashboard browser test skipped: ${skip}`);
-
-interface AxeResult {
-  violations: { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }[];
-}
+const skip = dashboardSkipReason('dashboard browser test');
 
 describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
   let svc: TestService;
   let publicUrl: string;
-  let browser: Browser;
+  let web: DashboardBrowser;
   let alpha: Team;
   let alphaGame: string;
   let betaGame: string;
-  /** Console errors and uncaught exceptions of every page (a CSP violation is one). */
-  const problems: string[] = [];
 
   before(async () => {
     ({ svc, publicUrl } = await startListening());
@@ -60,48 +38,16 @@ describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
     betaGame = (await createGameFixture(svc, 'beta-game')).gameId;
     await giveGame(svc, alphaGame, alpha.teamId);
     await giveGame(svc, betaGame, beta.teamId);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+    web = new DashboardBrowser(await launchBrowser(), publicUrl);
   });
   after(async () => {
-    await browser?.close();
+    await web?.browser.close();
     await svc?.close();
   });
 
-  /** A browser profile of its own (cookies included); `bypassCSP` only where axe must be injected. */
-  function newContext(
-    options: { width?: number; dark?: boolean; bypassCSP?: boolean } = {},
-  ): Promise<BrowserContext> {
-    return browser.newContext({
-      viewport: { width: options.width ?? 1024, height: 800 },
-      colorScheme: options.dark === true ? 'dark' : 'light',
-      bypassCSP: options.bypassCSP === true,
-    });
-  }
-
-  async function open(context: BrowserContext, url: string, expected: RegExp[] = []): Promise<Page> {
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      const text = message.text();
-      if (message.type() === 'error' && !expected.some((e) => e.test(text))) {
-        problems.push(`console: ${text}`);
-      }
-    });
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-    const response = await page.goto(`${publicUrl}${url}`);
-    assert.ok(response !== null);
-    return page;
-  }
-
-  async function signInOnPage(page: Page, email: string) {
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
-
   it('a person signs in, sees their team’s game and not another team’s, opens it and signs out', async () => {
-    const context = await newContext();
-    const page = await open(context, '/');
+    const context = await web.newContext();
+    const page = await web.open(context, '/');
     await page.waitForURL(/\/sign-in$/);
     await signInOnPage(page, alpha.owner.email);
 
@@ -126,10 +72,10 @@ describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
     );
 
     // The game's address is shareable: opened afresh, it shows the same game.
-    const again = await open(context, `/teams/${alpha.teamId}/games/${alphaGame}`);
+    const again = await web.open(context, `/teams/${alpha.teamId}/games/${alphaGame}`);
     await again.getByRole('heading', { name: 'Test Game', level: 1 }).waitFor();
     // Another team's game by its address: the service's own refusal is shown, not a blank page.
-    const refused = await open(context, `/teams/${alpha.teamId}/games/${betaGame}`, [/status of 403/]);
+    const refused = await web.open(context, `/teams/${alpha.teamId}/games/${betaGame}`, [/status of 403/]);
     const alert = refused.getByRole('alert');
     await alert.waitFor();
     assert.match(await alert.innerText(), /Could not load the game/);
@@ -137,10 +83,10 @@ describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/sign-in$/);
-    const after = await open(context, `/teams/${alpha.teamId}`);
+    const after = await web.open(context, `/teams/${alpha.teamId}`);
     await after.waitForURL(/\/sign-in\?next=/);
     await context.close();
-    assert.deepEqual(problems, []);
+    assert.deepEqual(web.problems, []);
   });
 
   it('an invited email signs up through the page and sees the team’s games; others are refused', async () => {
@@ -152,8 +98,8 @@ describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
     assert.equal(invite.statusCode, 200, invite.body);
     const invitationId = invite.json<{ id: string }>().id;
 
-    const context = await newContext();
-    const page = await open(
+    const context = await web.newContext();
+    const page = await web.open(
       context,
       `/sign-up?invitation=${encodeURIComponent(invitationId)}&email=${encodeURIComponent(email)}`,
     );
@@ -169,8 +115,8 @@ describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
     await context.close();
 
     // Sign-up is by invitation (GCM_SIGNUP's default): the service's refusal is shown in its words.
-    const stranger = await newContext();
-    const refused = await open(stranger, '/sign-up', [/status of 40\d/]);
+    const stranger = await web.newContext();
+    const refused = await web.open(stranger, '/sign-up', [/status of 40\d/]);
     await refused.getByLabel('Name').fill('Stranger');
     await refused.getByLabel('Email').fill('stranger@example.com');
     await refused.getByLabel('Password').fill(PASSWORD);
@@ -179,7 +125,7 @@ describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
     await alert.waitFor();
     assert.match(await alert.innerText(), /Could not create the account/);
     await stranger.close();
-    assert.deepEqual(problems, []);
+    assert.deepEqual(web.problems, []);
   });
 
   it('serves the app at any page URL, keeps API 404s JSON, and caches hashed assets for good', async () => {
@@ -241,43 +187,23 @@ describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
     assert.equal(missing.status, 404);
 
     // In the browser, an unknown page URL is the app's own "not found" page, inside the signed-in frame.
-    const context = await newContext();
-    const browserPage = await open(context, '/no/such/page');
+    const context = await web.newContext();
+    const browserPage = await web.open(context, '/no/such/page');
     await signInOnPage(browserPage, alpha.owner.email);
     await browserPage.getByRole('heading', { name: 'Page not found' }).waitFor();
     assert.equal(new URL(browserPage.url()).pathname, '/no/such/page');
     await context.close();
-    assert.deepEqual(problems, []);
+    assert.deepEqual(web.problems, []);
   });
 
   it('has no serious or critical accessibility violations on any page, at 360 and 1440 px, light and dark', async () => {
-    const found: string[] = [];
-    const looks = [
-      ...WIDTHS.map((width) => ({ width, dark: false, suffix: `${width}` })),
-      { width: 1440, dark: true, suffix: '1440-dark' },
-    ];
-    for (const { width, dark, suffix } of looks) {
-      const context = await newContext({ width, dark, bypassCSP: true });
-      const check = async (page: Page, name: string) => {
-        await page.addScriptTag({ content: AXE_SOURCE });
-        // A string, evaluated in the page: the test's own TypeScript has no DOM types.
-        const result = (await page.evaluate('axe.run()')) as AxeResult;
-        for (const v of result.violations) {
-          if (v.impact === 'serious' || v.impact === 'critical') {
-            found.push(
-              `${name} at ${suffix}: ${v.id} (${v.impact}) ${v.help}: ${JSON.stringify(v.nodes.map((n) => n.target))}`,
-            );
-          }
-        }
-        await page.screenshot({
-          path: path.join(SCREENSHOTS, `dashboard-${name}-${suffix}.png`),
-          fullPage: true,
-        });
-      };
-      const signUp = await open(context, '/sign-up');
+    for (const { width, dark, suffix } of LOOKS) {
+      const context = await web.newContext({ width, dark, bypassCSP: true });
+      const check = (page: Page, name: string) => web.check(page, name, suffix);
+      const signUp = await web.open(context, '/sign-up');
       await signUp.getByRole('heading', { name: 'Create your account' }).waitFor();
       await check(signUp, 'sign-up');
-      const page = await open(context, '/sign-in');
+      const page = await web.open(context, '/sign-in');
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       await check(page, 'sign-in');
       await signInOnPage(page, alpha.owner.email);
@@ -297,8 +223,8 @@ describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
       assert.equal(await page.evaluate('document.activeElement?.id'), 'main');
       await context.close();
     }
-    assert.deepEqual(found, []);
-    assert.deepEqual(problems, []);
+    assert.deepEqual(web.violations, []);
+    assert.deepEqual(web.problems, []);
   });
 });
 

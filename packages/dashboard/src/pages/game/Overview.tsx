@@ -1,41 +1,17 @@
-import { Link, useParams } from 'react-router';
-import { useGame, useTeamNames } from '../api/queries';
-import { useTitle } from '../components/Layout';
-import { Empty, ErrorMessage, Loading, When } from '../components/status';
+import { useGameContext } from '../../components/GameLayout';
+import { useTitle } from '../../components/Layout';
+import { Empty, When } from '../../components/status';
+import { TableWrap } from '../../components/TableWrap';
 
 /** `/teams/:teamId/games/:gameId`: a game's namespaces (environments) and versions. */
-export function GamePage() {
-  const { teamId = '', gameId = '' } = useParams();
-  const game = useGame(gameId);
-  const names = useTeamNames(true);
-  const teamName = names.data?.find((t) => t.id === teamId)?.name ?? 'Team';
-  useTitle(game.data?.game.display_name ?? 'Game');
+export function GameOverviewPage() {
+  const { game } = useGameContext();
+  useTitle(game.display_name);
 
-  const crumbs = (
-    <nav aria-label="Breadcrumb" className="crumbs">
-      <Link to={`/teams/${teamId}`}>{teamName}: games</Link>
-    </nav>
-  );
-  if (game.isPending)
-    return (
-      <>
-        {crumbs}
-        <Loading what="the game" />
-      </>
-    );
-  if (game.isError)
-    return (
-      <>
-        {crumbs}
-        <h1>Game</h1>
-        <ErrorMessage error={game.error} title="Could not load the game" />
-      </>
-    );
-  const { display_name, name_id, namespaces, versions, create_ts } = game.data.game;
+  const { display_name, name_id, namespaces, versions, create_ts } = game;
   const versionName = new Map(versions.map((v) => [v.version_id, v.display_name]));
   return (
     <>
-      {crumbs}
       <h1>{display_name}</h1>
       <p className="lead">
         <span className="mono">{name_id}</span> · created <When ts={create_ts} />
@@ -112,18 +88,5 @@ export function GamePage() {
         )}
       </section>
     </>
-  );
-}
-
-/**
- * A table that may scroll sideways on a narrow screen: focusable, so a keyboard can scroll it, and named by
- * its section's heading for the screen reader that lands on it.
- */
-function TableWrap({ labelledBy, children }: { labelledBy: string; children: React.ReactNode }) {
-  return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keyboard (WCAG 2.1.1)
-    <section className="table-wrap" aria-labelledby={labelledBy} tabIndex={0}>
-      {children}
-    </section>
   );
 }

@@ -1,0 +1,7 @@
+import { useTitle } from '../../components/Layout';
+
+/** Being built: see the dashboard issue. */
+export function GameAuditPage() {
+  useTitle('Audit log');
+  return <h1>Audit log</h1>;
+}

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { DEFAULT_DASHBOARD_DIR } from '../../src/http/dashboard.js';
+import { PASSWORD } from './people.js';
+
+/**
+ * The dashboard's browser tests: Debian's chromium driven by playwright-core (which downloads nothing).
+ * Screenshots go to the temp dir as dashboard-<page>-<look>.png.
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+export const SCREENSHOTS = os.tmpdir();
+/** The looks every page is checked and photographed in. */
+export const LOOKS = [
+  { width: 360, dark: false, suffix: '360' },
+  { width: 1440, dark: false, suffix: '1440' },
+  { width: 1440, dark: true, suffix: '1440-dark' },
+] as const;
+export type Look = (typeof LOOKS)[number];
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Why a dashboard browser test cannot run here, or false. Printed once by each file that skips. */
+export function dashboardSkipReason(file: string): string | false {
+  const skip = !existsSync(CHROMIUM)
+    ? `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the browser test`
+    : !existsSync(path.join(DEFAULT_DASHBOARD_DIR, 'index.html'))
+      ? 'the dashboard is not built: run `npm run build` at the repository root'
+      : false;
+  if (skip !== false) console.log(`# ${file} skipped: ${skip}`);
+  return skip;
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+}
+
+interface AxeResult {
+  violations: { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }[];
+}
+
+/**
+ * One browser and the service's public URL, collecting every page's console errors and uncaught exceptions
+ * (a CSP violation is one) in `problems`, which each test ends by asserting empty.
+ */
+export class DashboardBrowser {
+  readonly problems: string[] = [];
+  /** Serious or critical axe violations found by `check`. */
+  readonly violations: string[] = [];
+
+  constructor(
+    readonly browser: Browser,
+    readonly publicUrl: string,
+  ) {}
+
+  /** A browser profile of its own (cookies included); `bypassCSP` only where axe must be injected. */
+  newContext(options: { width?: number; dark?: boolean; bypassCSP?: boolean } = {}): Promise<BrowserContext> {
+    return this.browser.newContext({
+      viewport: { width: options.width ?? 1024, height: 800 },
+      colorScheme: options.dark === true ? 'dark' : 'light',
+      bypassCSP: options.bypassCSP === true,
+    });
+  }
+
+  /** Opens `url` (a path of the service) in a new tab; console errors matching `expected` are not problems. */
+  async open(context: BrowserContext, url: string, expected: RegExp[] = []): Promise<Page> {
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      const text = message.text();
+      if (message.type() === 'error' && !expected.some((e) => e.test(text))) {
+        this.problems.push(`console: ${text}`);
+      }
+    });
+    page.on('pageerror', (err) => this.problems.push(`page error: ${err.message}`));
+    const response = await page.goto(`${this.publicUrl}${url}`);
+    assert.ok(response !== null);
+    return page;
+  }
+
+  /** A new context signed in as `email` through the sign-in page, ending on the page after it. */
+  async signedIn(email: string, options: Parameters<DashboardBrowser['newContext']>[0] = {}) {
+    const context = await this.newContext(options);
+    const page = await this.open(context, '/sign-in');
+    await signInOnPage(page, email);
+    await page.waitForURL((url) => url.pathname !== '/sign-in');
+    return { context, page };
+  }
+
+  /**
+   * Runs axe on the page as it is (the context must bypass CSP) and keeps serious and critical violations,
+   * then writes a full-page screenshot dashboard-<name>-<look>.png to the temp dir.
+   */
+  async check(page: Page, name: string, look: string): Promise<void> {
+    await page.addScriptTag({ content: AXE_SOURCE });
+    // A string, evaluated in the page: the test's own TypeScript has no DOM types.
+    const result = (await page.evaluate('axe.run()')) as AxeResult;
+    for (const v of result.violations) {
+      if (v.impact === 'serious' || v.impact === 'critical') {
+        this.violations.push(
+          `${name} at ${look}: ${v.id} (${v.impact}) ${v.help}: ${JSON.stringify(v.nodes.map((n) => n.target))}`,
+        );
+      }
+    }
+    await page.screenshot({ path: path.join(SCREENSHOTS, `dashboard-${name}-${look}.png`), fullPage: true });
+  }
+}
+
+export async function signInOnPage(page: Page, email: string, password = PASSWORD) {
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
