@@ -1,7 +1,240 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { LOBBY_PAGE_SIZE, type LobbySummary, lobbyCursorOf, useLobbies } from '../../api/live';
+import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
+import { Empty, ErrorMessage, Loading, When } from '../../components/status';
+import { TableWrap } from '../../components/TableWrap';
+import './live.css';
 
-/** Being built: see the dashboard issue. */
+/** `/teams/:teamId/games/:gameId/lobbies?namespace=&cursor=`: a namespace's lobby log, newest first. */
 export function LobbiesPage() {
-  useTitle('Lobbies');
-  return <h1>Lobbies</h1>;
+  const { gameId, game } = useGameContext();
+  useTitle(`${game.display_name}: lobbies`);
+  const [params, setParams] = useSearchParams();
+  const namespaces = game.namespaces;
+  const asked = params.get('namespace');
+  // The namespace by name_id (what people share) or by id; the game's first one by default.
+  const namespace =
+    asked === null
+      ? namespaces[0]
+      : namespaces.find((ns) => ns.name_id === asked || ns.namespace_id === asked);
+  const cursor = params.get('cursor') ?? undefined;
+  const selectId = useId();
+
+  const choose = (nameId: string) => {
+    const next = new URLSearchParams(params);
+    next.set('namespace', nameId);
+    next.delete('cursor');
+    setParams(next);
+  };
+
+  let body: React.ReactNode;
+  if (namespaces.length === 0)
+    body = (
+      <Empty>
+        <p>This game has no namespaces yet, so no lobbies.</p>
+      </Empty>
+    );
+  else if (namespace === undefined)
+    body = (
+      <Empty>
+        <p>
+          This game has no namespace <span className="mono">{asked}</span>. Choose one above.
+        </p>
+      </Empty>
+    );
+  else
+    body = (
+      <LobbyLog
+        key={`${namespace.namespace_id}/${cursor ?? ''}`}
+        gameId={gameId}
+        namespaceId={namespace.namespace_id}
+        namespaceParam={namespace.name_id}
+        cursor={cursor}
+      />
+    );
+
+  return (
+    <>
+      <h1>Lobbies</h1>
+      <p className="lead">
+        The lobby log of a namespace, newest first, as the hosting data plane reports it.
+      </p>
+      {namespaces.length > 0 && (
+        <div className="live-toolbar">
+          <label htmlFor={selectId}>Namespace</label>
+          <select
+            id={selectId}
+            value={namespace?.name_id ?? ''}
+            onChange={(event) => choose(event.target.value)}
+          >
+            {namespace === undefined && <option value="">Choose a namespace</option>}
+            {namespaces.map((ns) => (
+              <option key={ns.namespace_id} value={ns.name_id}>
+                {ns.display_name} ({ns.name_id})
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      {body}
+    </>
+  );
+}
+
+function statusKey(lobby: LobbySummary): string {
+  const stopped = lobby.status.stopped;
+  return stopped === undefined ? 'running' : `stopped:${stopped.exit_code}:${stopped.failed}`;
+}
+
+/**
+ * What changed between two reads of the newest page: lobbies not seen before, and lobbies whose status
+ * moved. Kept per mount, so the first read announces nothing.
+ */
+function useChanges(lobbies: LobbySummary[] | undefined, live: boolean) {
+  const seen = useRef<Map<string, string> | null>(null);
+  const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
+  const [note, setNote] = useState('');
+  useEffect(() => {
+    if (lobbies === undefined) return;
+    const before = seen.current;
+    seen.current = new Map(lobbies.map((l) => [l.lobby_id, statusKey(l)]));
+    if (before === null || !live) return;
+    const added = lobbies.filter((l) => !before.has(l.lobby_id));
+    const moved = lobbies.filter((l) => before.has(l.lobby_id) && before.get(l.lobby_id) !== statusKey(l));
+    if (added.length === 0 && moved.length === 0) return;
+    setFresh(new Set(added.map((l) => l.lobby_id)));
+    const parts = [];
+    if (added.length > 0) parts.push(`${added.length} new ${added.length === 1 ? 'lobby' : 'lobbies'}`);
+    if (moved.length > 0)
+      parts.push(`${moved.length} ${moved.length === 1 ? 'lobby' : 'lobbies'} changed status`);
+    setNote(`${parts.join(', ')} at ${new Date().toLocaleTimeString()}`);
+  }, [lobbies, live]);
+  return { fresh, note };
+}
+
+function LobbyLog(props: {
+  gameId: string;
+  namespaceId: string;
+  namespaceParam: string;
+  cursor: string | undefined;
+}) {
+  const { gameId, namespaceId, namespaceParam, cursor } = props;
+  const live = cursor === undefined;
+  const lobbies = useLobbies(gameId, namespaceId, cursor);
+  const { fresh, note } = useChanges(lobbies.data?.lobbies, live);
+
+  const newest = `?${new URLSearchParams({ namespace: namespaceParam })}`;
+  const liveLine = (
+    <p className="fine live-line">
+      {live ? (
+        <>
+          <span className="live-dot" aria-hidden="true" />
+          Live: new lobbies and status changes show as they are reported.{' '}
+        </>
+      ) : (
+        <>An older page: it does not update. The newest page does. </>
+      )}
+      <span aria-live="polite" className="live-note">
+        {note}
+      </span>
+    </p>
+  );
+
+  if (lobbies.isPending) return <Loading what="lobbies" />;
+  if (lobbies.isError && lobbies.data === undefined)
+    return <ErrorMessage error={lobbies.error} title="Could not load the lobbies" />;
+  const rows = lobbies.data?.lobbies ?? [];
+  const last = rows[rows.length - 1];
+  const older =
+    last !== undefined && rows.length >= LOBBY_PAGE_SIZE
+      ? `?${new URLSearchParams({ namespace: namespaceParam, cursor: lobbyCursorOf(last) })}`
+      : undefined;
+
+  return (
+    <>
+      {liveLine}
+      {lobbies.isError && (
+        <ErrorMessage error={lobbies.error} title="Live updates paused; trying again shortly" />
+      )}
+      {rows.length === 0 ? (
+        <Empty>
+          <p>{live ? 'No lobbies in this namespace yet.' : 'No older lobbies.'}</p>
+          {live && <p>They show here as soon as the hosting data plane reports them.</p>}
+        </Empty>
+      ) : (
+        <section aria-labelledby="lobby-log">
+          <h2 id="lobby-log" className="visually-hidden">
+            Lobby log
+          </h2>
+          <TableWrap labelledBy="lobby-log">
+            <table className="live-table">
+              <thead>
+                <tr>
+                  <th scope="col">Lobby id</th>
+                  <th scope="col">Game mode</th>
+                  <th scope="col">Region</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Ran for</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((lobby) => (
+                  <tr key={lobby.lobby_id} className={fresh.has(lobby.lobby_id) ? 'live-fresh' : undefined}>
+                    <th scope="row" className="mono live-nowrap">
+                      {lobby.lobby_id}
+                    </th>
+                    <td>{lobby.lobby_group_name_id}</td>
+                    <td>{lobby.region_id}</td>
+                    <td>
+                      <When ts={lobby.create_ts} />
+                    </td>
+                    <td>
+                      <StatusBadge lobby={lobby} />
+                    </td>
+                    <td className="live-nowrap">{ranFor(lobby)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        </section>
+      )}
+      {(!live || older !== undefined) && (
+        <nav aria-label="Lobby pages" className="live-pager">
+          {!live && <Link to={newest}>Newest</Link>}
+          {older !== undefined && <Link to={older}>Older</Link>}
+        </nav>
+      )}
+    </>
+  );
+}
+
+/** The status in words (the colour only repeats it): running, or stopped with the exit code (and failed). */
+export function StatusBadge({ lobby }: { lobby: LobbySummary }) {
+  const stopped = lobby.status.stopped;
+  if (stopped === undefined) return <span className="badge badge-running">Running</span>;
+  return (
+    <span className={stopped.failed ? 'badge badge-failed' : 'badge badge-stopped'}>
+      Stopped · exit {stopped.exit_code}
+      {stopped.failed && ' · failed'}
+    </span>
+  );
+}
+
+/** How long a stopped lobby ran, from its start (or creation) to its stop; a running one is still going. */
+function ranFor(lobby: LobbySummary): string {
+  const stopped = lobby.status.stopped;
+  if (stopped === undefined) return '—';
+  const ms = Date.parse(stopped.stop_ts) - Date.parse(lobby.start_ts ?? lobby.create_ts);
+  if (!Number.isFinite(ms) || ms < 0) return '—';
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${s % 60} s`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ${m % 60} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
 }
