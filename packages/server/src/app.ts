@@ -4,7 +4,7 @@ import type { Deps } from './deps.js';
 import { errors } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { connectionServerOptions, registerConnectionLimits } from './http/connection-limits.js';
-import { dashboardRoutes } from './http/dashboard.js';
+import { DEFAULT_DASHBOARD_DIR, dashboardRoutes, dashboardStylesheets } from './http/dashboard.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import {
@@ -148,7 +148,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   buildsRoutes(app, deps);
   tokensRoutes(app, deps);
   uploadsRoutes(app, deps);
-  deviceLinksRoutes(app, deps);
+  deviceLinksRoutes(app, deps, {
+    stylesheets: dashboardStylesheets(options.dashboardDir ?? DEFAULT_DASHBOARD_DIR),
+  });
   billingRoutes(app, deps);
   debugRoutes(app, deps);
   accountsRoutes(app, deps);

@@ -121,6 +121,19 @@ export function loadDashboard(dir: string): Map<string, DashboardFile> {
   return files;
 }
 
+/**
+ * The stylesheets the built index.html names (`/assets/<hash>.css`), for the service's own server-rendered
+ * page (the device link's) to wear the dashboard's look; none when the dashboard is not built.
+ */
+export function dashboardStylesheets(dir: string): string[] {
+  const index = path.join(dir, 'index.html');
+  if (!existsSync(index)) return [];
+  const html = readFileSync(index, 'utf8');
+  return [...html.matchAll(/<link\b[^>]*\brel="stylesheet"[^>]*>/g)]
+    .map((tag) => /\bhref="(\/assets\/[^"]+\.css)"/.exec(tag[0])?.[1])
+    .filter((href): href is string => href !== undefined);
+}
+
 /** Whether the client asked for a page (a browser's navigation), not data: `*\/*` alone is not enough. */
 function acceptsHtml(request: FastifyRequest): boolean {
   const accept = request.headers.accept;

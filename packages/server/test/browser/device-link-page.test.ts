@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { DashboardBrowser, dashboardSkipReason, launchBrowser, SCREENSHOTS } from '../helpers/browser.js';
 import {
   completeLink,
   getLink,
@@ -25,38 +24,23 @@ import {
 import { createGameFixture, type TestService } from '../helpers/service.js';
 
 /**
- * The device link page in a real headless browser: Debian's chromium driven by playwright-core, which
- * downloads nothing. CI installs chromium (.ci/run); where it is absent the suite is skipped, saying why.
+ * The device link page in a real headless browser, wearing the dashboard's look (so the dashboard must be
+ * built). Skipped, saying why, where chromium or the built dashboard is absent.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const SCREENSHOTS = os.tmpdir();
 const HOUR_MS = 60 * 60 * 1000;
+/** The failed API calls of these tests log their status as console errors in Chromium; nothing else may. */
+const REFUSALS = [/Failed to load resource: the server responded with a status of (400|401|410)/];
 
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the browser test`;
-if (skip !== false) console.log(`# browser test skipped: ${skip}`);
+const skip = dashboardSkipReason('device link page browser test');
 
 describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
   let svc: TestService;
   let publicUrl: string;
-  let profileDir: string;
+  let web: DashboardBrowser;
   let context: BrowserContext;
   let games: { first: string; second: string; third: string };
   let team: Team;
   let viewing: Team;
-  /** Console errors and uncaught exceptions of every page (a CSP violation is one). */
-  const problems: string[] = [];
 
   before(async () => {
     ({ svc, publicUrl } = await startListening());
@@ -83,29 +67,18 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
       });
       assert.equal(accept.statusCode, 200, accept.body);
     });
-    profileDir = mkdtempSync(path.join(os.tmpdir(), 'gcm-chromium-'));
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      args: ARGS,
-      headless: true,
-      viewport: { width: 800, height: 720 },
-    });
+    web = new DashboardBrowser(await launchBrowser(), publicUrl);
+    // One profile for every test, as one person's browser: a sign-in on one page holds for the next.
+    context = await web.newContext({ width: 800 });
   });
   after(async () => {
-    await context?.close();
+    await web?.browser.close();
     await svc?.close();
-    if (profileDir !== undefined) rmSync(profileDir, { recursive: true, force: true });
   });
 
-  async function open(url: string): Promise<Page> {
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-    const response = await page.goto(url);
-    assert.ok(response !== null);
-    return page;
+  /** A link's page; `url` is the whole device_link_url, as the tool prints it. */
+  function open(url: string): Promise<Page> {
+    return web.open(context, new URL(url).pathname, REFUSALS);
   }
 
   async function showGames(page: Page, token: string) {
@@ -125,6 +98,12 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
     assert.ok(link.device_link_url.startsWith(`${publicUrl}/devices/link/`));
     const page = await open(link.device_link_url);
     await page.getByRole('heading', { name: 'Link a device' }).waitFor();
+    // The dashboard's look: its header, and its stylesheet in force (the page's background is its --bg).
+    assert.equal(await page.getByRole('banner').getByRole('link', { name: 'Game Cloud' }).count(), 1);
+    assert.equal(
+      await page.evaluate('getComputedStyle(document.body).backgroundColor'),
+      'rgb(243, 245, 249)',
+    );
     // Who asked, for the person to compare with the terminal: the code, the address, the program, when.
     assert.equal(await page.locator('#user-code').innerText(), link.device_link_user_code);
     assert.match(link.device_link_user_code, /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
@@ -292,10 +271,6 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
   });
 
   it('ran without console errors or CSP violations', () => {
-    // The failed API calls above log their status as console errors in Chromium; nothing else may.
-    const unexpected = problems.filter(
-      (p) => !/Failed to load resource: the server responded with a status of (400|401|410)/.test(p),
-    );
-    assert.deepEqual(unexpected, []);
+    assert.deepEqual(web.problems, []);
   });
 });

@@ -4,9 +4,11 @@ import type { DeviceLinkPageState, PendingLinkOrigin } from './device-links.serv
 /**
  * The page behind a device_link_url: a person signs in (or is signed in already), picks one of their teams'
  * games and confirms; operators may paste their token instead, behind a disclosure. Plain
- * server-rendered HTML with its CSS and script inline, no framework. Everything rendered from data goes
- * through `escapeHtml`; the script is a constant and reads the link token from a data attribute, and the
- * games arrive as JSON and are shown with textContent, never as markup.
+ * server-rendered HTML with its script inline, no framework. It wears the dashboard's look: the dashboard's
+ * built stylesheet (colours, type, light and dark, focus, the header) and its class names, plus a few rules
+ * of its own inline. Everything rendered from data goes through `escapeHtml`; the script is a constant and
+ * reads the link token from a data attribute, and the games arrive as JSON and are shown with textContent,
+ * never as markup.
  */
 
 export function escapeHtml(value: string): string {
@@ -19,9 +21,9 @@ export function newNonce(): string {
 }
 
 /**
- * Headers of the page. The CSP allows the nonce'd inline style and script, requests to this origin (the
- * API) and nothing else; no framing; and the URL, which holds the link token, is never sent as a referrer
- * nor kept in a cache.
+ * Headers of the page. The CSP allows the nonce'd inline style and script, the dashboard's stylesheet
+ * from this origin, requests to this origin (the API) and nothing else; no framing; and the URL, which holds
+ * the link token, is never sent as a referrer nor kept in a cache.
  */
 export function pageHeaders(nonce: string): Record<string, string> {
   return {
@@ -29,7 +31,7 @@ export function pageHeaders(nonce: string): Record<string, string> {
     'content-security-policy': [
       "default-src 'none'",
       `script-src 'nonce-${nonce}'`,
-      `style-src 'nonce-${nonce}'`,
+      `style-src 'self' 'nonce-${nonce}'`,
       "connect-src 'self'",
       'img-src data:',
       "base-uri 'none'",
@@ -50,51 +52,31 @@ export function pageStatus(view: DeviceLinkPageState): number {
   return 200;
 }
 
+/**
+ * What the dashboard's stylesheet has no rules for: the success and warning notices, who asked, the
+ * operator's disclosure. Its colours are the dashboard's variables; a checkout that never built the
+ * dashboard gets a plain but working page.
+ */
 const STYLE = `
-:root { color-scheme: light dark; --fg: #1d2330; --muted: #5b6474; --bg: #f3f5f9; --card: #fff;
-  --line: #d8dde6; --accent: #2f55d4; --ok: #17683b; --ok-bg: #e3f4ea; --err: #a8261b; --err-bg: #fdecea;
-  --warn: #7a4d00; --warn-bg: #fff4dc; }
+:root { --ok: #17683b; --ok-bg: #e3f4ea; --warn: #7a4d00; --warn-bg: #fff4dc; }
 @media (prefers-color-scheme: dark) {
-  :root { --fg: #e6e9ef; --muted: #a2aab8; --bg: #14171d; --card: #1d2129; --line: #343a46;
-    --accent: #6f8df0; --ok: #8fe0b0; --ok-bg: #183526; --err: #ffb4aa; --err-bg: #3d1d1a;
-    --warn: #ffd98a; --warn-bg: #3a2e12; }
+  :root { --ok: #8fe0b0; --ok-bg: #183526; --warn: #ffd98a; --warn-bg: #3a2e12; }
 }
-* { box-sizing: border-box; }
-body { margin: 0; min-height: 100vh; background: var(--bg); color: var(--fg);
-  font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-main { max-width: 480px; margin: 56px auto; padding: 32px; background: var(--card);
-  border: 1px solid var(--line); border-radius: 12px; box-shadow: 0 2px 8px rgb(0 0 0 / 6%); }
-.brand { margin: 0 0 20px; font-size: .8rem; font-weight: 600; letter-spacing: .08em;
-  text-transform: uppercase; color: var(--muted); }
-h1 { margin: 0 0 8px; font-size: 1.5rem; line-height: 1.25; }
-.lead { margin: 0 0 24px; color: var(--muted); }
-form { margin: 0 0 20px; }
-label { display: block; margin: 0 0 6px; font-weight: 600; }
-input, select { width: 100%; padding: 10px 12px; border: 1px solid var(--line); border-radius: 8px;
-  background: var(--card); color: var(--fg); font: inherit; }
-input:focus, select:focus, button:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
-button { margin-top: 12px; padding: 10px 18px; border: 0; border-radius: 8px; background: var(--accent);
-  color: #fff; font: inherit; font-weight: 600; cursor: pointer; }
-button:disabled { opacity: .6; cursor: progress; }
-.hint { margin: 6px 0 0; font-size: .875rem; color: var(--muted); }
-.result { margin: 16px 0 0; padding: 12px 14px; border-radius: 8px; }
-.result strong { display: block; }
-.result p { margin: 4px 0 0; overflow-wrap: anywhere; }
+.narrow.device-link { max-width: 480px; }
+.device-link form { margin: 0 0 8px; }
+.device-link .fine { margin: 0; }
+.notice strong { display: block; }
 .ok { background: var(--ok-bg); color: var(--ok); }
-.error { background: var(--err-bg); color: var(--err); }
 .warn { background: var(--warn-bg); color: var(--warn); }
-.expiry { margin: 24px 0 0; font-size: .8rem; color: var(--muted); }
+.device-link .expiry { margin: 24px 0 0; }
 .origin { margin: 0 0 24px; padding: 12px 14px; border: 1px solid var(--line); border-radius: 8px; }
 .origin dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 12px; margin: 8px 0 0;
   font-size: .875rem; }
 .origin dt { color: var(--muted); }
 .origin dd { margin: 0; overflow-wrap: anywhere; }
+.origin .code + .fine { margin-top: 6px; }
 .code { margin: 0; font: 600 1.5rem/1.3 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   letter-spacing: .12em; }
-.who { margin: 0 0 16px; }
-button.link { margin: 0 0 0 8px; padding: 0; background: none; color: var(--accent); font-weight: 400;
-  text-decoration: underline; }
-label.next { margin-top: 12px; }
 details.operator { margin: 24px 0 0; padding-top: 16px; border-top: 1px solid var(--line); }
 details.operator summary { cursor: pointer; color: var(--muted); font-size: .875rem; }
 details.operator form { margin: 12px 0 0; }
@@ -135,7 +117,7 @@ const SCRIPT = `
       p.textContent = detail;
       result.append(p);
     }
-    result.className = 'result ' + kind;
+    result.className = 'result notice ' + kind;
     result.hidden = false;
   };
 
@@ -207,6 +189,7 @@ const SCRIPT = `
     mode = 'session';
     signInForm.hidden = true;
     whoEmail.textContent = email;
+    whoEmail.title = email;
     who.hidden = false;
     const r = await personGames();
     if (!r.ok) { show('error', 'Your games could not be listed.', detailOf(r)); return; }
@@ -302,22 +285,42 @@ const MESSAGES = {
   },
 } as const;
 
-function layout(nonce: string, body: string): string {
+/**
+ * The dashboard's frame: skip link, the header with the brand (a link to the dashboard) and, once the
+ * script knows it, who is signed in; then the page in a card.
+ */
+function layout(page: PageLook, body: string, session = ''): string {
+  const sheets = page.stylesheets
+    .map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">\n`)
+    .join('');
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
 <title>Link a device · Game Cloud</title>
 <link rel="icon" href="data:,">
-<style nonce="${escapeHtml(nonce)}">${STYLE}</style>
+${sheets}<style nonce="${escapeHtml(page.nonce)}">${STYLE}</style>
 </head>
 <body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="bar">
+<a href="/" class="brand">Game Cloud</a>
+${session}</header>
+<main id="main" tabindex="-1">
 ${body}
+</main>
 </body>
 </html>
 `;
+}
+
+/** What the page is dressed in: the per-response nonce, and the dashboard's stylesheets (none if unbuilt). */
+export interface PageLook {
+  nonce: string;
+  stylesheets: readonly string[];
 }
 
 function utc(timestamp: string): string {
@@ -339,9 +342,9 @@ function renderOrigin(origin: PendingLinkOrigin): string {
   const code =
     origin.userCode === null
       ? ''
-      : `<p class="hint">Confirmation code</p>
+      : `<p class="fine">Confirmation code</p>
 <p class="code" id="user-code">${escapeHtml(origin.userCode)}</p>
-<p class="hint">The tool showed this code when it started. If it shows another one, or you did not start a
+<p class="fine">The tool showed this code when it started. If it shows another one, or you did not start a
 sign-in just now, do not go on: close this page.</p>`;
   return `<section class="origin" aria-label="Who is asking">
 ${code}
@@ -355,54 +358,56 @@ ${code}
 </section>`;
 }
 
-export function renderDeviceLinkPage(view: DeviceLinkPageState, linkToken: string, nonce: string): string {
+export function renderDeviceLinkPage(view: DeviceLinkPageState, linkToken: string, page: PageLook): string {
   if (view.state !== 'pending') {
     const message = MESSAGES[view.state];
     return layout(
-      nonce,
-      `<main id="link">
-<p class="brand">Game Cloud</p>
+      page,
+      `<div class="narrow device-link">
 <h1>${escapeHtml(message.title)}</h1>
-<div class="result ${message.kind}" role="alert"><p>${escapeHtml(message.text)}</p></div>
-</main>`,
+<div class="notice ${message.kind}" role="alert"><p>${escapeHtml(message.text)}</p></div>
+</div>`,
     );
   }
   return layout(
-    nonce,
-    `<main id="link" data-link-token="${escapeHtml(linkToken)}">
-<p class="brand">Game Cloud</p>
+    page,
+    `<div id="link" class="narrow device-link" data-link-token="${escapeHtml(linkToken)}">
 <h1>Link a device</h1>
 <p class="lead">A command-line tool is asking to sign in. Choose the game it may manage: it will receive a
 new cloud token for that game, minted on your behalf.</p>
 ${renderOrigin(view.origin)}
-<p id="who" class="who" hidden>Signed in as <strong id="who-email"></strong> <button type="button" id="sign-out" class="link">Sign out</button></p>
-<form id="sign-in-form" hidden>
-<label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" spellcheck="false">
-<label for="password" class="next">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password">
-<button type="submit">Sign in</button>
-<p class="hint">Sign in with your account: the tool will get a token for one of your teams' games.</p>
+<form id="sign-in-form" class="stack" hidden>
+<label>Email
+<input id="email" name="email" type="email" autocomplete="username" spellcheck="false"></label>
+<label>Password
+<input id="password" name="password" type="password" autocomplete="current-password"></label>
+<p class="fine">Sign in with your account: the tool will get a token for one of your teams' games.</p>
+<div><button type="submit">Sign in</button></div>
 </form>
-<form id="game-form" hidden>
-<label for="game">Game</label>
-<select id="game" name="game"></select>
-<button type="submit">Link this device</button>
+<form id="game-form" class="stack" hidden>
+<label>Game
+<select id="game" name="game"></select></label>
+<div><button type="submit">Link this device</button></div>
 </form>
 <details id="token-details" class="operator">
 <summary>Operators: use a token instead</summary>
-<form id="token-form">
-<label for="token">Operator token</label>
-<input id="token" name="token" type="password" autocomplete="off" spellcheck="false" placeholder="Paste the operator token">
-<p class="hint">Sent only to this service, to list the games and to confirm. A game's cloud token works too, for its own game.</p>
-<button type="submit">Show games</button>
+<form id="token-form" class="stack">
+<label>Operator token
+<input id="token" name="token" type="password" autocomplete="off" spellcheck="false" placeholder="Paste the operator token"></label>
+<p class="fine">Sent only to this service, to list the games and to confirm. A game's cloud token works too, for its own game.</p>
+<div><button type="submit">Show games</button></div>
 </form>
 </details>
-<div id="result" class="result" role="status" aria-live="polite" hidden></div>
-<p class="expiry">This link expires at <time datetime="${escapeHtml(view.expireTs)}">${escapeHtml(
+<div id="result" class="result notice" role="status" aria-live="polite" hidden></div>
+<p class="expiry fine">This link expires at <time datetime="${escapeHtml(view.expireTs)}">${escapeHtml(
       utc(view.expireTs),
     )}</time>.</p>
-</main>
-<script nonce="${escapeHtml(nonce)}">${SCRIPT}</script>`,
+</div>
+<script nonce="${escapeHtml(page.nonce)}">${SCRIPT}</script>`,
+    `<div id="who" class="session" hidden>
+<span class="who"><span class="visually-hidden">Signed in as </span><span id="who-email"></span></span>
+<button type="button" id="sign-out" class="secondary">Sign out</button>
+</div>
+`,
   );
 }

@@ -23,7 +23,12 @@ import {
 
 const TAG = 'devices';
 
-export function deviceLinksRoutes(app: TypedApp, deps: Deps): void {
+/** `stylesheets`: the dashboard's built stylesheets, which give the page the dashboard's look. */
+export function deviceLinksRoutes(
+  app: TypedApp,
+  deps: Deps,
+  options: { stylesheets: readonly string[] },
+): void {
   app.post(
     '/cloud/devices/links',
     routeOptions(
@@ -110,7 +115,7 @@ export function deviceLinksRoutes(app: TypedApp, deps: Deps): void {
       return reply
         .code(pageStatus(view))
         .headers(pageHeaders(nonce))
-        .send(renderDeviceLinkPage(view, request.params.token, nonce));
+        .send(renderDeviceLinkPage(view, request.params.token, { nonce, stylesheets: options.stylesheets }));
     },
   );
 }
