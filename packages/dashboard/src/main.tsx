@@ -17,6 +17,7 @@ import { TokensPage } from './pages/game/Tokens';
 import { VersionPage } from './pages/game/Version';
 import { HomePage } from './pages/Home';
 import { InvitationsPage } from './pages/Invitations';
+import { NewTeamPage } from './pages/NewTeam';
 import { NotFoundPage } from './pages/NotFound';
 import { ResetPasswordPage } from './pages/ResetPassword';
 import { SignInPage } from './pages/SignIn';
@@ -46,6 +47,8 @@ const router = createBrowserRouter([
     element: <SignedInLayout />,
     children: [
       { path: '/', element: <HomePage /> },
+      // Before `/teams/:teamId`, which would take `new` for a team id.
+      { path: '/teams/new', element: <NewTeamPage /> },
       { path: '/teams/:teamId', element: <TeamGamesPage /> },
       { path: '/invitations', element: <InvitationsPage /> },
       { path: '/teams/:teamId/members', element: <TeamMembersPage /> },

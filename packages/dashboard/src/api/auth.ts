@@ -59,3 +59,8 @@ export function listTeams(): Promise<Team[]> {
 export function acceptInvitation(invitationId: string): Promise<unknown> {
   return call('POST', '/organization/accept-invitation', { invitationId });
 }
+
+/** Makes a team; the signed-in person becomes its owner. */
+export function createTeam(name: string, slug: string): Promise<Team> {
+  return call<Team>('POST', '/organization/create', { name, slug });
+}

@@ -17,6 +17,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly rayId: string | undefined,
+    /** The body's metadata: which field a refusal is about (`field`, `errors`, better-auth's `auth_code`). */
+    readonly metadata: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -34,7 +36,8 @@ function isErrorBody(value: unknown): value is ErrorBody {
 
 /** The error a failed answer stands for: the service's body when it sent one, else the HTTP status. */
 export function toApiError(response: Response, body: unknown): ApiError {
-  if (isErrorBody(body)) return new ApiError(response.status, body.code, body.message, body.ray_id);
+  if (isErrorBody(body))
+    return new ApiError(response.status, body.code, body.message, body.ray_id, body.metadata);
   return new ApiError(response.status, 'HTTP_ERROR', `the service answered ${response.status}`, undefined);
 }
 

@@ -67,6 +67,9 @@ function SessionBar({ email }: { email: string }) {
   );
 }
 
+/** The switcher's last option: not a team but `/teams/new`, the page that makes one. */
+const NEW_TEAM = 'new';
+
 /** The person's teams (ids and roles from the service, names from better-auth); choosing one opens its games. */
 function TeamSwitcher() {
   const { teamId } = useParams();
@@ -90,6 +93,7 @@ function TeamSwitcher() {
             {nameOf(team.team_id)} ({team.role})
           </option>
         ))}
+        <option value={NEW_TEAM}>New team…</option>
       </select>
     </label>
   );

@@ -1,7 +1,8 @@
-import { Navigate } from 'react-router';
+import { Link, Navigate } from 'react-router';
 import { useInspect } from '../api/queries';
 import { useTitle } from '../components/Layout';
 import { Empty, ErrorMessage, Loading } from '../components/status';
+import './start.css';
 
 /** `/`: the first team's games, or what to do when the person is in no team yet. */
 export function HomePage() {
@@ -16,7 +17,12 @@ export function HomePage() {
       <h1>Welcome</h1>
       <Empty>
         <p>You are not in a team yet.</p>
-        <p>Ask a team's owner or admin to invite you, then open the invitation link they send.</p>
+        <p>Make one of your own, or ask a team's owner or admin to invite you and open the link they send.</p>
+        <p>
+          <Link to="/teams/new" className="button-link">
+            Make a team
+          </Link>
+        </p>
       </Empty>
     </>
   );

@@ -1,9 +1,10 @@
 import { Link, useParams } from 'react-router';
-import { useGames, useInspect, useTeamNames } from '../api/queries';
+import { useGames, useInspect, useTeamNames, useTeamRole } from '../api/queries';
 import { useTitle } from '../components/Layout';
 import { Empty, ErrorMessage, Loading, When } from '../components/status';
+import { NewGameForm } from './NewGame';
 
-/** `/teams/:teamId`: the games the team owns. */
+/** `/teams/:teamId`: the games the team owns, and for its admins and owners a form to make one. */
 export function TeamGamesPage() {
   const { teamId = '' } = useParams();
   const games = useGames();
@@ -12,6 +13,9 @@ export function TeamGamesPage() {
   const teamName = names.data?.find((t) => t.id === teamId)?.name;
   useTitle(teamName === undefined ? 'Games' : `${teamName}: games`);
   const member = inspect.data?.agent.person?.teams.some((t) => t.team_id === teamId);
+  const role = useTeamRole(teamId);
+  // README "Who may do what": making a game in a team takes its admin role or stronger.
+  const mayCreate = role === 'owner' || role === 'admin';
 
   let body: React.ReactNode;
   if (games.isPending) body = <Loading what="games" />;
@@ -28,7 +32,11 @@ export function TeamGamesPage() {
       mine.length === 0 ? (
         <Empty>
           <p>This team has no games yet.</p>
-          <p>An operator gives a game to a team; it shows here once it does.</p>
+          <p>
+            {mayCreate
+              ? 'Make the first one below.'
+              : 'An admin of the team can make one here, or an operator can give one to the team.'}
+          </p>
         </Empty>
       ) : (
         <ul className="cards">
@@ -51,6 +59,7 @@ export function TeamGamesPage() {
       <p className="eyebrow">{teamName ?? 'Team'}</p>
       <h1>Games</h1>
       {body}
+      {mayCreate && games.isSuccess && <NewGameForm teamId={teamId} />}
     </>
   );
 }
