@@ -325,16 +325,25 @@ describe('accounts: teams, roles and CSRF', () => {
 describe('accounts: invitations', () => {
   let svc: TestService;
   let team: Team;
+  /** A service whose invitations live a few seconds: long enough to sign up by one on a loaded machine. */
+  let shortLived: TestService;
+  let shortTeam: Team;
+  const SHORT_TTL_MS = 4_000;
   before(async () => {
-    svc = await startTestService({ env: { GCM_INVITATION_TTL_SECONDS: '1' } });
+    svc = await startTestService();
     team = await newTeam(svc, 'inviting');
+    shortLived = await startTestService({ env: { GCM_INVITATION_TTL_SECONDS: String(SHORT_TTL_MS / 1000) } });
+    shortTeam = await newTeam(shortLived, 'short');
   });
-  after(() => svc.close());
+  after(async () => {
+    await svc.close();
+    await shortLived.close();
+  });
 
-  async function invite(email: string, role = 'member'): Promise<string> {
-    const res = await authCall(svc, 'POST', '/organization/invite-member', {
-      cookie: team.owner.cookie,
-      body: { email, role, organizationId: team.teamId },
+  async function invite(email: string, role = 'member', on = { svc, team }): Promise<string> {
+    const res = await authCall(on.svc, 'POST', '/organization/invite-member', {
+      cookie: on.team.owner.cookie,
+      body: { email, role, organizationId: on.team.teamId },
     });
     assert.equal(res.statusCode, 200, res.body);
     return res.json<{ id: string }>().id;
@@ -376,17 +385,17 @@ describe('accounts: invitations', () => {
   });
 
   it('refuses an expired invitation, and sign-up by it', async () => {
-    const id = await invite('late@example.com');
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
-    const signUpLate = await authCall(svc, 'POST', '/sign-up/email', {
+    const on = { svc: shortLived, team: shortTeam };
+    const other = await invite('late-but-signed-up@example.com', 'member', on);
+    const cookie = await signUp(shortLived, 'late-but-signed-up@example.com');
+    const id = await invite('late@example.com', 'member', on);
+    await new Promise((resolve) => setTimeout(resolve, SHORT_TTL_MS + 200));
+    const signUpLate = await authCall(shortLived, 'POST', '/sign-up/email', {
       body: { email: 'late@example.com', password: PASSWORD, name: 'Late' },
     });
     assert.equal(signUpLate.statusCode, 403, signUpLate.body);
-    const other = await invite('late-but-signed-up@example.com');
-    const cookie = await signUp(svc, 'late-but-signed-up@example.com');
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
     for (const invitationId of [id, other]) {
-      const yes = await authCall(svc, 'POST', '/organization/accept-invitation', {
+      const yes = await authCall(shortLived, 'POST', '/organization/accept-invitation', {
         cookie,
         body: { invitationId },
       });
