@@ -404,6 +404,61 @@ describe('accounts: invitations', () => {
   });
 });
 
+describe('accounts: a person’s own invitations', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService();
+  });
+  after(() => svc.close());
+
+  it('lists them once an accepted invitation has proven the email, not before', async () => {
+    const first = await newTeam(svc, 'first-inviter');
+    const second = await newTeam(svc, 'second-inviter');
+    const invite = async (team: Team) => {
+      const res = await authCall(svc, 'POST', '/organization/invite-member', {
+        cookie: team.owner.cookie,
+        body: { email: 'lister@example.com', role: 'member', organizationId: team.teamId },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json<{ id: string }>().id;
+    };
+    const firstId = await invite(first);
+    const cookie = await signUp(svc, 'lister@example.com');
+    const unproven = await authCall(svc, 'GET', '/organization/list-user-invitations', { cookie });
+    assert.equal(unproven.statusCode, 403, unproven.body);
+    assert.equal(
+      unproven.json<{ metadata: { auth_code: string } }>().metadata.auth_code,
+      'EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION',
+    );
+    // The id alone is proof enough to read and answer that one invitation.
+    const one = await authCall(svc, 'GET', `/organization/get-invitation?id=${firstId}`, { cookie });
+    assert.equal(one.statusCode, 200, one.body);
+    const accept = await authCall(svc, 'POST', '/organization/accept-invitation', {
+      cookie,
+      body: { invitationId: firstId },
+    });
+    assert.equal(accept.statusCode, 200, accept.body);
+
+    const secondId = await invite(second);
+    const listed = await authCall(svc, 'GET', '/organization/list-user-invitations', { cookie });
+    assert.equal(listed.statusCode, 200, listed.body);
+    assert.deepEqual(
+      listed.json<Array<{ id: string; organizationName: string; status: string }>>().map((i) => ({
+        id: i.id,
+        team: i.organizationName,
+        status: i.status,
+      })),
+      [{ id: secondId, team: 'Team second-inviter', status: 'pending' }],
+    );
+    // An owner who set their password with the setup token proved their email the same way.
+    const owners = await authCall(svc, 'GET', '/organization/list-user-invitations', {
+      cookie: first.owner.cookie,
+    });
+    assert.equal(owners.statusCode, 200, owners.body);
+    assert.deepEqual(owners.json(), []);
+  });
+});
+
 describe('accounts: tokens minted for people', () => {
   let svc: TestService;
   let team: Team;

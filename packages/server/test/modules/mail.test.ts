@@ -41,6 +41,10 @@ describe('account mail through SMTP', () => {
     teamId = made.team_id;
     const mail = await mailbox.mailTo('owner@mailed.example', /account for Mailed/);
     assert.equal(mail.from, 'cloud@acme.example');
+    assert.ok(
+      mail.text.includes(`${svc.deps.config.publicUrl}/reset-password?token=${tokenIn(mail.text)}`),
+      mail.text,
+    );
     const reset = await authCall(svc, 'POST', '/reset-password', {
       body: { token: tokenIn(mail.text), newPassword: PASSWORD },
     });
@@ -59,6 +63,14 @@ describe('account mail through SMTP', () => {
     assert.match(mail.text, /as viewer/);
     const invitationId = /Invitation id: ([0-9a-f-]{36})/.exec(mail.text)?.[1];
     assert.ok(invitationId !== undefined, mail.text);
+    const base = svc.deps.config.publicUrl;
+    assert.ok(
+      mail.text.includes(
+        `${base}/sign-up?invitation=${invitationId}&email=${encodeURIComponent('new.member@mailed.example')}`,
+      ),
+      `the dashboard's sign-up link is in the mail:\n${mail.text}`,
+    );
+    assert.ok(mail.text.includes(`${base}/invitations?invitation=${invitationId}`), mail.text);
     const cookie = await signUp(svc, 'new.member@mailed.example');
     const accept = await authCall(svc, 'POST', '/organization/accept-invitation', {
       cookie,
@@ -81,8 +93,14 @@ describe('account mail through SMTP', () => {
     assert.equal(asked.statusCode, 200, asked.body);
     const before = await signIn(svc, 'new.member@mailed.example');
     const resetMail = await mailbox.mailTo('new.member@mailed.example', /reset/i);
+    const token = tokenIn(resetMail.text);
+    // The link opens the dashboard's reset page with the token, whatever redirectTo the request named.
+    assert.ok(
+      resetMail.text.includes(`${svc.deps.config.publicUrl}/reset-password?token=${token}`),
+      resetMail.text,
+    );
     const reset = await authCall(svc, 'POST', '/reset-password', {
-      body: { token: tokenIn(resetMail.text), newPassword: 'another long passphrase' },
+      body: { token, newPassword: 'another long passphrase' },
     });
     assert.equal(reset.statusCode, 200, reset.body);
     const old = await svc.call('GET', '/cloud/auth/inspect', { token: null, headers: asPerson(svc, before) });

@@ -106,8 +106,14 @@ export function createAccounts(options: AccountsOptions) {
       minPasswordLength: ACCOUNT_LIMITS.passwordMin,
       maxPasswordLength: ACCOUNT_LIMITS.passwordMax,
       revokeSessionsOnPasswordReset: true,
+      // The token reached the person through the account's email (or the operator who made the account for
+      // it): that proves the address, which listing one's invitations requires (markEmailVerified).
+      onPasswordReset: async ({ user }) => markEmailVerified(db, user.id),
       resetPasswordTokenExpiresIn: 3600,
-      sendResetPassword: async ({ user, url, token }) => {
+      // better-auth's own `url` goes through GET /auth/reset-password/{token}, which needs a `callbackURL`
+      // the operator's and the CLI's requests do not send: the dashboard's page takes the token itself.
+      sendResetPassword: async ({ user, token }) => {
+        const url = resetPageUrl(config.publicUrl, token);
         const capture = resetCapture.getStore();
         if (capture !== undefined) capture.token = token;
         if (capture?.team !== undefined) {
@@ -231,13 +237,18 @@ export function createAccounts(options: AccountsOptions) {
               `${data.inviter.user.name} (${data.inviter.user.email}) invites you to the team ` +
               `"${data.organization.name}" as ${data.role}.\n\n` +
               `Invitation id: ${data.id}\n` +
-              `Sign up or sign in at ${config.publicUrl}, then accept with POST ${config.publicUrl}` +
+              `New here? Make your account: ${invitationSignUpUrl(config.publicUrl, data.id, data.email)}\n` +
+              `Have an account? Sign in and open ${config.publicUrl}/invitations?invitation=${data.id}\n` +
+              `Or sign up or sign in at ${config.publicUrl}, then accept with POST ${config.publicUrl}` +
               `${AUTH_BASE_PATH}/organization/accept-invitation {"invitationId": "${data.id}"}, or decline ` +
               `with ${AUTH_BASE_PATH}/organization/reject-invitation.\n` +
               `The invitation expires ${new Date(data.invitation.expiresAt).toISOString()}.`,
           });
         },
         organizationHooks: {
+          // The invitation id was sent to the email (or handed over by the team's admin): as good a proof of
+          // the address as a verification mail, so the person may list their other invitations from now on.
+          afterAcceptInvitation: async ({ user }) => markEmailVerified(db, user.id),
           beforeCreateOrganization: async ({ organization: team }) => {
             if ((team.name ?? '').length > ACCOUNT_LIMITS.teamName) {
               refuse(`name must be at most ${ACCOUNT_LIMITS.teamName} characters`, 'NAME_TOO_LONG');
@@ -296,6 +307,29 @@ export function createAccounts(options: AccountsOptions) {
 }
 
 export type Accounts = ReturnType<typeof createAccounts>;
+
+/** The dashboard's page that sets a new password with a mailed token (packages/dashboard ResetPassword). */
+export function resetPageUrl(publicUrl: string, token: string): string {
+  return `${publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
+}
+
+/** The dashboard's sign-up page for an invited email: the account it makes joins the team at once. */
+export function invitationSignUpUrl(publicUrl: string, invitationId: string, email: string): string {
+  return `${publicUrl}/sign-up?invitation=${encodeURIComponent(invitationId)}&email=${encodeURIComponent(email)}`;
+}
+
+/**
+ * better-auth lists a person's invitations (GET /auth/organization/list-user-invitations) only once their
+ * email is verified, so an account squatting an address cannot see whom it was invited by. The service sends
+ * no verification mail of its own: a mailed reset token or an accepted invitation id proves the address.
+ */
+async function markEmailVerified(db: Db, userId: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ email_verified: isPostgres(db) ? true : 1 })
+    .where('id', '=', userId)
+    .execute();
+}
 
 /** An invitation to any team for `email` that is still open: what lets a person sign up by invitation. */
 async function hasPendingInvitation(db: Db, email: string): Promise<boolean> {
