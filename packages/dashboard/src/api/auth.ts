@@ -8,7 +8,8 @@ import { toApiError } from './client';
  */
 
 export interface Session {
-  user: { id: string; email: string; name: string };
+  /** `emailVerified`: proven by an accepted invitation or a mailed reset; listing invitations needs it. */
+  user: { id: string; email: string; name: string; emailVerified?: boolean };
 }
 
 export interface Team {
@@ -17,7 +18,8 @@ export interface Team {
   slug: string;
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+/** One better-auth call: its JSON answer, or its refusal as an ApiError in the service's words. */
+export async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
   const response = await fetch(`/auth${path}`, {
     method,
     credentials: 'same-origin',

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { Link, Navigate, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { signOut } from '../api/auth';
 import { useInspect, useSession, useTeamNames } from '../api/queries';
+import { PeopleNav } from './PeopleNav';
 import { ErrorMessage, Loading } from './status';
 
 /** The frame of the signed-in pages: who is signed in, which team, sign out; the page below. */
@@ -55,6 +56,7 @@ function SessionBar({ email }: { email: string }) {
   });
   return (
     <div className="session">
+      <PeopleNav />
       <TeamSwitcher />
       <span className="who" title={email}>
         {email}

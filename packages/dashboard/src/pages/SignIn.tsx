@@ -5,6 +5,7 @@ import { signIn } from '../api/auth';
 import { useSession } from '../api/queries';
 import { Frame, useTitle } from '../components/Layout';
 import { ErrorMessage } from '../components/status';
+import '../components/people.css';
 
 /** Only a path of this app may follow a sign-in: `next` comes from the URL, which anyone can write. */
 export function safeNext(next: string | null): string {
@@ -39,6 +40,11 @@ export function SignInPage() {
     <Frame>
       <div className="narrow">
         <h1>Sign in</h1>
+        {params.get('reset') === 'done' && (
+          <p className="notice ok" role="status">
+            Your new password is set. Sign in with it.
+          </p>
+        )}
         <form onSubmit={submit} className="stack">
           <label>
             Email
@@ -65,6 +71,9 @@ export function SignInPage() {
           </button>
         </form>
         {attempt.isError && <ErrorMessage error={attempt.error} title="Could not sign in" />}
+        <p className="fine">
+          <Link to="/forgot-password">Forgot your password?</Link>
+        </p>
         <p className="fine">
           Invited to a team? <Link to={`/sign-up${window.location.search}`}>Create your account</Link>
         </p>

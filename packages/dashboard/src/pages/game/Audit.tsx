@@ -1,7 +1,16 @@
+import { AuditLog } from '../../components/AuditLog';
+import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
 
-/** Being built: see the dashboard issue. */
+/** `/teams/:teamId/games/:gameId/audit`: the game's writes (admins and owners). */
 export function GameAuditPage() {
-  useTitle('Audit log');
-  return <h1>Audit log</h1>;
+  const { teamId, gameId, game } = useGameContext();
+  useTitle(`${game.display_name}: audit log`);
+  return (
+    <>
+      <p className="eyebrow">{game.display_name}</p>
+      <h1>Audit log</h1>
+      <AuditLog scope={{ kind: 'game', id: gameId }} teamId={teamId} />
+    </>
+  );
 }
