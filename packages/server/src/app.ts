@@ -157,7 +157,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   teamsRoutes(app, deps);
   auditRoutes(app, deps);
   // Last, and a wildcard: it answers only what no API route does.
-  dashboardRoutes(app, { dir: options.dashboardDir, maxParamLength: MAX_PARAM_LENGTH });
+  dashboardRoutes(app, { dir: options.dashboardDir, maxParamLength: MAX_PARAM_LENGTH, s3: deps.config.s3 });
 
   return Object.assign(app, { routeTable });
 }

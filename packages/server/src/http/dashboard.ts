@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { S3Config } from '../config.js';
 import { errors } from '../errors.js';
 import type { TypedApp } from './typed-app.js';
 
@@ -64,27 +65,46 @@ const COMPRESSIBLE = /^(text\/|application\/json|image\/svg)/;
 const MIN_GZIP_BYTES = 1024;
 
 /**
- * What the app may do in the browser: its own scripts, styles and API calls, images from itself or made
- * in the page (data:, blob: previews), nothing inline, no framing, no plugins.
+ * Where the browser sends upload PUTs besides the service itself: an S3 store's presigned URLs point at the
+ * bucket (the endpoint's origin with path-style URLs; the bucket's own host name otherwise, which the SDK
+ * may still fall back from to the endpoint for names it cannot put in a host name, so both are allowed).
  */
-const PAGE_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data: blob:",
-    "connect-src 'self'",
-    "font-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join('; '),
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  // Page addresses carry team and game ids: other sites get the origin at most.
-  'referrer-policy': 'strict-origin-when-cross-origin',
-};
+export function uploadOrigins(
+  s3: Pick<S3Config, 'endpoint' | 'bucket' | 'forcePathStyle'> | undefined,
+): string[] {
+  if (s3 === undefined) return [];
+  const endpoint = new URL(s3.endpoint);
+  if (s3.forcePathStyle) return [endpoint.origin];
+  const bucketHost = new URL(s3.endpoint);
+  bucketHost.hostname = `${s3.bucket}.${endpoint.hostname}`;
+  return [bucketHost.origin, endpoint.origin];
+}
+
+/**
+ * What the app may do in the browser: its own scripts, styles and API calls (and upload PUTs to
+ * `connectOrigins`), images from itself or made in the page (data:, blob: previews), nothing inline, no
+ * framing, no plugins.
+ */
+export function pageHeaders(connectOrigins: readonly string[] = []): Readonly<Record<string, string>> {
+  return {
+    'content-security-policy': [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data: blob:",
+      ["connect-src 'self'", ...connectOrigins].join(' '),
+      "font-src 'self'",
+      "object-src 'none'",
+      "base-uri 'none'",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    // Page addresses carry team and game ids: other sites get the origin at most.
+    'referrer-policy': 'strict-origin-when-cross-origin',
+  };
+}
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -150,11 +170,17 @@ function acceptsGzip(request: FastifyRequest): boolean {
   });
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, file: DashboardFile, cache: string) {
+function send(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: DashboardFile,
+  cache: string,
+  headers: Readonly<Record<string, string>>,
+) {
   const gzip = file.gzip !== undefined && acceptsGzip(request) ? file.gzip : undefined;
   // Each encoding is its own representation, with its own validator (RFC 9110 8.8.3).
   const etag = gzip === undefined ? file.etag : `${file.etag.slice(0, -1)}-gz"`;
-  reply.headers(PAGE_HEADERS).header('cache-control', cache).header('etag', etag);
+  reply.headers(headers).header('cache-control', cache).header('etag', etag);
   if (file.gzip !== undefined) reply.header('vary', 'accept-encoding');
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
   if (gzip !== undefined) reply.header('content-encoding', 'gzip');
@@ -167,9 +193,10 @@ function send(request: FastifyRequest, reply: FastifyReply, file: DashboardFile,
  */
 export function dashboardRoutes(
   app: TypedApp,
-  options: { dir?: string | undefined; maxParamLength: number },
+  options: { dir?: string | undefined; maxParamLength: number; s3?: S3Config | undefined },
 ): void {
   const { dir = DEFAULT_DASHBOARD_DIR, maxParamLength } = options;
+  const headers = pageHeaders(uploadOrigins(options.s3));
   const files = loadDashboard(dir);
   const index = files.get('/index.html');
   app.get(
@@ -191,19 +218,25 @@ export function dashboardRoutes(
       if (isApiPath(pathname)) throw notFound;
       const file = files.get(pathname);
       if (file !== undefined && pathname !== '/index.html') {
-        return send(request, reply, file, pathname.startsWith(ASSETS_PREFIX) ? IMMUTABLE : 'no-cache');
+        return send(
+          request,
+          reply,
+          file,
+          pathname.startsWith(ASSETS_PREFIX) ? IMMUTABLE : 'no-cache',
+          headers,
+        );
       }
       // A missing bundle must not be answered with the page: the browser would run HTML as a script.
       // `/` is the app whatever the client accepts: `curl /` says what is there (or how to build it).
       if (pathname.startsWith(ASSETS_PREFIX) || (pathname !== '/' && !acceptsHtml(request))) throw notFound;
       if (index === undefined) {
         return reply
-          .headers(PAGE_HEADERS)
+          .headers(headers)
           .header('cache-control', 'no-store')
           .type('text/plain; charset=utf-8')
           .send(NOT_BUILT);
       }
-      return send(request, reply, index, 'no-cache');
+      return send(request, reply, index, 'no-cache', headers);
     },
   );
 }
