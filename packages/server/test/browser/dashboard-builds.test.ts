@@ -275,6 +275,12 @@ describe('dashboard builds and game settings in a browser', { skip, timeout: 180
     await editor.getByRole('button', { name: 'Save tags' }).click();
     await editor.waitFor({ state: 'detached' });
     await page.waitForURL((url) => !url.searchParams.has('edit'));
+    // The keyboard is back on the button that opened the editor.
+    await page.getByRole('button', { name: 'Edit tags of server-e' }).waitFor();
+    assert.equal(
+      await page.evaluate('document.activeElement.getAttribute("aria-label")'),
+      'Edit tags of server-e',
+    );
 
     const after = await apiBuilds();
     const tagsOf = (name: string) => after.builds.find((b) => b.name === name)?.tags;

@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import {
   type Build,
@@ -331,6 +331,13 @@ function BuildRow({
   closeEdit: () => void;
 }) {
   const tags = Object.entries(build.tags);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(isEditing);
+  // When the editor closes (saved or cancelled), the keyboard goes back to the button that opened it.
+  useEffect(() => {
+    if (wasEditing.current && !isEditing) editButton.current?.focus();
+    wasEditing.current = isEditing;
+  }, [isEditing]);
   return (
     <>
       <tr>
@@ -377,6 +384,7 @@ function BuildRow({
         {canWrite && (
           <td className="row-actions">
             <button
+              ref={editButton}
               type="button"
               className="secondary nowrap"
               aria-expanded={isEditing}
