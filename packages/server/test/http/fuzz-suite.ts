@@ -9,6 +9,9 @@
  * Every operation of the document gets a property; one the suite cannot build requests for fails. The seed
  * is fixed (FUZZ_SEED overrides it) and FUZZ_RUNS cases are spread over the operations (`npm run fuzz`
  * runs many more than the default).
+ *
+ * The operations are dealt to FUZZ_SHARDS files (fuzz.<k>.test.ts set FUZZ_SHARD before importing this) so
+ * the test runner fuzzes them side by side: on PostgreSQL one file was the suite's longest pole.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -46,6 +49,12 @@ import { startTestService } from '../helpers/service.js';
 import { diffSnapshots, snapshotStore } from '../helpers/store-snapshot.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3_000);
+export const FUZZ_SHARDS = 3;
+/** 1..FUZZ_SHARDS: which share of the operations this process fuzzes; unset, all of them. */
+const SHARD = process.env.FUZZ_SHARD === undefined ? undefined : Number(process.env.FUZZ_SHARD);
+if (SHARD !== undefined && !(Number.isInteger(SHARD) && SHARD >= 1 && SHARD <= FUZZ_SHARDS)) {
+  throw new Error(`FUZZ_SHARD must be 1..${FUZZ_SHARDS}, not ${process.env.FUZZ_SHARD}`);
+}
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_101);
 /** Answers above this are a service that lets one request make it build (and send) too much. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
@@ -549,7 +558,10 @@ async function check(
   return undefined;
 }
 
-describe(`fuzz: ${perOperation} generated requests per route (seed ${SEED})`, () => {
+const mine = operations.filter((_, i) => SHARD === undefined || i % FUZZ_SHARDS === SHARD - 1);
+const shardName = SHARD === undefined ? '' : `, share ${SHARD} of ${FUZZ_SHARDS}`;
+
+describe(`fuzz: ${perOperation} generated requests per route (seed ${SEED}${shardName})`, () => {
   after(async () => {
     await svc.close();
   });
@@ -564,7 +576,7 @@ describe(`fuzz: ${perOperation} generated requests per route (seed ${SEED})`, ()
     assert.deepEqual(missing, [], 'hidden routes without a HIDDEN_OPERATIONS entry');
   });
 
-  for (const op of operations) {
+  for (const op of mine) {
     it(`${op.operationId}: ${op.method} ${op.path}`, async (t) => {
       const requests = requestArb(op);
       const statuses = new Map<number, number>();

@@ -1,0 +1,3 @@
+// Share 1 of the fuzz suite's operations (see fuzz-suite.ts); each share is its own test process.
+process.env.FUZZ_SHARD = '1';
+await import('./fuzz-suite.js');
