@@ -19,6 +19,8 @@ export * from './namespaces.js';
 export * from './paging.js';
 export * from './tokens.js';
 export * from './uploads.js';
+export * from './version-config/locate.js';
+export * from './version-config/offline.js';
 export * from './version-config/resolve.js';
 export * from './version-config/schema.js';
 export * from './version-config/unknown-keys.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { ValidationErrorItem } from '@gcm/contract';
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from 'yaml';
+import { locateConfigPath, type ValidationErrorItem, yamlConfigNodes } from '@gcm/contract';
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { UsageError } from '../context.js';
 
 /** A version config file read from disk: its value, and where each of its nodes is. */
@@ -10,6 +10,8 @@ export interface ConfigFile {
   /** Line and column (1-based) of the node at a validation path, or of the deepest part of it found. */
   locate(path: readonly string[]): { line: number; column: number } | undefined;
 }
+
+const NODES = yamlConfigNodes<Node>({ isMap, isSeq, isScalar });
 
 /** The largest config file read: far above any real one (the service caps a body at 1 MiB). */
 const MAX_BYTES = 4 * 1024 * 1024;
@@ -40,8 +42,8 @@ export function loadConfigFile(file: string): ConfigFile {
     );
   }
   const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
-  const position = (node: Node | null | undefined) => {
-    const offset = node?.range?.[0];
+  const position = (node: Node) => {
+    const offset = node.range?.[0];
     if (offset === undefined) return undefined;
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
@@ -50,38 +52,8 @@ export function loadConfigFile(file: string): ConfigFile {
     path: file,
     value,
     locate(segments) {
-      let node: Node | null | undefined = doc.contents;
-      let found = position(node);
-      const rest =
-        segments[0] === 'config' && !(isMap(node) && node.has('config')) ? segments.slice(1) : segments;
-      for (const [index, raw] of rest.entries()) {
-        // The last segment names the problem (`port-out-of-range`); its first word is often the key at fault.
-        const key =
-          index === rest.length - 1 && !raw.startsWith('*')
-            ? (raw.split('-')[0] ?? raw)
-            : raw.replace(/^\*(.*)\*$/, '$1');
-        let next: unknown;
-        if (isMap(node)) {
-          const candidates = [key, key.replace(/-/g, '_')];
-          const find = (map: YAMLMap) =>
-            map.items.find((item) => isScalar(item.key) && candidates.includes(String(item.key.value)));
-          // A rule's path may skip a level the file has (ports under `docker` or `container`): look one down.
-          const pair =
-            find(node) ??
-            node.items
-              .map((item) => (isMap(item.value) ? find(item.value as YAMLMap) : undefined))
-              .find((inner) => inner !== undefined);
-          // A key that is the problem itself (unknown, or a map key): point at the key.
-          if (pair !== undefined && raw.startsWith('*')) found = position(pair.key as Node) ?? found;
-          next = pair?.value;
-        } else if (isSeq(node) && /^\d+$/.test(key)) {
-          next = node.items[Number(key)];
-        }
-        if (next === undefined || next === null || typeof next !== 'object') break;
-        node = next as Node;
-        if (!raw.startsWith('*')) found = position(node) ?? found;
-      }
-      return found;
+      const root = doc.contents ?? undefined;
+      return root === undefined ? undefined : position(locateConfigPath(root, segments, NODES).node);
     },
   };
 }

@@ -1,11 +1,11 @@
 import {
+  configShapeErrors,
+  regionsNamedIn,
   type ValidationErrorItem,
   type VersionConfig,
-  VersionConfigSchema,
   validateVersion,
 } from '@gcm/contract';
 import type { Command } from 'commander';
-import { Value } from 'typebox/value';
 import { ApiError } from '../client.js';
 import type { Context } from '../context.js';
 import { output } from '../output.js';
@@ -22,30 +22,6 @@ export interface ConfigProblem extends ValidationErrorItem {
   source: 'offline' | 'service';
 }
 
-/** Schema problems, one per place (the first reason at each path). */
-function schemaProblems(value: unknown): ValidationErrorItem[] {
-  const seen = new Map<string, ValidationErrorItem>();
-  for (const error of Value.Errors(VersionConfigSchema, value)) {
-    if (seen.has(error.instancePath) || error.keyword === 'anyOf') continue;
-    const path = error.instancePath.split('/').slice(1);
-    const where = path.length === 0 ? 'the config' : path.join('.');
-    seen.set(error.instancePath, { path: ['config', ...path], message: `${where} ${error.message}` });
-  }
-  return [...seen.values()];
-}
-
-/** The region names a config uses: offline, every one counts as offered (the service checks them). */
-function regionsNamed(value: unknown): string[] {
-  const names = new Set<string>();
-  const walk = (node: unknown, key: string | undefined) => {
-    if (typeof node !== 'object' || node === null) return;
-    if (key === 'regions' && !Array.isArray(node)) for (const name of Object.keys(node)) names.add(name);
-    for (const [k, v] of Object.entries(node)) walk(v, k);
-  };
-  walk(value, undefined);
-  return [...names];
-}
-
 /**
  * Validates offline with the contract's validator (the schema, then the rules), and then, when a token is
  * at hand, with the service (POST .../versions/validate), which also knows the builds, the other versions'
@@ -60,13 +36,13 @@ export async function validateConfig(
     const at = file.locate(problem.path);
     return { ...problem, ...(at === undefined ? {} : { line: at.line, column: at.column }), source };
   };
-  const shape = schemaProblems(file.value);
+  const shape = configShapeErrors(file.value);
   if (shape.length > 0) return shape.map((p) => place(p, 'offline'));
   const config = file.value as VersionConfig;
   const offline = validateVersion(
     { display_name: displayName, config },
     {
-      regions: regionsNamed(config),
+      regions: regionsNamedIn(config),
       existingDisplayNames: [],
       hostNetworkingEnabled: true,
       buildIds: undefined,
