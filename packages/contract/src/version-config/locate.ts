@@ -42,6 +42,11 @@ const RENAMED: Readonly<Record<string, readonly string[]>> = {
   'create-config': ['actions', 'create'],
   'verification-config': ['verification'],
 };
+/** Keys whose value, when not set, is another key's (direct and party player counts default to max_players). */
+const DEFAULTS_TO: Readonly<Record<string, string>> = {
+  max_players_direct: 'max_players',
+  max_players_party: 'max_players',
+};
 /** Segments that only group errors: the document has no key for them. */
 const GROUPS = new Set(['player-counts']);
 
@@ -115,12 +120,17 @@ export function locateConfigPath<N>(
         next = items[Number(key)];
         nextKeys = [...keys, key];
       } else {
-        let step = findKey(nodes, node, key);
+        let step: Step<N> | undefined;
         let base = keys;
-        if (step === undefined && inherits !== undefined && node === inherits.gameMode) {
-          // Not the game mode's own: the matchmaker's (but never another game mode's).
-          step = findKey(nodes, inherits.node, key, ['game_modes']);
-          base = inherits.keys;
+        for (let name: string | undefined = key; step === undefined && name !== undefined; ) {
+          step = findKey(nodes, node, name);
+          base = keys;
+          if (step === undefined && inherits !== undefined && node === inherits.gameMode) {
+            // Not the game mode's own: the matchmaker's (but never another game mode's).
+            step = findKey(nodes, inherits.node, name, ['game_modes']);
+            base = inherits.keys;
+          }
+          name = DEFAULTS_TO[name];
         }
         if (step === undefined) break walk;
         // A key that is the problem itself (unknown, or a map key of the person's): point at the key.
