@@ -1,12 +1,17 @@
+import { Link } from 'react-router';
+import { useCanWrite } from '../../api/versions';
 import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
 import { Empty, When } from '../../components/status';
 import { TableWrap } from '../../components/TableWrap';
+import { NewNamespaceForm } from './versions/NewNamespaceForm';
 
 /** `/teams/:teamId/games/:gameId`: a game's namespaces (environments) and versions. */
 export function GameOverviewPage() {
-  const { game } = useGameContext();
+  const { teamId, gameId, game } = useGameContext();
   useTitle(game.display_name);
+  const write = useCanWrite(teamId);
+  const base = `/teams/${teamId}/games/${gameId}`;
 
   const { display_name, name_id, namespaces, versions, create_ts } = game;
   const versionName = new Map(versions.map((v) => [v.version_id, v.display_name]));
@@ -39,7 +44,11 @@ export function GameOverviewPage() {
                   <tr key={ns.namespace_id}>
                     <th scope="row">{ns.display_name}</th>
                     <td className="mono">{ns.name_id}</td>
-                    <td>{versionName.get(ns.version_id) ?? <span className="mono">{ns.version_id}</span>}</td>
+                    <td>
+                      <Link to={`${base}/versions/${ns.version_id}`}>
+                        {versionName.get(ns.version_id) ?? <span className="mono">{ns.version_id}</span>}
+                      </Link>
+                    </td>
                     <td>
                       <When ts={ns.create_ts} />
                     </td>
@@ -49,10 +58,14 @@ export function GameOverviewPage() {
             </table>
           </TableWrap>
         )}
+        {write.allowed && <NewNamespaceForm />}
       </section>
 
       <section aria-labelledby="versions">
-        <h2 id="versions">Versions</h2>
+        <div className="section-head">
+          <h2 id="versions">Versions</h2>
+          {write.allowed && <Link to={`${base}/versions/new`}>New version</Link>}
+        </div>
         {versions.length === 0 ? (
           <Empty>
             <p>No versions yet.</p>
@@ -73,7 +86,9 @@ export function GameOverviewPage() {
                   const running = namespaces.filter((ns) => ns.version_id === v.version_id);
                   return (
                     <tr key={v.version_id}>
-                      <th scope="row">{v.display_name}</th>
+                      <th scope="row">
+                        <Link to={`${base}/versions/${v.version_id}`}>{v.display_name}</Link>
+                      </th>
                       <td className="mono">{v.version_id}</td>
                       <td>{running.length === 0 ? '—' : running.map((ns) => ns.display_name).join(', ')}</td>
                       <td>
