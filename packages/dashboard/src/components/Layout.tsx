@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link, Navigate, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { signOut } from '../api/auth';
@@ -44,14 +44,13 @@ export function Frame({ header, children }: { header?: React.ReactNode; children
 }
 
 function SessionBar({ email }: { email: string }) {
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const out = useMutation({
     mutationFn: signOut,
     onSuccess: () => {
-      // Nothing of the last person may show to the next one.
-      queryClient.clear();
-      navigate('/sign-in', { replace: true });
+      // The sign-in page drops what this person read once these pages are gone: cleared under them, they
+      // would fetch it all again as nobody (401s).
+      navigate('/sign-in', { replace: true, state: { signedOut: true } });
     },
   });
   return (

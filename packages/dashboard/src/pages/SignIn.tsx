@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
-import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { type FormEvent, useEffect, useState } from 'react';
+import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { signIn } from '../api/auth';
-import { useSession } from '../api/queries';
+import { keys, useSession } from '../api/queries';
 import { Frame, useTitle } from '../components/Layout';
 import { ErrorMessage } from '../components/status';
 import '../components/people.css';
@@ -20,6 +20,13 @@ export function SignInPage() {
   const session = useSession();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
+  const signedOut = (useLocation().state as { signedOut?: unknown } | null)?.signedOut === true;
+  useEffect(() => {
+    if (!signedOut) return;
+    // Nothing of the last person may show to the next one.
+    queryClient.setQueryData(keys.session, null);
+    queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== keys.session[0] });
+  }, [signedOut, queryClient]);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const attempt = useMutation({
@@ -29,7 +36,13 @@ export function SignInPage() {
       navigate(next, { replace: true });
     },
   });
-  if (session.data !== undefined && session.data !== null && !attempt.isPending && !attempt.isSuccess) {
+  if (
+    !signedOut &&
+    session.data !== undefined &&
+    session.data !== null &&
+    !attempt.isPending &&
+    !attempt.isSuccess
+  ) {
     return <Navigate to={next} replace />;
   }
   const submit = (event: FormEvent) => {

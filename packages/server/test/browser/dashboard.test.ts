@@ -54,6 +54,11 @@ describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
     await page.getByRole('heading', { name: 'Games' }).waitFor();
     // The selected team is in the URL, and the switcher names it with the person's role.
     assert.equal(new URL(page.url()).pathname, `/teams/${alpha.teamId}`);
+    // Team names come in their own request: wait for the name rather than read the placeholder.
+    await page
+      .getByLabel('Team')
+      .locator('option:checked', { hasText: 'Team alpha' })
+      .waitFor({ state: 'attached' });
     assert.equal(await page.getByLabel('Team').locator('option:checked').innerText(), 'Team alpha (owner)');
     const cards = page.locator('.cards li');
     assert.deepEqual(await cards.locator('.mono').allInnerTexts(), ['alpha-game']);
@@ -110,6 +115,11 @@ describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { name: 'Games' }).waitFor();
     assert.equal(new URL(page.url()).pathname, `/teams/${alpha.teamId}`);
+    // Team names come in their own request: wait for the name rather than read the placeholder.
+    await page
+      .getByLabel('Team')
+      .locator('option:checked', { hasText: 'Team alpha' })
+      .waitFor({ state: 'attached' });
     assert.equal(await page.getByLabel('Team').locator('option:checked').innerText(), 'Team alpha (member)');
     assert.deepEqual(await page.locator('.cards li .mono').allInnerTexts(), ['alpha-game']);
     await context.close();
