@@ -13,7 +13,7 @@ import { createGameFixture, type TestService } from '../helpers/service.js';
  * tag filters and cursor pages in the address, a multipart upload with its progress bar, tag editing with
  * an exclusive tag, the avatar's drop, preview and upload, and what a viewer may not do.
  */
-const skip = dashboardSkipReason('dashboard builds browser test');
+const skip = dashboardSkipReason('dashboard builds browser test', { sqliteOnly: true });
 
 const MIB = 1024 * 1024;
 

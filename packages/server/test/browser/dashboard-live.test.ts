@@ -11,7 +11,7 @@ import { createGameFixture, type TestService } from '../helpers/service.js';
  * listening service: what they show, what they do (checked through the API), and that changes made
  * through the API show without a reload.
  */
-const skip = dashboardSkipReason('dashboard live pages browser test');
+const skip = dashboardSkipReason('dashboard live pages browser test', { sqliteOnly: true });
 
 const LIVE_WAIT = { timeout: 15_000 };
 

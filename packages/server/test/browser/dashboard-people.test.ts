@@ -17,7 +17,7 @@ import { Mailbox } from '../helpers/smtp.js';
  * The dashboard's people pages in Debian's chromium against a real service: team members and invitations,
  * a person's invitations, the password reset through a real mail, and the audit log of a team and a game.
  */
-const skip = dashboardSkipReason('dashboard people browser test');
+const skip = dashboardSkipReason('dashboard people browser test', { sqliteOnly: true });
 
 interface FullTeam {
   members: { id: string; role: string; user: { email: string } }[];

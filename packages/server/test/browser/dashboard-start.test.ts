@@ -13,7 +13,7 @@ import { createGameFixture, type TestService } from '../helpers/service.js';
  * wears the dashboard's look. In Debian's chromium against a real service; skipped, saying why, where
  * chromium or the built dashboard is absent.
  */
-const skip = dashboardSkipReason('dashboard start browser test');
+const skip = dashboardSkipReason('dashboard start browser test', { sqliteOnly: true });
 
 /** The service's refusal of a taken slug or name id logs its 400 in Chromium's console. */
 const REFUSED = [/status of 400/];

@@ -17,7 +17,7 @@ import { createGameFixture, type TestService } from '../helpers/service.js';
  * typed with the contract's validator, each problem at its line), creating a version, the diff against a
  * namespace's version, pointing a namespace at it, a new namespace on the overview, and what a viewer sees.
  */
-const skip = dashboardSkipReason('dashboard versions browser test');
+const skip = dashboardSkipReason('dashboard versions browser test', { sqliteOnly: true });
 
 /** A config whose offline problem is max_players 300 (line 4, column 20); `image` names its build. */
 const badConfig = (image: string) => `matchmaker:

@@ -32,13 +32,19 @@ export const LOOKS = [
 export type Look = (typeof LOOKS)[number];
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** Why a dashboard browser test cannot run here, or false. Printed once by each file that skips. */
-export function dashboardSkipReason(file: string): string | false {
+/**
+ * Why a dashboard browser test cannot run here, or false. Printed once by each file that skips.
+ * `sqliteOnly`: a page's own test, whose store is incidental; on the PostgreSQL run the journey test and
+ * dashboard.test.ts drive the dashboard instead, which keeps CI within its time.
+ */
+export function dashboardSkipReason(file: string, options: { sqliteOnly?: boolean } = {}): string | false {
   const skip = !existsSync(CHROMIUM)
     ? `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the browser test`
     : !existsSync(path.join(DEFAULT_DASHBOARD_DIR, 'index.html'))
       ? 'the dashboard is not built: run `npm run build` at the repository root'
-      : false;
+      : options.sqliteOnly === true && process.env.GCM_TEST_DATABASE_URL !== undefined
+        ? 'a page test runs on SQLite only; dashboard-journey.test.ts covers the dashboard on PostgreSQL'
+        : false;
   if (skip !== false) console.log(`# ${file} skipped: ${skip}`);
   return skip;
 }
