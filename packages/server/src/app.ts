@@ -4,6 +4,7 @@ import type { Deps } from './deps.js';
 import { errors } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { connectionServerOptions, registerConnectionLimits } from './http/connection-limits.js';
+import { registerCors } from './http/cors.js';
 import { DEFAULT_DASHBOARD_DIR, dashboardRoutes, dashboardStylesheets } from './http/dashboard.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -109,6 +110,11 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     reply.header('x-ray-id', request.id);
     done();
   });
+  const cookieOrigins = new Set([
+    new URL(deps.config.publicUrl).origin,
+    ...deps.config.accounts.trustedOrigins,
+  ]);
+  await registerCors(app, { origins: deps.config.corsOrigins, cookieOrigins });
   registerErrorHandling(app, deps.config.bodyLimitBytes);
   // After the auth hook (onRequest) and before the route's schema: no id or query value with a control
   // character reaches a schema, a query or a log line.
@@ -134,7 +140,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     tokens: deps.tokens,
     guard: new AuthFailureGuard(deps.rateCounters, deps.clock, deps.config.rateLimits),
     people: deps.people,
-    trustedOrigins: new Set([new URL(deps.config.publicUrl).origin, ...deps.config.accounts.trustedOrigins]),
+    trustedOrigins: cookieOrigins,
   });
   registerIdempotency(app, deps.db, deps.clock);
   registerAudit(app, deps);

@@ -44,6 +44,8 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** The From address of the mail the service sends. */
   readonly mailFrom: string;
+  /** Origins whose pages may call the API from a browser (CORS); empty sends no CORS headers at all. */
+  readonly corsOrigins: readonly string[];
 }
 
 export const SIGNUP_MODES = ['open', 'invite', 'off'] as const;
@@ -204,22 +206,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!SIGNUP_MODES.includes(signup)) {
     problems.push(`GCM_SIGNUP must be one of ${SIGNUP_MODES.join(', ')} (got "${signup}")`);
   }
-  const trustedOrigins: string[] = [];
-  for (const raw of (read('GCM_TRUSTED_ORIGINS') ?? '').split(',').map((o) => o.trim())) {
-    if (raw === '') continue;
-    try {
-      const url = new URL(raw);
-      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== raw.replace(/\/+$/, '')) {
-        throw new Error('not an origin');
-      }
-      trustedOrigins.push(url.origin);
-    } catch {
-      problems.push(`GCM_TRUSTED_ORIGINS must be a comma-separated list of http(s) origins (got "${raw}")`);
-    }
-  }
+  const trustedOrigins = readOrigins('GCM_TRUSTED_ORIGINS', read('GCM_TRUSTED_ORIGINS'), problems);
   const accounts: AccountsConfig = Object.freeze({
     signup,
-    trustedOrigins: Object.freeze(trustedOrigins),
+    trustedOrigins,
     sessionTtlSeconds: int('GCM_SESSION_TTL_SECONDS', 7 * 86_400, 300, 365 * 86_400),
     invitationTtlSeconds: int('GCM_INVITATION_TTL_SECONDS', 7 * 86_400, 1, 90 * 86_400),
   });
@@ -242,6 +232,8 @@ export function loadConfig(env: Env = process.env): Config {
         `(${watchTimeoutMs}): a watch request sends nothing while it waits`,
     );
   }
+
+  const corsOrigins = readOrigins('GCM_CORS_ORIGINS', read('GCM_CORS_ORIGINS'), problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -270,7 +262,29 @@ export function loadConfig(env: Env = process.env): Config {
     accounts,
     smtpUrl,
     mailFrom,
+    corsOrigins,
   });
+}
+
+/** A comma-separated list of exact `scheme://host[:port]` origins, as browsers send them in `Origin`. */
+function readOrigins(name: string, raw: string | undefined, problems: string[]): readonly string[] {
+  const origins: string[] = [];
+  for (const entry of (raw ?? '').split(',').map((o) => o.trim())) {
+    if (entry === '') continue;
+    try {
+      const url = new URL(entry);
+      if (
+        (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+        url.origin !== entry.replace(/\/+$/, '')
+      ) {
+        throw new Error('not an origin');
+      }
+      origins.push(url.origin);
+    } catch {
+      problems.push(`${name} must be a comma-separated list of http(s) origins (got "${entry}")`);
+    }
+  }
+  return Object.freeze([...new Set(origins)]);
 }
 
 /**

@@ -1,0 +1,46 @@
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '@gcm/contract';
+import type { FastifyInstance } from 'fastify';
+
+/** Every method a route of the API answers. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+/** Every request header the API reads that is not CORS-safelisted. */
+const ALLOWED_HEADERS = ['authorization', 'content-type', IDEMPOTENCY_KEY_HEADER];
+/** Answer headers a page needs to read: the ray id for support, when to retry, replays, caching. */
+const EXPOSED_HEADERS = ['x-ray-id', 'retry-after', IDEMPOTENT_REPLAYED_HEADER, 'etag', 'location'];
+/** Browsers cap this (Chromium at 2 h); an hour spares most preflights without pinning a stale answer. */
+const PREFLIGHT_MAX_AGE_SECONDS = 3600;
+
+export interface CorsSettings {
+  /** GCM_CORS_ORIGINS: pages of these origins may call the API; none registers nothing at all. */
+  readonly origins: readonly string[];
+  /** Origins whose cookie-authenticated writes auth.ts accepts (the public URL's and GCM_TRUSTED_ORIGINS). */
+  readonly cookieOrigins: ReadonlySet<string>;
+}
+
+/**
+ * Registers CORS for the configured origins, before the auth hooks so a preflight (which never carries
+ * credentials) is answered rather than refused. A page of another origin gets no CORS headers and its
+ * browser keeps the answer from it; the request itself is handled as without CORS.
+ *
+ * Credentials (cookies) are allowed only to origins that auth.ts also trusts with a session: allowing them
+ * to any CORS origin would let its pages read answers with the person's session while their writes are
+ * refused anyway, so a dashboard of another origin that is not trusted uses a bearer token.
+ */
+export async function registerCors(app: FastifyInstance, settings: CorsSettings): Promise<void> {
+  if (settings.origins.length === 0) return;
+  const allowed = new Set(settings.origins);
+  const base: FastifyCorsOptions = {
+    methods: METHODS,
+    allowedHeaders: ALLOWED_HEADERS,
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+  };
+  await app.register(cors, {
+    delegator: (request, callback) => {
+      const origin = request.headers.origin;
+      if (origin === undefined || !allowed.has(origin)) return callback(null, { ...base, origin: false });
+      callback(null, { ...base, origin, credentials: settings.cookieOrigins.has(origin) });
+    },
+  });
+}
