@@ -112,3 +112,20 @@ export async function api(
     json: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>),
   };
 }
+
+/** Collects a child's stdout and stderr until it closes. */
+export function outputUntilClose(
+  child: ChildProcess,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve) => {
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

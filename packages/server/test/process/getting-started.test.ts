@@ -14,7 +14,7 @@ import type {
   VersionFull,
 } from '@gcm/contract';
 import { freePort } from '../helpers/listening.js';
-import { api, type ServiceProcess, startServiceProcess } from '../helpers/process.js';
+import { api, outputUntilClose, type ServiceProcess, startServiceProcess } from '../helpers/process.js';
 
 /**
  * The README's "Getting started" walk, run as written: the ```sh blocks between its markers, in order, in
@@ -45,17 +45,7 @@ function runBash(script: string, cwd: string, env: Record<string, string>) {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return outputUntilClose(child);
 }
 
 describe('README "Getting started"', { timeout: 120_000 }, () => {
