@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../config.js';
 import { describeConfig, MASK } from '../config-report.js';
 import { OPERATOR_TOKEN_FILE } from '../modules/tokens/operator-token.js';
+import { tracingRequested } from '../tracing.js';
 
 const USAGE = 'usage: gcm-server check-config [--json]';
 
@@ -37,8 +38,10 @@ export function checkConfig(args: readonly string[]): number {
       : existsSync(tokenFile)
         ? `the file ${tokenFile}`
         : `made at first start, in ${tokenFile}`;
+  // Only whether: the OTEL_* variables belong to the SDK, and OTEL_EXPORTER_OTLP_HEADERS often holds a key.
+  const traces = tracingRequested(process.env) ? 'on (OpenTelemetry, set by the OTEL_* variables)' : 'off';
   if (json) {
-    process.stdout.write(`${JSON.stringify({ settings, operator_token: operatorToken }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ settings, operator_token: operatorToken, traces }, null, 2)}\n`);
     return 0;
   }
   const width = Math.max(...settings.map((s) => s.name.length));
@@ -46,7 +49,7 @@ export function checkConfig(args: readonly string[]): number {
     process.stdout.write(`${name.padEnd(width)}  ${value}  (${source})\n`);
   }
   process.stdout.write(
-    `\noperator token: ${operatorToken}\nconfiguration is valid (secrets shown as ${MASK})\n`,
+    `\noperator token: ${operatorToken}\ntraces: ${traces}\nconfiguration is valid (secrets shown as ${MASK})\n`,
   );
   return 0;
 }

@@ -72,18 +72,24 @@ describe('gcm-server check-config', () => {
     }
     assert.equal(lines.get('GCM_CORS_ORIGINS')?.value, 'https://dash.example.test');
     assert.match(stdout, /operator token: GCM_OPERATOR_TOKEN/);
+    assert.match(stdout, /^traces: off$/m);
     // It looked at the data dir and changed nothing there.
     assert.deepEqual(readdirSync(dataDir), []);
   });
 
   it('answers JSON with --json, and says the operator token will be made at first start', async () => {
     const fresh = path.join(dataDir, 'not-yet');
-    const { code, stdout } = await checkConfig({ GCM_DATA_DIR: fresh }, ['--json']);
+    const { code, stdout } = await checkConfig(
+      { GCM_DATA_DIR: fresh, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.internal:4318' },
+      ['--json'],
+    );
     assert.equal(code, 0);
     const report = JSON.parse(stdout) as {
       settings: { name: string; value: string; source: string }[];
       operator_token: string;
+      traces: string;
     };
+    assert.match(report.traces, /^on /);
     assert.deepEqual(
       report.settings.find((s) => s.name === 'GCM_DATA_DIR'),
       { name: 'GCM_DATA_DIR', value: fresh, source: 'environment' },
