@@ -95,6 +95,11 @@ export const ERROR_CATALOGUE = {
     status: 409,
     summary: 'A request with this Idempotency-Key is still in progress; retry after Retry-After.',
   },
+  BACKUP_IN_PROGRESS: { status: 409, summary: 'A backup is being written; wait for it to finish.' },
+  BACKUP_NOT_EMBEDDED: {
+    status: 409,
+    summary: 'The store is PostgreSQL: back it up with pg_dump or base backups and WAL archiving.',
+  },
   STORE_UNAVAILABLE: {
     status: 503,
     summary: 'The database cannot be reached right now (restarting, failing over); retry shortly.',

@@ -23,6 +23,8 @@ import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { teamsRoutes } from './modules/accounts/teams.routes.js';
 import { registerAudit } from './modules/audit/audit.recorder.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
+import { backupsRoutes } from './modules/backups/backups.routes.js';
+import type { Backups } from './modules/backups/backups.service.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
 import { buildsRoutes } from './modules/builds/builds.routes.js';
 import { debugRoutes } from './modules/debug/debug.routes.js';
@@ -46,7 +48,7 @@ export interface BuildAppOptions {
 }
 
 /** What the routes need: the shared Deps, and the module objects the composition root made over them. */
-export type AppDeps = Deps & WithNamespaces;
+export type AppDeps = Deps & WithNamespaces & { backups: Backups };
 
 /** Builds the whole HTTP service around `deps`; never listens, so tests drive it with inject or listen(0). */
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
@@ -159,6 +161,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   });
   billingRoutes(app, deps);
   debugRoutes(app, deps);
+  backupsRoutes(app, deps.backups);
   accountsRoutes(app, deps);
   teamsRoutes(app, deps);
   auditRoutes(app, deps);

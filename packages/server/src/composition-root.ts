@@ -17,6 +17,7 @@ import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
 import { createAccounts, loadAccountSecret } from './modules/accounts/accounts.js';
 import { People } from './modules/accounts/people.js';
 import { deleteExpiredAuditEvents } from './modules/audit/audit.service.js';
+import { Backups } from './modules/backups/backups.service.js';
 import { BillingScheduler } from './modules/billing/billing.scheduler.js';
 import {
   DEVICE_LINK_CLEANUP_INTERVAL_MS,
@@ -71,7 +72,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
   let logMailError = (err: unknown, mail: Mail): void => {
     process.stderr.write(`mail to ${mail.to} failed: ${describeSmtpError(err)}\n`);
   };
-  const { db, postgres } = openDatabase(config, (err) => logPoolError(err));
+  const { db, postgres, sqlite } = openDatabase(config, (err) => logPoolError(err));
   const shared = postgres !== undefined;
   let relay: PgChangeRelay | undefined;
   try {
@@ -122,7 +123,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
       people: new People(db, accounts),
     };
     // The namespaces module owns its view cache: every write of a namespace goes through it.
-    const appDeps: AppDeps = { ...deps, namespaces: new Namespaces(deps) };
+    const backups = new Backups({ sqlite, dataDir: config.dataDir, backupDir: config.backupDir, clock });
+    const appDeps: AppDeps = { ...deps, namespaces: new Namespaces(deps), backups };
     const app = await buildApp(appDeps, options);
     for (const warning of permissionWarnings) app.log.warn({ data_dir: config.dataDir }, warning);
     logPoolError = (err) => app.log.warn({ err }, 'an idle database connection failed');

@@ -6,6 +6,8 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  /** Where POST /cloud/admin/backups writes backups of the embedded store (GCM_BACKUP_DIR). */
+  readonly backupDir: string;
   /** A postgres:// URL selects PostgreSQL (several instances may share it); undefined keeps SQLite in dataDir. */
   readonly databaseUrl: string | undefined;
   /** Connections each instance may hold open to PostgreSQL (the listening connection is extra). */
@@ -139,6 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int('PORT', 8080, 0, 65535);
   const host = read('HOST') ?? '0.0.0.0';
   const dataDir = path.resolve(read('GCM_DATA_DIR') ?? './data');
+  const backupDir = path.resolve(read('GCM_BACKUP_DIR') ?? path.join(dataDir, 'backups'));
   const databaseUrl = read('DATABASE_URL');
   if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
     problems.push(
@@ -240,6 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     port,
     dataDir,
+    backupDir,
     databaseUrl,
     pgPoolMax,
     publicUrl,

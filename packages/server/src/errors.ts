@@ -166,6 +166,14 @@ export const errors = {
       `the URL is signed for a body of ${expected} bytes; this one has ${received}`,
       { expected },
     ),
+  backupInProgress: () =>
+    make('BACKUP_IN_PROGRESS', 'a backup is being written; call again once it has finished'),
+  backupNotEmbedded: () =>
+    make(
+      'BACKUP_NOT_EMBEDDED',
+      'the store is PostgreSQL (DATABASE_URL): back it up with pg_dump or base backups and WAL archiving, ' +
+        'and the blob storage beside it (README "Backups and restore")',
+    ),
   uploadAlreadyComplete: () =>
     make('UPLOAD_ALREADY_COMPLETE', 'the upload is complete; prepare a new upload to change the file'),
   uploadIncomplete: (badParts: number[], multipart: boolean) =>

@@ -28,6 +28,8 @@ export interface OpenedDb {
   db: Db;
   /** On PostgreSQL only: the pool, and the settings its connections use (the LISTEN connection uses them too). */
   postgres: { pool: pg.Pool; clientConfig: pg.ClientConfig } | undefined;
+  /** On SQLite only: the file's own connection, for its online backup API (modules/backups). */
+  sqlite: SqliteDatabase.Database | undefined;
 }
 
 /**
@@ -39,7 +41,10 @@ export function openDatabase(
   config: { dataDir: string; databaseUrl: string | undefined; pgPoolMax: number },
   onPoolError: (err: Error) => void,
 ): OpenedDb {
-  if (config.databaseUrl === undefined) return { db: openSqlite(config.dataDir), postgres: undefined };
+  if (config.databaseUrl === undefined) {
+    const file = openSqliteFile(config.dataDir);
+    return { db: sqliteKysely(file), postgres: undefined, sqlite: file };
+  }
   // The data dir still holds the first operator token's file and the embedded blob store.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const clientConfig: pg.ClientConfig = { connectionString: config.databaseUrl, types: pgTypes };
@@ -53,6 +58,7 @@ export function openDatabase(
   return {
     db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) }),
     postgres: { pool, clientConfig },
+    sqlite: undefined,
   };
 }
 
@@ -90,6 +96,15 @@ export function forUpdate<Q extends { forUpdate(): Q }>(db: Kysely<Database>, qu
 
 /** Opens the embedded store in `dataDir`, creating the directory on first start. */
 export function openSqlite(dataDir: string): Db {
+  return sqliteKysely(openSqliteFile(dataDir));
+}
+
+export function sqliteKysely(file: SqliteDatabase.Database): Db {
+  return new Kysely<Database>({ dialect: new FifoSqliteDialect({ database: withStatementCache(file) }) });
+}
+
+/** The store's file, locked to this process (DataDirInUseError when another holds it). */
+export function openSqliteFile(dataDir: string): SqliteDatabase.Database {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const filePath = path.join(dataDir, 'gcm.sqlite3');
   // SQLite would create the file 0644 (less the umask) and gives its WAL and journal the file's mode; it
@@ -115,7 +130,7 @@ export function openSqlite(dataDir: string): Db {
     }
     throw err;
   }
-  return new Kysely<Database>({ dialect: new FifoSqliteDialect({ database: withStatementCache(file) }) });
+  return file;
 }
 
 /**

@@ -36,6 +36,7 @@ import {
   readOpenApi,
 } from '../helpers/openapi.js';
 import { addMember, asPerson, authCall, giveGame, newTeam, signIn } from '../helpers/people.js';
+import { onPostgres } from '../helpers/postgres.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { diffSnapshots, rowsOfGame, snapshotStore } from '../helpers/store-snapshot.js';
 
@@ -100,7 +101,7 @@ function personExpect(rule: AuthRule, needed: TeamRole | null, caller: PersonKin
 }
 
 /** What a caller must get: a 2xx, or a refusal with this status (an `any` route hides others' ids: 404). */
-type Expect = '2xx' | 401 | 403 | 404;
+type Expect = '2xx' | 401 | 403 | 404 | 409;
 
 const INVALID: ReadonlySet<CallerKind> = new Set(INVALID_CALLERS);
 
@@ -348,6 +349,13 @@ const HIDDEN: { key: string; method: HttpMethod; path: string; row: Row }[] = [
     method: 'GET',
     path: '/cloud/debug/watchers',
     row: { rule: 'operator' },
+  },
+  {
+    key: 'admin.createBackup',
+    method: 'POST',
+    path: '/cloud/admin/backups',
+    // PostgreSQL is backed up with its own tools: the operator is told so (409), everyone else refused.
+    row: { rule: 'operator', ...(onPostgres ? { expect: { operator: 409 } } : {}) },
   },
   // The web dashboard's files and pages (src/http/dashboard.ts): public, as any web page is.
   {

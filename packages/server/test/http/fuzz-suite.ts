@@ -74,6 +74,12 @@ const HIDDEN_OPERATIONS: DocOperation[] = [
     operationId: 'debug.getWatchers',
     op: { operationId: 'debug.getWatchers', parameters: [] },
   },
+  {
+    method: 'POST',
+    path: '/cloud/admin/backups',
+    operationId: 'admin.createBackup',
+    op: { operationId: 'admin.createBackup', parameters: [] },
+  },
   // The web dashboard's files and pages: the request picks a path of DASHBOARD_PATHS.
   {
     method: 'GET',

@@ -44,6 +44,9 @@ const migrations: Record<string, Migration> = {
   '0020_token_owner': m0020,
 };
 
+/** The schema versions this code knows, oldest first (a restore refuses a store past the last). */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations);
+
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => migrations,
 };

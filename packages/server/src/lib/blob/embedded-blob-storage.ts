@@ -1,10 +1,11 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../clock.js';
+import { isNotFound, syncDir } from '../files.js';
 import {
   assertPresignableKey,
   assertValidKey,
@@ -291,18 +292,4 @@ async function statFile(file: string): Promise<number | undefined> {
     if (isNotFound(err)) return undefined;
     throw err;
   }
-}
-
-/** The rename is durable only once the directory entry is on disk too. */
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-function isNotFound(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ENOENT';
 }
