@@ -24,6 +24,7 @@ import {
   deleteExpiredDeviceLinks,
 } from './modules/device-links/device-links.service.js';
 import { teamOwnsGames } from './modules/games/games.repository.js';
+import { deleteExpiredLobbies } from './modules/lobby-logs/lobby-logs.service.js';
 import { Namespaces } from './modules/namespaces/namespaces.service.js';
 import { purgeDeleted } from './modules/purge/purge.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
@@ -35,6 +36,8 @@ import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js
 const RATE_LIMIT_CLEANUP_INTERVAL_MS = 60_000;
 /** Retention is in days: an hourly pass keeps the log within an hour of it. */
 const AUDIT_RETENTION_INTERVAL_MS = 3_600_000;
+/** Likewise for the lobby log (GCM_LOBBY_RETENTION_DAYS). */
+const LOBBY_RETENTION_INTERVAL_MS = 3_600_000;
 /**
  * Tokens minted for people are revoked when a membership change answers; this sweep catches any such change
  * whose revocation failed, or that reached the store another way, within a minute.
@@ -166,6 +169,11 @@ export async function createService(config: Config, options: StartOptions = {}) 
       name: 'audit-retention',
       intervalMs: AUDIT_RETENTION_INTERVAL_MS,
       run: () => deleteExpiredAuditEvents(deps),
+    });
+    jobs.start({
+      name: 'lobby-retention',
+      intervalMs: LOBBY_RETENTION_INTERVAL_MS,
+      run: () => deleteExpiredLobbies(deps),
     });
     jobs.start({
       name: 'device-link-clean-up',

@@ -27,6 +27,8 @@ export interface Config {
   readonly purgeIntervalMs: number;
   /** Audit events older than this are deleted (GCM_AUDIT_RETENTION_DAYS). */
   readonly auditRetentionDays: number;
+  /** Lobbies last reported longer ago than this are deleted; 0 keeps them (GCM_LOBBY_RETENTION_DAYS). */
+  readonly lobbyRetentionDays: number;
   /** Part size of multipart build uploads (the last part takes the remainder). */
   readonly buildPartSizeBytes: number;
   /** Region name ids the hosting data plane offers; game modes may only name these. */
@@ -192,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
   const billingTickMs = int('GCM_BILLING_TICK_MS', 1_000, 0, 3_600_000);
   const purgeIntervalMs = int('GCM_PURGE_INTERVAL_MS', 5_000, 0, 3_600_000);
   const auditRetentionDays = int('GCM_AUDIT_RETENTION_DAYS', 365, 1, 3650);
+  const lobbyRetentionDays = int('GCM_LOBBY_RETENTION_DAYS', 28, 0, 3650);
   const buildPartSizeBytes = int('GCM_BUILD_PART_SIZE_BYTES', 100 * 1024 * 1024, 1024 * 1024, 5 * 1024 ** 3);
 
   const trustProxy = readTrustProxy(read('GCM_TRUST_PROXY'), problems);
@@ -258,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     billingTickMs,
     purgeIntervalMs,
     auditRetentionDays,
+    lobbyRetentionDays,
     uploadUrlTtlSeconds,
     s3,
     trustProxy,

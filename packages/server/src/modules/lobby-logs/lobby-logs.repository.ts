@@ -205,3 +205,36 @@ export async function deleteLobbyBatch(db: Db, namespaceId: string, limit: numbe
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Every namespace that may hold lobbies, for passes that walk the lobby log one namespace at a time. */
+export async function namespaceIdsWithLobbies(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('namespaces').select('namespace_id').execute();
+  return rows.map((r) => r.namespace_id);
+}
+
+/**
+ * Deletes up to `limit` lobbies of the namespace whose last report (stop, else ready, start, creation) is
+ * before `before`. The creation bound lets the listing index (namespace_id, create_ts) find them; the last
+ * report, never earlier than the creation, decides.
+ */
+export async function deleteLobbiesBefore(
+  db: Db,
+  namespaceId: string,
+  before: number,
+  limit: number,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('lobbies')
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', 'in', (eb) =>
+      eb
+        .selectFrom('lobbies')
+        .select('lobby_id')
+        .where('namespace_id', '=', namespaceId)
+        .where('create_ts', '<', before)
+        .where(sql<number>`coalesce(stop_ts, ready_ts, start_ts, create_ts)`, '<', before)
+        .limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

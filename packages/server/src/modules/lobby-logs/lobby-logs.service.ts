@@ -304,3 +304,25 @@ export async function purgeLobbiesOf(deps: Deps, namespaceId: string): Promise<n
     if (deleted < PURGE_BATCH) return total;
   }
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Lobby log retention (GCM_LOBBY_RETENTION_DAYS; 0 keeps the log for ever): deletes lobbies last reported
+ * longer ago than that, PURGE_BATCH per transaction, so a million old lobbies never hold the store's write
+ * lock for more than one batch. Runs as the `lobby-retention` background job.
+ */
+export async function deleteExpiredLobbies(deps: Deps): Promise<number> {
+  const days = deps.config.lobbyRetentionDays;
+  if (days === 0) return 0;
+  const before = deps.clock.now() - days * DAY_MS;
+  let total = 0;
+  for (const namespaceId of await repo.namespaceIdsWithLobbies(deps.db)) {
+    for (;;) {
+      const deleted = await repo.deleteLobbiesBefore(deps.db, namespaceId, before, PURGE_BATCH);
+      total += deleted;
+      if (deleted < PURGE_BATCH) break;
+    }
+  }
+  return total;
+}

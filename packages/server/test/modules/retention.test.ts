@@ -1,0 +1,150 @@
+/**
+ * Retention jobs: each removes exactly what is past its age and nothing else, on the store under test
+ * (GCM_TEST_DATABASE_URL runs it on PostgreSQL).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { deleteExpiredLobbies } from '../../src/modules/lobby-logs/lobby-logs.service.js';
+import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe('lobby log retention', () => {
+  let svc: TestService;
+  let f: Awaited<ReturnType<typeof createGameFixture>>;
+  let reporter: string;
+  const lobbyUrl = (suffix = '') =>
+    `/cloud/games/${f.gameId}/namespaces/${f.namespaceId}/logs/lobbies${suffix}`;
+
+  before(async () => {
+    svc = await startTestService();
+    f = await createGameFixture(svc, 'retention-game');
+    const res = await svc.call(
+      'POST',
+      `/cloud/games/${f.gameId}/namespaces/${f.namespaceId}/tokens/reporter`,
+    );
+    assert.equal(res.statusCode, 200, res.body);
+    reporter = res.json<{ token: string }>().token;
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  async function lobby(createTs: number, stopTs?: number): Promise<string> {
+    const res = await svc.call('POST', lobbyUrl(), {
+      token: reporter,
+      body: { lobby_group_name_id: 'default', region_id: 'lnd-atl', create_ts: iso(createTs) },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const id = res.json<{ lobby_id: string }>().lobby_id;
+    if (stopTs !== undefined) {
+      const stop = await svc.call('POST', lobbyUrl(`/${id}/events`), {
+        token: reporter,
+        body: { kind: 'stop', ts: iso(stopTs), exit_code: 0 },
+      });
+      assert.equal(stop.statusCode, 204, stop.body);
+    }
+    return id;
+  }
+
+  async function present(ids: string[]): Promise<string[]> {
+    const kept: string[] = [];
+    for (const id of ids) {
+      const res = await svc.call('GET', lobbyUrl(`/${id}`), { token: f.cloudToken });
+      if (res.statusCode === 200) kept.push(id);
+      else assert.equal(res.statusCode, 404, res.body);
+    }
+    return kept;
+  }
+
+  it('deletes lobbies last reported more than GCM_LOBBY_RETENTION_DAYS (28) ago, and only those', async () => {
+    const now = svc.clock.now();
+    const cutoff = now - 28 * DAY;
+    const oldStopped = await lobby(cutoff - 5 * DAY, cutoff - 1);
+    const oldRunning = await lobby(cutoff - 1);
+    const oldButRecentlyStopped = await lobby(cutoff - 5 * DAY, cutoff + 1);
+    const atCutoff = await lobby(cutoff);
+    const recent = await lobby(now - DAY);
+    // More than one batch (1,000) of old lobbies: every batch goes, the young ones stay.
+    const many: string[] = [];
+    for (let i = 0; i < 1_005; i++) many.push(`0190a0a0-0000-7000-8000-${String(i).padStart(12, '0')}`);
+    for (let i = 0; i < many.length; i += 100) {
+      await Promise.all(
+        many.slice(i, i + 100).map(async (id) => {
+          const res = await svc.call('POST', lobbyUrl(), {
+            token: reporter,
+            body: {
+              lobby_id: id,
+              lobby_group_name_id: 'default',
+              region_id: 'lnd-atl',
+              create_ts: iso(cutoff - DAY),
+            },
+          });
+          assert.equal(res.statusCode, 200, res.body);
+        }),
+      );
+    }
+
+    assert.equal(await deleteExpiredLobbies(svc.deps), 2 + many.length);
+    assert.deepEqual(await present([oldStopped, oldRunning, oldButRecentlyStopped, atCutoff, recent]), [
+      oldButRecentlyStopped,
+      atCutoff,
+      recent,
+    ]);
+    assert.deepEqual(await present(many.slice(0, 3)), []);
+    assert.equal(await deleteExpiredLobbies(svc.deps), 0, 'nothing more is past the age');
+
+    svc.clock.advance(2);
+    assert.equal(await deleteExpiredLobbies(svc.deps), 2);
+    assert.deepEqual(await present([oldButRecentlyStopped, atCutoff, recent]), [recent]);
+  });
+
+  it('takes GCM_LOBBY_RETENTION_DAYS from 0 (keep for ever) to 3650, and refuses anything else', () => {
+    assert.equal(loadConfig({}).lobbyRetentionDays, 28);
+    assert.equal(loadConfig({ GCM_LOBBY_RETENTION_DAYS: '0' }).lobbyRetentionDays, 0);
+    for (const bad of ['-1', '3651', 'week']) {
+      assert.throws(
+        () => loadConfig({ GCM_LOBBY_RETENTION_DAYS: bad }),
+        (err: unknown) => {
+          assert.ok(err instanceof ConfigError);
+          assert.match(err.message, /GCM_LOBBY_RETENTION_DAYS must be a whole number from 0 to 3650/);
+          return true;
+        },
+      );
+    }
+  });
+
+  it('keeps every lobby when the retention is 0', async () => {
+    const keeper = await startTestService({ env: { GCM_LOBBY_RETENTION_DAYS: '0' } });
+    try {
+      const g = await createGameFixture(keeper, 'keeper-game');
+      const tok = await keeper.call(
+        'POST',
+        `/cloud/games/${g.gameId}/namespaces/${g.namespaceId}/tokens/reporter`,
+      );
+      const res = await keeper.call(
+        'POST',
+        `/cloud/games/${g.gameId}/namespaces/${g.namespaceId}/logs/lobbies`,
+        {
+          token: tok.json<{ token: string }>().token,
+          body: { lobby_group_name_id: 'default', region_id: 'lnd-atl', create_ts: iso(0) },
+        },
+      );
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(await deleteExpiredLobbies(keeper.deps), 0);
+      const id = res.json<{ lobby_id: string }>().lobby_id;
+      const got = await keeper.call(
+        'GET',
+        `/cloud/games/${g.gameId}/namespaces/${g.namespaceId}/logs/lobbies/${id}`,
+        {
+          token: g.cloudToken,
+        },
+      );
+      assert.equal(got.statusCode, 200, got.body);
+    } finally {
+      await keeper.close();
+    }
+  });
+});
