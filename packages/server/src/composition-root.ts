@@ -14,7 +14,7 @@ import { secureDataDir } from './lib/data-dir.js';
 import { describeSmtpError, LogMailer, type Mail, type Mailer, SmtpMailer } from './lib/mail.js';
 import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
-import { createAccounts, loadAccountSecret } from './modules/accounts/accounts.js';
+import { createAccounts, deleteExpiredSessions, loadAccountSecret } from './modules/accounts/accounts.js';
 import { People } from './modules/accounts/people.js';
 import { deleteExpiredAuditEvents } from './modules/audit/audit.service.js';
 import { Backups } from './modules/backups/backups.service.js';
@@ -38,6 +38,8 @@ const RATE_LIMIT_CLEANUP_INTERVAL_MS = 60_000;
 const AUDIT_RETENTION_INTERVAL_MS = 3_600_000;
 /** Likewise for the lobby log (GCM_LOBBY_RETENTION_DAYS). */
 const LOBBY_RETENTION_INTERVAL_MS = 3_600_000;
+/** An expired session is refused whether its row is there or not: an hourly sweep only reclaims space. */
+const SESSION_CLEANUP_INTERVAL_MS = 3_600_000;
 /**
  * Tokens minted for people are revoked when a membership change answers; this sweep catches any such change
  * whose revocation failed, or that reached the store another way, within a minute.
@@ -174,6 +176,11 @@ export async function createService(config: Config, options: StartOptions = {}) 
       name: 'lobby-retention',
       intervalMs: LOBBY_RETENTION_INTERVAL_MS,
       run: () => deleteExpiredLobbies(deps),
+    });
+    jobs.start({
+      name: 'session-clean-up',
+      intervalMs: SESSION_CLEANUP_INTERVAL_MS,
+      run: () => deleteExpiredSessions(db, clock.now()),
     });
     jobs.start({
       name: 'device-link-clean-up',

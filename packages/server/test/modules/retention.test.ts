@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { deleteExpiredSessions } from '../../src/modules/accounts/accounts.js';
 import { deleteExpiredLobbies } from '../../src/modules/lobby-logs/lobby-logs.service.js';
+import { authCall, signUp } from '../helpers/people.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
 
 const DAY = 86_400_000;
@@ -146,5 +148,41 @@ describe('lobby log retention', () => {
     } finally {
       await keeper.close();
     }
+  });
+});
+
+describe('expired session clean-up', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService({ env: { GCM_SIGNUP: 'open' } });
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  async function expiry(cookie: string): Promise<number> {
+    const res = await authCall(svc, 'GET', '/get-session', { cookie });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json<{ session: { expiresAt: string } } | null>();
+    assert.ok(body !== null, 'the session is live');
+    return Date.parse(body.session.expiresAt);
+  }
+
+  it('deletes sessions that expired, and only those', async () => {
+    const first = await signUp(svc, 'sweep-a@example.com');
+    // Sessions expire a whole TTL after they start: a few ms apart here, so the clock can sit between.
+    await new Promise((r) => setTimeout(r, 10));
+    const second = await signUp(svc, 'sweep-b@example.com');
+    const firstExpiry = await expiry(first);
+    const secondExpiry = await expiry(second);
+    assert.ok(secondExpiry > firstExpiry + 1);
+
+    svc.clock.set(firstExpiry);
+    assert.equal(await deleteExpiredSessions(svc.deps.db, svc.clock.now()), 0, 'not before it expires');
+    svc.clock.set(firstExpiry + 1);
+    assert.equal(await deleteExpiredSessions(svc.deps.db, svc.clock.now()), 1);
+    const gone = await authCall(svc, 'GET', '/get-session', { cookie: first });
+    assert.equal(gone.body, 'null', 'the swept session no longer signs anyone in');
+    assert.equal(await expiry(second), secondExpiry, 'the live one is untouched');
   });
 });

@@ -354,3 +354,33 @@ export async function loadAccountSecret(db: Db): Promise<string> {
     .executeTakeFirstOrThrow();
   return row.secret;
 }
+
+/** Sessions deleted per statement by the sweep: a few milliseconds of the store's write lock each. */
+const SESSION_SWEEP_BATCH = 1000;
+
+/**
+ * Deletes sign-in sessions that expired before `now`. better-auth refuses an expired session and deletes it
+ * when its cookie comes back, but one whose browser never returns would stay for ever. Runs as the hourly
+ * `session-clean-up` background job.
+ */
+export async function deleteExpiredSessions(db: Db, now: number): Promise<number> {
+  // better-auth's dates: timestamptz on PostgreSQL; on SQLite ISO-8601 text in UTC with milliseconds,
+  // which sorts as the time does.
+  const before = isPostgres(db) ? new Date(now) : new Date(now).toISOString();
+  let total = 0;
+  for (;;) {
+    const result = await db
+      .deleteFrom('user_sessions')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('user_sessions')
+          .select('id')
+          .where('expires_at', '<', before)
+          .limit(SESSION_SWEEP_BATCH),
+      )
+      .executeTakeFirst();
+    const deleted = Number(result.numDeletedRows);
+    total += deleted;
+    if (deleted < SESSION_SWEEP_BATCH) return total;
+  }
+}
