@@ -31,6 +31,7 @@ import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { TokenAuthority } from './modules/tokens/token-authority.js';
 import { revokeStrandedPersonTokens } from './modules/tokens/tokens.service.js';
 import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
+import { deleteUploadGarbage } from './modules/uploads/uploads.service.js';
 
 /** How often ended rate-limit windows are deleted (a hit also restarts an ended window in place). */
 const RATE_LIMIT_CLEANUP_INTERVAL_MS = 60_000;
@@ -40,6 +41,8 @@ const AUDIT_RETENTION_INTERVAL_MS = 3_600_000;
 const LOBBY_RETENTION_INTERVAL_MS = 3_600_000;
 /** An expired session is refused whether its row is there or not: an hourly sweep only reclaims space. */
 const SESSION_CLEANUP_INTERVAL_MS = 3_600_000;
+/** Uploads are collected GCM_UPLOAD_ABANDON_HOURS (at least one) late: hourly is within that. */
+const UPLOAD_CLEANUP_INTERVAL_MS = 3_600_000;
 /**
  * Tokens minted for people are revoked when a membership change answers; this sweep catches any such change
  * whose revocation failed, or that reached the store another way, within a minute.
@@ -181,6 +184,11 @@ export async function createService(config: Config, options: StartOptions = {}) 
       name: 'session-clean-up',
       intervalMs: SESSION_CLEANUP_INTERVAL_MS,
       run: () => deleteExpiredSessions(db, clock.now()),
+    });
+    jobs.start({
+      name: 'upload-clean-up',
+      intervalMs: UPLOAD_CLEANUP_INTERVAL_MS,
+      run: () => deleteUploadGarbage(deps),
     });
     jobs.start({
       name: 'device-link-clean-up',

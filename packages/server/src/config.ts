@@ -29,6 +29,8 @@ export interface Config {
   readonly auditRetentionDays: number;
   /** Lobbies last reported longer ago than this are deleted; 0 keeps them (GCM_LOBBY_RETENTION_DAYS). */
   readonly lobbyRetentionDays: number;
+  /** Abandoned and replaced avatar uploads are deleted this long after (GCM_UPLOAD_ABANDON_HOURS). */
+  readonly uploadAbandonHours: number;
   /** Part size of multipart build uploads (the last part takes the remainder). */
   readonly buildPartSizeBytes: number;
   /** Region name ids the hosting data plane offers; game modes may only name these. */
@@ -195,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
   const purgeIntervalMs = int('GCM_PURGE_INTERVAL_MS', 5_000, 0, 3_600_000);
   const auditRetentionDays = int('GCM_AUDIT_RETENTION_DAYS', 365, 1, 3650);
   const lobbyRetentionDays = int('GCM_LOBBY_RETENTION_DAYS', 28, 0, 3650);
+  const uploadAbandonHours = int('GCM_UPLOAD_ABANDON_HOURS', 24, 1, 8760);
   const buildPartSizeBytes = int('GCM_BUILD_PART_SIZE_BYTES', 100 * 1024 * 1024, 1024 * 1024, 5 * 1024 ** 3);
 
   const trustProxy = readTrustProxy(read('GCM_TRUST_PROXY'), problems);
@@ -262,6 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
     purgeIntervalMs,
     auditRetentionDays,
     lobbyRetentionDays,
+    uploadAbandonHours,
     uploadUrlTtlSeconds,
     s3,
     trustProxy,

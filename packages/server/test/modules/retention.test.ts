@@ -3,10 +3,14 @@
  * (GCM_TEST_DATABASE_URL runs it on PostgreSQL).
  */
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { deleteExpiredSessions } from '../../src/modules/accounts/accounts.js';
 import { deleteExpiredLobbies } from '../../src/modules/lobby-logs/lobby-logs.service.js';
+import { deleteUploadGarbage } from '../../src/modules/uploads/uploads.service.js';
+import { prepareAvatar, putPresigned } from '../helpers/api-world.js';
 import { authCall, signUp } from '../helpers/people.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
 
@@ -118,6 +122,13 @@ describe('lobby log retention', () => {
     }
   });
 
+  it('takes GCM_UPLOAD_ABANDON_HOURS from 1 to 8760', () => {
+    assert.equal(loadConfig({}).uploadAbandonHours, 24);
+    for (const bad of ['0', '8761', '1.5']) {
+      assert.throws(() => loadConfig({ GCM_UPLOAD_ABANDON_HOURS: bad }), /GCM_UPLOAD_ABANDON_HOURS must be/);
+    }
+  });
+
   it('keeps every lobby when the retention is 0', async () => {
     const keeper = await startTestService({ env: { GCM_LOBBY_RETENTION_DAYS: '0' } });
     try {
@@ -184,5 +195,70 @@ describe('expired session clean-up', () => {
     const gone = await authCall(svc, 'GET', '/get-session', { cookie: first });
     assert.equal(gone.body, 'null', 'the swept session no longer signs anyone in');
     assert.equal(await expiry(second), secondExpiry, 'the live one is untouched');
+  });
+});
+
+describe('avatar upload clean-up', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService();
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  function filesOf(uploadId: string): string[] {
+    const root = path.join(svc.dataDir, 'blobs', 'objects');
+    return (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.includes(uploadId));
+  }
+
+  async function completedAvatar(gameId: string): Promise<string> {
+    const avatar = await prepareAvatar(svc, gameId);
+    const put = await putPresigned(svc, avatar.url, avatar.bytes);
+    assert.equal(put.statusCode, 200, put.body);
+    const done = await svc.call('POST', `/cloud/games/${gameId}/avatar-upload/${avatar.uploadId}/complete`);
+    assert.equal(done.statusCode, 204, done.body);
+    return avatar.uploadId;
+  }
+
+  it('deletes abandoned and replaced avatars GCM_UPLOAD_ABANDON_HOURS (24) late, and nothing else', async () => {
+    const f = await createGameFixture(svc, 'gc-game');
+    const other = await createGameFixture(svc, 'gc-other');
+    const abandoned = await prepareAvatar(svc, f.gameId);
+    const replaced = await completedAvatar(f.gameId);
+    const otherCurrent = await completedAvatar(other.gameId);
+    svc.clock.advance(3_600_000);
+    const current = await completedAvatar(f.gameId);
+    const fresh = await prepareAvatar(svc, f.gameId);
+    // The abandoned URL expired an hour after the start, when `current` replaced `replaced`.
+    svc.clock.advance(24 * 3_600_000);
+    assert.equal(await deleteUploadGarbage(svc.deps), 0, 'not before the delay is over');
+    assert.ok(filesOf(replaced).length > 0);
+    svc.clock.advance(1);
+    assert.equal(await deleteUploadGarbage(svc.deps), 2);
+
+    assert.equal((await svc.call('GET', `/avatars/${replaced}`)).statusCode, 404);
+    assert.deepEqual(filesOf(replaced), [], 'its files are gone');
+    const late = await svc.call(
+      'POST',
+      `/cloud/games/${f.gameId}/avatar-upload/${abandoned.uploadId}/complete`,
+    );
+    assert.equal(late.statusCode, 404, late.body);
+    for (const kept of [current, otherCurrent]) {
+      assert.equal((await svc.call('GET', `/avatars/${kept}`)).statusCode, 200);
+    }
+    const game = await svc.call('GET', `/cloud/games/${f.gameId}`);
+    assert.match(
+      game.json<{ game: { avatar_url: string } }>().game.avatar_url,
+      new RegExp(`/avatars/${current}$`),
+    );
+    // The upload prepared later is still there (its complete says the bytes are missing, not 404) until
+    // its own URL has been expired that long.
+    const open = await svc.call('POST', `/cloud/games/${f.gameId}/avatar-upload/${fresh.uploadId}/complete`);
+    assert.equal(open.json<{ code: string }>().code, 'UPLOAD_INCOMPLETE', open.body);
+    svc.clock.advance(3_600_000);
+    assert.equal(await deleteUploadGarbage(svc.deps), 1);
+    const gone = await svc.call('POST', `/cloud/games/${f.gameId}/avatar-upload/${fresh.uploadId}/complete`);
+    assert.equal(gone.statusCode, 404, gone.body);
   });
 });

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { UploadsTable } from '../../db/database.js';
 import type { Db } from '../../db/open-db.js';
 
@@ -82,6 +83,48 @@ export async function uploadIdsOfGame(db: Db, gameId: string, limit: number): Pr
     .selectFrom('uploads')
     .select('upload_id')
     .where('game_id', '=', gameId)
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.upload_id);
+}
+
+/**
+ * Up to `limit` avatar uploads that are garbage: never completed and their URLs expired before `before`, or
+ * completed and replaced by a newer avatar of their game completed before `before` and not the game's
+ * avatar. Build uploads are not taken: a prepared build names its upload.
+ */
+export async function avatarGarbage(db: Db, before: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('uploads as u')
+    .select('u.upload_id')
+    .where('u.kind', '=', 'avatar')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('u.state', '=', 'pending'), eb('u.expire_ts', '<', before)]),
+        eb.and([
+          eb('u.state', '=', 'complete'),
+          eb.exists(
+            eb
+              .selectFrom('uploads as n')
+              .select('n.upload_id')
+              .whereRef('n.game_id', '=', 'u.game_id')
+              .where('n.kind', '=', 'avatar')
+              .where('n.state', '=', 'complete')
+              .whereRef('n.complete_ts', '>', 'u.complete_ts')
+              .where('n.complete_ts', '<', before),
+          ),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('games as g')
+                .select('g.game_id')
+                .whereRef('g.game_id', '=', 'u.game_id')
+                .where(sql<string>`g.avatar_url`, 'like', sql<string>`'%/avatars/' || u.upload_id`),
+            ),
+          ),
+        ]),
+      ]),
+    )
     .limit(limit)
     .execute();
   return rows.map((r) => r.upload_id);

@@ -342,14 +342,32 @@ const PURGE_BATCH = 100;
  * Deletes every upload of a retired game (avatars, and any its builds' purge left), files first, then rows,
  * PURGE_BATCH at a time. Runs after the game's builds are gone, since a build names its upload.
  */
-export async function purgeUploadsOfGame(deps: Deps, gameId: string): Promise<number> {
+export function purgeUploadsOfGame(deps: Deps, gameId: string): Promise<number> {
+  return deleteUploadsInBatches(deps, () => repo.uploadIdsOfGame(deps.db, gameId, PURGE_BATCH));
+}
+
+/** Deletes the uploads `next` names, files first, then rows, until it names fewer than a batch. */
+async function deleteUploadsInBatches(deps: Deps, next: () => Promise<string[]>): Promise<number> {
   let total = 0;
   for (;;) {
-    const ids = await repo.uploadIdsOfGame(deps.db, gameId, PURGE_BATCH);
+    const ids = await next();
     if (ids.length === 0) return total;
     await deleteUploadFiles(deps, ids);
     await repo.deleteUploads(deps.db, ids);
     total += ids.length;
     if (ids.length < PURGE_BATCH) return total;
   }
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Deletes avatar uploads nobody will use, files first, then rows (as the purge does): those never completed
+ * GCM_UPLOAD_ABANDON_HOURS after their URLs expired, and replaced avatars that long after the avatar that
+ * replaced them was completed, so pages still showing the old URL have had time to reload. Runs as the
+ * hourly `upload-clean-up` background job.
+ */
+export function deleteUploadGarbage(deps: Deps): Promise<number> {
+  const before = deps.clock.now() - deps.config.uploadAbandonHours * HOUR_MS;
+  return deleteUploadsInBatches(deps, () => repo.avatarGarbage(deps.db, before, PURGE_BATCH));
 }
