@@ -104,6 +104,11 @@ export const ERROR_CATALOGUE = {
     status: 503,
     summary: 'The database cannot be reached right now (restarting, failing over); retry shortly.',
   },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    summary:
+      'This instance is shutting down, or not ready (GET /readyz); metadata.reason says which. Retry: another instance may answer.',
+  },
   ERROR: { status: 500, summary: 'An unexpected error; the ray_id identifies it in the logs.' },
 } as const satisfies Record<string, { status: number; summary: string; inputStatus?: number }>;
 

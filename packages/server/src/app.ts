@@ -6,7 +6,8 @@ import { registerAuth } from './http/auth.js';
 import { connectionServerOptions, registerConnectionLimits } from './http/connection-limits.js';
 import { registerCors } from './http/cors.js';
 import { DEFAULT_DASHBOARD_DIR, dashboardRoutes, dashboardStylesheets } from './http/dashboard.js';
-import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
+import { frameworkErrorHandler, registerErrorHandling, sendError } from './http/errors.js';
+import { healthRoutes, Readiness } from './http/health.js';
 import { registerIdempotency } from './http/idempotency.js';
 import {
   assertCleanBody,
@@ -19,6 +20,7 @@ import { AuthFailureGuard, registerRouteLimits } from './http/rate-limits.js';
 import { redactUrl } from './http/redact.js';
 import { recordRoutes } from './http/route-table.js';
 import { newRayId } from './lib/ids.js';
+import { UNMATCHED_ROUTE } from './lib/metrics.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { teamsRoutes } from './modules/accounts/teams.routes.js';
 import { registerAudit } from './modules/audit/audit.recorder.js';
@@ -73,7 +75,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     // Who the client is (request.ip, which every per-address limit keys on) behind trusted proxies.
     trustProxy: deps.config.trustProxy === false ? false : [...deps.config.trustProxy],
-    return503OnClosing: true,
+    // Refused by the onRequest hook below instead, with the service's error body and a reason.
+    return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler(MAX_PARAM_LENGTH),
     forceCloseConnections: 'idle',
     ...connectionServerOptions(deps.config.connections),
@@ -108,8 +111,24 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     });
   });
 
+  const readiness = Readiness.overStore(deps.db);
+  // First of the preClose hooks: from here on /readyz says so, and new requests are refused (below).
+  app.addHook('preClose', (done) => {
+    readiness.close();
+    done();
+  });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-ray-id', request.id);
+    // Shutting down: requests that still arrive (on a keep-alive connection) go to another instance.
+    if (readiness.shuttingDown) return sendError(request, reply, errors.serviceUnavailable('shutting_down'));
+    done();
+  });
+  // One histogram observation per answer, by the route's pattern: never the raw path, whose values are
+  // unbounded. Paths no route matched share one series.
+  const { metrics } = deps;
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE);
+    metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   const cookieOrigins = new Set([
@@ -137,10 +156,10 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
       route.config = { ...route.config, auth: 'public', limit: 'publicReads' };
     }
   });
-  await registerRouteLimits(app, deps.rateCounters, deps.clock, deps.config.rateLimits);
+  await registerRouteLimits(app, deps.rateCounters, deps.clock, deps.config.rateLimits, metrics);
   registerAuth(app, {
     tokens: deps.tokens,
-    guard: new AuthFailureGuard(deps.rateCounters, deps.clock, deps.config.rateLimits),
+    guard: new AuthFailureGuard(deps.rateCounters, deps.clock, deps.config.rateLimits, metrics),
     people: deps.people,
     trustedOrigins: cookieOrigins,
   });
@@ -165,10 +184,11 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   accountsRoutes(app, deps);
   teamsRoutes(app, deps);
   auditRoutes(app, deps);
+  healthRoutes(app, { readiness, metrics, metricsToken: deps.config.metricsToken });
   // Last, and a wildcard: it answers only what no API route does.
   dashboardRoutes(app, { dir: options.dashboardDir, maxParamLength: MAX_PARAM_LENGTH, s3: deps.config.s3 });
 
-  return Object.assign(app, { routeTable });
+  return Object.assign(app, { routeTable, readiness });
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;

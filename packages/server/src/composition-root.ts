@@ -12,6 +12,7 @@ import { ChangeNotifier } from './lib/change-notifier.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { secureDataDir } from './lib/data-dir.js';
 import { describeSmtpError, LogMailer, type Mail, type Mailer, SmtpMailer } from './lib/mail.js';
+import { Metrics } from './lib/metrics.js';
 import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
 import { createAccounts, deleteExpiredSessions, loadAccountSecret } from './modules/accounts/accounts.js';
@@ -80,7 +81,18 @@ export async function createService(config: Config, options: StartOptions = {}) 
   let logMailError = (err: unknown, mail: Mail): void => {
     process.stderr.write(`mail to ${mail.to} failed: ${describeSmtpError(err)}\n`);
   };
-  const { db, postgres, sqlite } = openDatabase(config, (err) => logPoolError(err));
+  // Its own registry per service: tests run many services in one process.
+  const metrics = new Metrics();
+  const {
+    db,
+    postgres,
+    sqlite,
+    connections: storeConnections,
+  } = openDatabase(
+    config,
+    (err) => logPoolError(err),
+    (operation, seconds) => metrics.observeQuery(operation, seconds),
+  );
   const shared = postgres !== undefined;
   let relay: PgChangeRelay | undefined;
   try {
@@ -98,6 +110,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
     const blobs =
       options.blobs ?? (await createBlobStorage(config, clock, () => loadUploadSigningSecret(db)));
     const notifier = new ChangeNotifier();
+    metrics.watch({ connections: storeConnections, watchers: () => notifier.waiting });
     const billingScheduler = new BillingScheduler({ db, clock, notifier });
     // One process owns the embedded store, so its memory is the whole truth; instances sharing PostgreSQL
     // must count together, or each would allow the limit again.
@@ -129,6 +142,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
       caches,
       accounts,
       people: new People(db, accounts),
+      metrics,
     };
     // The namespaces module owns its view cache: every write of a namespace goes through it.
     const backups = new Backups({ sqlite, dataDir: config.dataDir, backupDir: config.backupDir, clock });
@@ -157,8 +171,12 @@ export async function createService(config: Config, options: StartOptions = {}) 
       notifier.close();
       connections.drain();
     });
-    const jobs = new BackgroundJobs(db, shared, (job, err) =>
-      app.log.error({ err, job }, 'background job failed'),
+    const jobs = new BackgroundJobs(
+      db,
+      shared,
+      (job, err) => app.log.error({ err, job }, 'background job failed'),
+      Date.now,
+      metrics,
     );
     jobs.start({
       name: 'billing-roll-over',

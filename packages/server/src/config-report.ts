@@ -27,6 +27,11 @@ const SETTINGS: ReadonlyArray<
   ['GCM_PUBLIC_URL', (c) => c.publicUrl],
   ['LOG_LEVEL', (c) => c.logLevel],
   ['GCM_OPERATOR_TOKEN', (c) => c.operatorToken, maskAll],
+  ['GCM_METRICS_TOKEN', (c) => c.metricsToken, maskAll],
+  [
+    'GCM_METRICS_LISTEN',
+    (c) => (c.metricsListen === undefined ? undefined : `${c.metricsListen.host}:${c.metricsListen.port}`),
+  ],
   ['GCM_CLOUD_TOKEN_TTL_DAYS', (c) => c.cloudTokenTtlDays],
   ['GCM_BODY_LIMIT_BYTES', (c) => c.bodyLimitBytes],
   ['GCM_SHUTDOWN_TIMEOUT_MS', (c) => c.shutdownTimeoutMs],

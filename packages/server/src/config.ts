@@ -52,6 +52,10 @@ export interface Config {
   readonly mailFrom: string;
   /** Origins whose pages may call the API from a browser (CORS); empty sends no CORS headers at all. */
   readonly corsOrigins: readonly string[];
+  /** Bearer token a scraper must send for /metrics (GCM_METRICS_TOKEN); unset: no /metrics on the main port. */
+  readonly metricsToken: string | undefined;
+  /** A second listener for /metrics, /healthz and /readyz only (GCM_METRICS_LISTEN, `host:port`). */
+  readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
 }
 
 export const SIGNUP_MODES = ['open', 'invite', 'off'] as const;
@@ -243,6 +247,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const corsOrigins = readOrigins('GCM_CORS_ORIGINS', read('GCM_CORS_ORIGINS'), problems);
+  const metricsToken = read('GCM_METRICS_TOKEN');
+  if (metricsToken !== undefined && (metricsToken.length < 32 || /\s/.test(metricsToken))) {
+    problems.push('GCM_METRICS_TOKEN must be at least 32 characters with no white space');
+  }
+  const metricsListen = readListenAddress('GCM_METRICS_LISTEN', read('GCM_METRICS_LISTEN'), problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -275,6 +284,8 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     mailFrom,
     corsOrigins,
+    metricsToken,
+    metricsListen,
   });
 }
 
@@ -297,6 +308,23 @@ function readOrigins(name: string, raw: string | undefined, problems: string[]):
     }
   }
   return Object.freeze([...new Set(origins)]);
+}
+
+/** `host:port` (an IPv6 address in brackets: `[::1]:9464`); port 0 picks a free one. */
+function readListenAddress(
+  name: string,
+  raw: string | undefined,
+  problems: string[],
+): Config['metricsListen'] {
+  if (raw === undefined) return undefined;
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/.exec(raw);
+  const host = match?.[1] ?? match?.[2];
+  const port = Number(match?.[3]);
+  if (host === undefined || port > 65535 || (match?.[1] !== undefined && isIP(host) !== 6)) {
+    problems.push(`${name} must be host:port, such as 127.0.0.1:9464 or [::1]:9464 (got "${raw}")`);
+    return undefined;
+  }
+  return Object.freeze({ host, port });
 }
 
 /**

@@ -4,6 +4,7 @@ import type { BlobStorage } from './lib/blob/blob-storage.js';
 import type { CacheCoherence } from './lib/cache-coherence.js';
 import type { ChangeNotifier } from './lib/change-notifier.js';
 import type { Clock } from './lib/clock.js';
+import type { Metrics } from './lib/metrics.js';
 import type { RateCounters } from './lib/rate-counters.js';
 import type { Accounts } from './modules/accounts/accounts.js';
 import type { People } from './modules/accounts/people.js';
@@ -27,4 +28,6 @@ export interface Deps {
   readonly accounts: Accounts;
   /** Who a session cookie speaks for, and their roles in the teams that own games. */
   readonly people: People;
+  /** This instance's Prometheus series (GET /metrics). */
+  readonly metrics: Metrics;
 }

@@ -47,6 +47,14 @@ function validationMessage(items: ValidationErrorItem[]): string {
   return `validation failed: ${shown.join('; ')}${more > 0 ? `; and ${more} more in metadata.errors` : ''}`;
 }
 
+export type NotReadyReason = 'shutting_down' | 'store_unavailable' | 'migrations_pending';
+
+const NOT_READY_MESSAGES: Record<NotReadyReason, string> = {
+  shutting_down: 'this instance is shutting down; retry (another instance may answer)',
+  store_unavailable: 'this instance cannot reach its database right now',
+  migrations_pending: 'the database lacks migrations this instance needs',
+};
+
 export const errors = {
   badBody: (message: string, metadata?: Record<string, unknown>) => make('API_BAD_BODY', message, metadata),
   badQuery: (message: string, metadata?: Record<string, unknown>) => make('API_BAD_QUERY', message, metadata),
@@ -67,6 +75,8 @@ export const errors = {
     ),
   unauthorized: (message = 'a valid bearer token is required (Authorization: Bearer <token>)') =>
     make('API_UNAUTHORIZED', message),
+  metricsUnauthorized: () =>
+    make('API_UNAUTHORIZED', '/metrics needs the metrics token (Authorization: Bearer <GCM_METRICS_TOKEN>)'),
   tokenExpired: () => make('TOKEN_EXPIRED', 'the bearer token has expired'),
   deviceLinkTokenExpired: () =>
     make(
@@ -88,6 +98,12 @@ export const errors = {
   forbidden: (message = 'this token may not act on this resource') => make('API_FORBIDDEN', message),
   crossOrigin: (message: string) => make('AUTH_CROSS_ORIGIN', message),
   routeNotFound: (method: string, url: string) => make('API_NOT_FOUND', `no route ${method} ${url}`),
+  metricsNotServed: () =>
+    make(
+      'API_NOT_FOUND',
+      '/metrics is not served on this port: set GCM_METRICS_TOKEN to serve it here to that bearer token, ' +
+        'or GCM_METRICS_LISTEN for a listener of its own',
+    ),
   // Not-found messages say where the right id is found, so a client that sent a stale or foreign id (or a
   // name where an id goes) knows the next call to make.
   gameNotFound: () =>
@@ -262,5 +278,8 @@ export const errors = {
     ),
   storeUnavailable: () =>
     make('STORE_UNAVAILABLE', 'the database cannot be reached right now; retry shortly'),
+  /** `reason`: shutting_down, store_unavailable or migrations_pending (GET /readyz). */
+  serviceUnavailable: (reason: NotReadyReason) =>
+    make('SERVICE_UNAVAILABLE', NOT_READY_MESSAGES[reason], { reason }),
   internal: () => make('ERROR', 'internal error'),
 };

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createService } from './composition-root.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirInUseError } from './db/open-db.js';
+import { listenerPort, listenForOperations } from './http/ops-listener.js';
 import { DataDirPermissionError } from './lib/data-dir.js';
 import { OPERATOR_TOKEN_FILE } from './modules/tokens/operator-token.js';
 
@@ -27,7 +28,7 @@ async function main({ beforeExit }: StartOptions): Promise<void> {
     throw err;
   }
 
-  const { app, newOperatorToken } = await createService(config);
+  const { app, deps, newOperatorToken } = await createService(config);
   if (newOperatorToken !== undefined) {
     // The one time the operator token is shown: the first start of a new data directory.
     app.log.warn(
@@ -64,6 +65,18 @@ async function main({ beforeExit }: StartOptions): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
+  if (config.metricsListen !== undefined) {
+    const { host } = config.metricsListen;
+    const ops = await listenForOperations(
+      app,
+      { readiness: app.readiness, metrics: deps.metrics, metricsToken: config.metricsToken },
+      config.metricsListen,
+    );
+    app.log.info(
+      { host, port: listenerPort(ops) },
+      'operations listener: /metrics, /healthz and /readyz at this address',
+    );
+  }
   await app.listen({ host: config.host, port: config.port });
 }
 

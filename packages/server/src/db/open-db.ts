@@ -2,7 +2,9 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
+  type CompiledQuery,
   type DatabaseConnection,
+  type Dialect,
   type Driver,
   Kysely,
   Migrator,
@@ -11,6 +13,7 @@ import {
   SqliteDialect,
 } from 'kysely';
 import pg from 'pg';
+import type { ConnectionStats, QueryOperation } from '../lib/metrics.js';
 import type { Database } from './database.js';
 import { migrationProvider } from './migrations/index.js';
 import { preparingPool } from './prepared-statements.js';
@@ -30,20 +33,27 @@ export interface OpenedDb {
   postgres: { pool: pg.Pool; clientConfig: pg.ClientConfig } | undefined;
   /** On SQLite only: the file's own connection, for its online backup API (modules/backups). */
   sqlite: SqliteDatabase.Database | undefined;
+  /** The store's connections right now (read when metrics are scraped). */
+  connections(): ConnectionStats;
 }
+
+/** Hears how long each statement took to run once it had its connection (the metrics' histogram). */
+export type QueryObserver = (operation: QueryOperation, seconds: number) => void;
 
 /**
  * DATABASE_URL picks PostgreSQL, shared by any number of instances; unset keeps the embedded SQLite file
  * in the data dir, owned by this one process. `onPoolError` hears errors of idle pooled connections (a
- * database restart), which would otherwise crash the process.
+ * database restart), which would otherwise crash the process. `observeQuery`, when given, times every
+ * statement.
  */
 export function openDatabase(
   config: { dataDir: string; databaseUrl: string | undefined; pgPoolMax: number },
   onPoolError: (err: Error) => void,
+  observeQuery?: QueryObserver,
 ): OpenedDb {
   if (config.databaseUrl === undefined) {
     const file = openSqliteFile(config.dataDir);
-    return { db: sqliteKysely(file), postgres: undefined, sqlite: file };
+    return { ...sqliteStore(file, observeQuery), postgres: undefined, sqlite: file };
   }
   // The data dir still holds the first operator token's file and the embedded blob store.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -56,9 +66,17 @@ export function openDatabase(
   });
   pool.on('error', onPoolError);
   return {
-    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) }),
+    db: new Kysely<Database>({
+      dialect: timedDialect(new PostgresDialect({ pool: preparingPool(pool) }), observeQuery),
+    }),
     postgres: { pool, clientConfig },
     sqlite: undefined,
+    connections: () => ({
+      open: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: config.pgPoolMax,
+    }),
   };
 }
 
@@ -96,11 +114,7 @@ export function forUpdate<Q extends { forUpdate(): Q }>(db: Kysely<Database>, qu
 
 /** Opens the embedded store in `dataDir`, creating the directory on first start. */
 export function openSqlite(dataDir: string): Db {
-  return sqliteKysely(openSqliteFile(dataDir));
-}
-
-export function sqliteKysely(file: SqliteDatabase.Database): Db {
-  return new Kysely<Database>({ dialect: new FifoSqliteDialect({ database: withStatementCache(file) }) });
+  return sqliteStore(openSqliteFile(dataDir)).db;
 }
 
 /** The store's file, locked to this process (DataDirInUseError when another holds it). */
@@ -133,6 +147,29 @@ export function openSqliteFile(dataDir: string): SqliteDatabase.Database {
   return file;
 }
 
+/** Kysely over the file's one connection, timed for the metrics, and that connection's state. */
+function sqliteStore(
+  file: SqliteDatabase.Database,
+  observeQuery?: QueryObserver,
+): Pick<OpenedDb, 'db' | 'connections'> {
+  const dialect = new FifoSqliteDialect({ database: withStatementCache(file) });
+  return {
+    db: new Kysely<Database>({ dialect: timedDialect(dialect, observeQuery) }),
+    connections: () => ({
+      open: 1,
+      idle: dialect.queue.busy ? 0 : 1,
+      waiting: dialect.queue.waiting,
+      max: 1,
+    }),
+  };
+}
+
+/** The one connection's hand-over queue of the embedded store, as the metrics see it. */
+interface QueueState {
+  readonly busy: boolean;
+  readonly waiting: number;
+}
+
 /**
  * Kysely's SQLite driver queues callers for its one connection by waking every waiter at each release (all
  * re-check, all but one wait again): fine for tens of waiters, quadratic for thousands, and 10,000 watch
@@ -140,16 +177,28 @@ export function openSqliteFile(dataDir: string): SqliteDatabase.Database {
  * arrival order, so the driver's own lock is never contended.
  */
 class FifoSqliteDialect extends SqliteDialect {
+  queue: QueueState = { busy: false, waiting: 0 };
+
   override createDriver(): Driver {
-    return fifoDriver(super.createDriver());
+    const { driver, state } = fifoDriver(super.createDriver());
+    this.queue = state;
+    return driver;
   }
 }
 
-function fifoDriver(inner: Driver): Driver {
+function fifoDriver(inner: Driver): { driver: Driver; state: QueueState } {
   let busy = false;
   let queue: (() => void)[] = [];
   let head = 0;
-  return {
+  const state: QueueState = {
+    get busy() {
+      return busy;
+    },
+    get waiting() {
+      return queue.length - head;
+    },
+  };
+  const driver: Driver = {
     init: () => inner.init(),
     async acquireConnection() {
       // Released to us by releaseConnection below, which leaves `busy` set for the hand-over.
@@ -177,6 +226,68 @@ function fifoDriver(inner: Driver): Driver {
     ...(inner.savepoint && { savepoint: inner.savepoint.bind(inner) }),
     ...(inner.rollbackToSavepoint && { rollbackToSavepoint: inner.rollbackToSavepoint.bind(inner) }),
     ...(inner.releaseSavepoint && { releaseSavepoint: inner.releaseSavepoint.bind(inner) }),
+    destroy: () => inner.destroy(),
+  };
+  return { driver, state };
+}
+
+const OPERATIONS: Readonly<Record<string, QueryOperation>> = {
+  SelectQueryNode: 'select',
+  InsertQueryNode: 'insert',
+  UpdateQueryNode: 'update',
+  DeleteQueryNode: 'delete',
+};
+
+/** `inner` with every statement its connections run timed for `observe` (none: `inner` as it is). */
+function timedDialect(inner: Dialect, observe: QueryObserver | undefined): Dialect {
+  if (observe === undefined) return inner;
+  return {
+    createDriver: () => timedDriver(inner.createDriver(), observe),
+    createQueryCompiler: () => inner.createQueryCompiler(),
+    createAdapter: () => inner.createAdapter(),
+    createIntrospector: (db) => inner.createIntrospector(db),
+  };
+}
+
+/**
+ * Times each statement from when it is handed to its connection until it answers: the store's own latency,
+ * not the wait for a connection (gcm_db_waiting shows that). Transaction control (begin, commit: SQLite's
+ * fsync) is timed too, as `other`. Each connection is wrapped once; the inner driver gets its own back.
+ */
+function timedDriver(inner: Driver, observe: QueryObserver): Driver {
+  const timed = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  const own = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  const wrap = (connection: DatabaseConnection): DatabaseConnection => {
+    let wrapped = timed.get(connection);
+    if (wrapped === undefined) {
+      wrapped = {
+        async executeQuery<R>(query: CompiledQuery) {
+          const start = performance.now();
+          try {
+            return await connection.executeQuery<R>(query);
+          } finally {
+            observe(OPERATIONS[query.query.kind] ?? 'other', (performance.now() - start) / 1000);
+          }
+        },
+        streamQuery: <R>(query: CompiledQuery, chunkSize?: number) =>
+          connection.streamQuery<R>(query, chunkSize),
+      };
+      timed.set(connection, wrapped);
+      own.set(wrapped, connection);
+    }
+    return wrapped;
+  };
+  return {
+    init: () => inner.init(),
+    acquireConnection: async () => wrap(await inner.acquireConnection()),
+    beginTransaction: (connection, settings) => inner.beginTransaction(connection, settings),
+    commitTransaction: (connection) => inner.commitTransaction(connection),
+    rollbackTransaction: (connection) => inner.rollbackTransaction(connection),
+    ...(inner.savepoint && { savepoint: inner.savepoint.bind(inner) }),
+    ...(inner.rollbackToSavepoint && { rollbackToSavepoint: inner.rollbackToSavepoint.bind(inner) }),
+    ...(inner.releaseSavepoint && { releaseSavepoint: inner.releaseSavepoint.bind(inner) }),
+    // PostgreSQL's driver releases through a private method of its own connection object.
+    releaseConnection: (connection) => inner.releaseConnection(own.get(connection) ?? connection),
     destroy: () => inner.destroy(),
   };
 }

@@ -239,7 +239,7 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
 }
 
 /** Every error body the service sends, from whichever handler: `{code, message, ray_id, metadata?}`. */
-function sendError(request: FastifyRequest, reply: FastifyReply, e: AppError): void {
+export function sendError(request: FastifyRequest, reply: FastifyReply, e: AppError): void {
   const retryAfter = e.metadata?.retry_after_seconds;
   if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   // Set here too: framework errors are answered before the onRequest hook that sets it for the rest.

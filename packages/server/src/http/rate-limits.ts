@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RateLimitConfig } from '../config.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
+import type { Metrics } from '../lib/metrics.js';
 import { type RateCounters, RateLimit, secondsUntil } from '../lib/rate-counters.js';
 
 /** The per-address limits a route without a token may declare; each is a RateLimitConfig field. */
@@ -15,8 +16,11 @@ export type RouteLimit =
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Which per-address limit counts this route's requests; every `public` route must name one. */
-    limit?: RouteLimit;
+    /**
+     * Which per-address limit counts this route's requests; every `public` route must name one. `none`: no
+     * limit, for the health probes and /metrics, which monitoring must always reach and which cost nothing.
+     */
+    limit?: RouteLimit | 'none';
   }
 }
 
@@ -37,6 +41,7 @@ export class AuthFailureGuard {
     counters: RateCounters,
     private readonly clock: Clock,
     config: RateLimitConfig,
+    private readonly metrics: Metrics,
   ) {
     this.limit =
       config.authFailures > 0
@@ -65,6 +70,7 @@ export class AuthFailureGuard {
   }
 
   private refusal(resetTs: number) {
+    this.metrics.rateLimited('authFailures');
     return errors.rateLimited(
       secondsUntil(resetTs, this.clock.now()),
       'too many failed token checks from this address',
@@ -119,6 +125,7 @@ export async function registerRouteLimits(
   counters: RateCounters,
   clock: Clock,
   config: RateLimitConfig,
+  metrics: Metrics,
 ): Promise<void> {
   app.addHook('onRoute', (route) => {
     const limit = route.config?.limit;
@@ -128,6 +135,7 @@ export async function registerRouteLimits(
       }
       return;
     }
+    if (limit === 'none') return;
     const max = config[limit];
     if (max === 0) return;
     route.config = {
@@ -140,10 +148,13 @@ export async function registerRouteLimits(
     store: storeOver(counters, clock),
     // The error handler sends Retry-After with every error that says how long to wait.
     addHeaders: { 'retry-after': false },
-    errorResponseBuilder: (_request, context) =>
-      errors.rateLimited(
+    errorResponseBuilder: (request, context) => {
+      const limit = request.routeOptions.config.limit;
+      if (limit !== undefined && limit !== 'none') metrics.rateLimited(limit);
+      return errors.rateLimited(
         secondsUntil(clock.now() + context.ttl, clock.now()),
         'too many requests from this address to this operation',
-      ),
+      );
+    },
   });
 }

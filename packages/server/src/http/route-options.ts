@@ -13,8 +13,8 @@ interface RouteMeta {
    * viewer to read and member to write, none on an operator route (auth.ts, `defaultPersonRole`).
    */
   personRole?: TeamRole | null;
-  /** The per-address limit of a route anyone may call (every `public` route names one). */
-  limit?: RouteLimit;
+  /** The per-address limit of a route anyone may call (every `public` route names one, or `none`). */
+  limit?: RouteLimit | 'none';
   summary: string;
   tag: string;
   /**

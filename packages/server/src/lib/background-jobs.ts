@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/open-db.js';
+import type { Metrics } from './metrics.js';
 import { PeriodicTask } from './periodic-task.js';
 
 export interface BackgroundJob {
@@ -26,14 +27,23 @@ export class BackgroundJobs {
     private readonly shared: boolean,
     private readonly onError: (job: string, err: unknown) => void,
     private readonly now: () => number = Date.now,
+    /** Counts each pass this instance runs, and its failures (a lease it could not take is one). */
+    private readonly metrics?: Pick<Metrics, 'addJob' | 'jobPassed'>,
   ) {}
 
   start(job: BackgroundJob): void {
     if (job.intervalMs <= 0) return;
     const ttlMs = Math.max(job.intervalMs * 3, 5_000);
+    this.metrics?.addJob(job.name);
     const pass = async () => {
-      if (this.shared && !(await this.takeLease(job.name, ttlMs))) return;
-      await job.run();
+      try {
+        if (this.shared && !(await this.takeLease(job.name, ttlMs))) return;
+        await job.run();
+      } catch (err) {
+        this.metrics?.jobPassed(job.name, true);
+        throw err;
+      }
+      this.metrics?.jobPassed(job.name, false);
     };
     const task = new PeriodicTask(pass, (err) => this.onError(job.name, err));
     task.start(job.intervalMs);

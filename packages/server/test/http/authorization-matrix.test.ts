@@ -40,6 +40,8 @@ import { onPostgres } from '../helpers/postgres.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { diffSnapshots, rowsOfGame, snapshotStore } from '../helpers/store-snapshot.js';
 
+const METRICS_TOKEN = 'matrix-metrics-token-of-at-least-32-characters';
+
 /** Callers without a valid token: every route but the public ones answers them 401. */
 const INVALID_CALLERS = [
   'none',
@@ -153,6 +155,8 @@ interface Row {
   expect?: Partial<Record<CallerKind, Expect>>;
   /** The role a signed-in person needs, where the route names one (null: no person may call). */
   people?: TeamRole | null;
+  /** The error code of every refusal, where the route answers with its own (not the token check's). */
+  code?: string;
 }
 
 /** Operations an `any` token may call, but only on its own game's things: others' are "not found". */
@@ -340,7 +344,7 @@ const MATRIX: Record<string, Row> = {
   },
 };
 
-/** Routes the document does not list: the docs page, the document itself, operators' figures. */
+/** Routes the document does not list: the docs page, the document itself, operators' figures, probes. */
 const HIDDEN: { key: string; method: HttpMethod; path: string; row: Row }[] = [
   { key: 'GET /openapi.json', method: 'GET', path: '/openapi.json', row: { rule: 'public' } },
   { key: 'GET /docs/', method: 'GET', path: '/docs/', row: { rule: 'public' } },
@@ -363,6 +367,21 @@ const HIDDEN: { key: string; method: HttpMethod; path: string; row: Row }[] = [
     method: 'GET',
     path: '/*',
     row: { rule: 'public', request: () => ({ url: '/' }) },
+  },
+  // Probes: anyone, no token (src/http/health.ts).
+  { key: 'health.getLiveness', method: 'GET', path: '/healthz', row: { rule: 'public' } },
+  { key: 'health.getReadiness', method: 'GET', path: '/readyz', row: { rule: 'public' } },
+  // Only the scraper's own token (GCM_METRICS_TOKEN), which none of these callers holds: the operator's
+  // and a person's are refused like any other.
+  {
+    key: 'metrics.getMetrics',
+    method: 'GET',
+    path: '/metrics',
+    row: {
+      rule: 'public',
+      expect: Object.fromEntries(CALLERS.map((caller) => [caller, 401])),
+      code: 'API_UNAUTHORIZED',
+    },
   },
   // better-auth's endpoints: anyone may call them; what each allows is better-auth's (tests/modules/accounts).
   {
@@ -400,7 +419,12 @@ function defaultParams(world: GameWorld): Record<string, string> {
 const ERROR_KEYS = new Set(['code', 'message', 'ray_id', 'documentation', 'metadata']);
 
 /** Why `res` is not the expected answer, or undefined when it is. */
-function mismatch(res: LightMyRequestResponse, expected: Expect, caller: CallerKind): string | undefined {
+function mismatch(
+  res: LightMyRequestResponse,
+  expected: Expect,
+  caller: CallerKind,
+  code?: string,
+): string | undefined {
   const status = res.statusCode;
   if (expected === '2xx') return status >= 200 && status < 300 ? undefined : `expected 2xx`;
   if (status !== expected) return `expected ${expected}`;
@@ -417,7 +441,7 @@ function mismatch(res: LightMyRequestResponse, expected: Expect, caller: CallerK
     401: caller === 'revoked' ? ['TOKEN_REVOKED'] : ['API_UNAUTHORIZED'],
     403: ['API_FORBIDDEN'],
   };
-  const want = codes[status];
+  const want = code === undefined ? codes[status] : [code];
   if (want !== undefined && !want.includes(String(body.code))) return `expected code ${want.join(' or ')}`;
   return undefined;
 }
@@ -431,7 +455,7 @@ describe('authorization matrix: every route × every kind of caller', () => {
   const teamOf = new Map<string, string>();
 
   before(async () => {
-    svc = await startTestService({ env: { ...ROUTE_WALK_ENV } });
+    svc = await startTestService({ env: { ...ROUTE_WALK_ENV, GCM_METRICS_TOKEN: METRICS_TOKEN } });
     target = await createGameWorld(svc, 'matrix-target');
     other = await createGameWorld(svc, 'matrix-other');
     // A reporter token of another namespace of the target game: the namespace, not only the game, must match.
@@ -561,7 +585,7 @@ describe('authorization matrix: every route × every kind of caller', () => {
         const afterCall = await snapshotStore(svc.deps.db);
 
         const where = `${key}: ${method} ${url.replace(/\?.*/, '')} as ${caller}`;
-        const wrong = mismatch(res, expected, caller);
+        const wrong = mismatch(res, expected, caller, row.code);
         if (wrong !== undefined)
           failures.push(`${where}: ${wrong}, got ${res.statusCode} ${res.body.slice(0, 200)}`);
         const othersChanged = diffSnapshots(

@@ -80,6 +80,25 @@ const HIDDEN_OPERATIONS: DocOperation[] = [
     operationId: 'admin.createBackup',
     op: { operationId: 'admin.createBackup', parameters: [] },
   },
+  // Probes and metrics (src/http/health.ts): no input. No GCM_METRICS_TOKEN here, so /metrics answers 404.
+  {
+    method: 'GET',
+    path: '/healthz',
+    operationId: 'health.getLiveness',
+    op: { operationId: 'health.getLiveness', parameters: [] },
+  },
+  {
+    method: 'GET',
+    path: '/readyz',
+    operationId: 'health.getReadiness',
+    op: { operationId: 'health.getReadiness', parameters: [] },
+  },
+  {
+    method: 'GET',
+    path: '/metrics',
+    operationId: 'metrics.getMetrics',
+    op: { operationId: 'metrics.getMetrics', parameters: [] },
+  },
   // The web dashboard's files and pages: the request picks a path of DASHBOARD_PATHS.
   {
     method: 'GET',

@@ -28,6 +28,7 @@ const SECRETS = {
   operatorToken: 'operator-token-0123456789abcdef0123456789',
   s3KeyId: 'AKIA-check-config-key-id',
   s3Secret: 's3-secret-3f4e5d6c7b8a',
+  metricsToken: 'metrics-token-0123456789abcdef0123456789',
 };
 
 describe('gcm-server check-config', () => {
@@ -46,6 +47,7 @@ describe('gcm-server check-config', () => {
       S3_ACCESS_KEY_ID: SECRETS.s3KeyId,
       S3_SECRET_ACCESS_KEY: SECRETS.s3Secret,
       GCM_CORS_ORIGINS: 'https://dash.example.test',
+      GCM_METRICS_TOKEN: SECRETS.metricsToken,
     });
     assert.equal(code, 0, stderr);
     for (const secret of Object.values(SECRETS)) {
@@ -67,7 +69,12 @@ describe('gcm-server check-config', () => {
       source: 'environment',
     });
     assert.equal(lines.get('GCM_SMTP_URL')?.value, 'smtps://mailer:***@mx.example.test:465');
-    for (const name of ['GCM_OPERATOR_TOKEN', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) {
+    for (const name of [
+      'GCM_OPERATOR_TOKEN',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'GCM_METRICS_TOKEN',
+    ]) {
       assert.equal(lines.get(name)?.value, '***', name);
     }
     assert.equal(lines.get('GCM_CORS_ORIGINS')?.value, 'https://dash.example.test');

@@ -46,6 +46,8 @@ const migrations: Record<string, Migration> = {
 
 /** The schema versions this code knows, oldest first (a restore refuses a store past the last). */
 export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations);
+/** The newest migration this build knows: once it is recorded, so is every one before it. */
+export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) as string;
 
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => migrations,

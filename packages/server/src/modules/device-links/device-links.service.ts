@@ -71,6 +71,7 @@ export async function prepareDeviceLink(deps: Deps, origin: LinkOrigin) {
       await repo.lockClientAddress(trx, origin.clientAddress);
       const pending = await repo.pendingLinksOf(trx, origin.clientAddress, createTs);
       if (pending.count >= maxPending) {
+        deps.metrics.rateLimited('pendingDeviceLinks');
         throw errors.deviceLinkTooManyPending(maxPending, secondsUntil(pending.firstExpireTs, createTs));
       }
     }

@@ -319,6 +319,7 @@ export async function receiveUploadPart(
       result.received > signed.length ? 'more' : `${result.received} bytes`,
     );
   }
+  deps.metrics.uploadStored(signed.length);
 }
 
 /**

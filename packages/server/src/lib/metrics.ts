@@ -1,0 +1,204 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { RateLimitConfig } from '../config.js';
+
+/** A per-address limit by its RateLimitConfig field (every field but the window). */
+export type LimitName = Exclude<keyof RateLimitConfig, 'windowMs'>;
+
+/** The `limit` label of each: the variable's name without GCM_RATE_LIMIT_ / GCM_, lower case. */
+export const LIMIT_LABELS: Readonly<Record<LimitName, string>> = {
+  authFailures: 'auth_failures',
+  deviceLinkStarts: 'device_link_starts',
+  deviceLinkReads: 'device_link_reads',
+  publicReads: 'public_reads',
+  uploadPuts: 'upload_puts',
+  pendingDeviceLinks: 'device_link_pending',
+  accountCalls: 'account_calls',
+};
+
+/** The label of requests no route matched: one series however many paths clients try. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** What a statement does, from its Kysely node kind; raw SQL and transaction control are `other`. */
+export type QueryOperation = 'select' | 'insert' | 'update' | 'delete' | 'other';
+
+/** The store's connections at one moment: the pool's on PostgreSQL, the one connection on SQLite. */
+export interface ConnectionStats {
+  /** Connections open now (busy and idle). */
+  open: number;
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
+  /** The most the pool may open. */
+  max: number;
+}
+
+// From a cached read (well under a millisecond) to a watch request that waited out its timeout (up to 59 s).
+const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+// A primary-key read on SQLite takes tens of microseconds; a query over a second is an incident.
+const QUERY_BUCKETS = [
+  0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5,
+];
+
+let processRegistry: Registry | undefined;
+
+/**
+ * The process's own figures (CPU, memory, event loop lag, GC, file descriptors), collected once per process:
+ * they describe the process, not a service instance, and each collection starts an event loop monitor.
+ */
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/**
+ * The service's Prometheus series, in a registry of its own: tests start many services in one process, and
+ * each must count only its own requests. Gauges of state (connections, watchers) are read at scrape time
+ * from the sources given to `watch`, so nothing is kept up to date on the hot path.
+ */
+export class Metrics {
+  private readonly registry = new Registry();
+  private readonly requests: Histogram<'method' | 'route' | 'status'>;
+  private readonly queries: Histogram<'operation'>;
+  private readonly jobRuns: Counter<'job'>;
+  private readonly jobFailures: Counter<'job'>;
+  private readonly jobLastSuccess: Gauge<'job'>;
+  private readonly uploadBytes: Counter;
+  private readonly refusals: Counter<'limit'>;
+  private connections: (() => ConnectionStats) | undefined;
+  private watchers: (() => number) | undefined;
+
+  constructor() {
+    const registers = [this.registry];
+    this.requests = new Histogram({
+      name: 'gcm_http_request_duration_seconds',
+      help: 'Time from a request to its answer, by method, route pattern and status (its _count counts requests)',
+      labelNames: ['method', 'route', 'status'],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.queries = new Histogram({
+      name: 'gcm_db_query_duration_seconds',
+      help: 'Time the store took to run a statement, once it had a connection, by operation',
+      labelNames: ['operation'],
+      buckets: QUERY_BUCKETS,
+      registers,
+    });
+    const self = this;
+    new Gauge({
+      name: 'gcm_db_connections',
+      help: 'Connections to the store by state (busy: running a statement or holding a transaction)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const stats = self.connections?.();
+        if (stats === undefined) return;
+        this.set({ state: 'busy' }, stats.open - stats.idle);
+        this.set({ state: 'idle' }, stats.idle);
+      },
+    });
+    new Gauge({
+      name: 'gcm_db_connections_max',
+      help: 'The most connections the store pool may open (1 on SQLite)',
+      registers,
+      collect() {
+        const stats = self.connections?.();
+        if (stats !== undefined) this.set(stats.max);
+      },
+    });
+    new Gauge({
+      name: 'gcm_db_waiting',
+      help: 'Callers waiting for a store connection',
+      registers,
+      collect() {
+        const stats = self.connections?.();
+        if (stats !== undefined) this.set(stats.waiting);
+      },
+    });
+    new Gauge({
+      name: 'gcm_watch_waiting',
+      help: 'Requests with a watch_index waiting for a change on this instance',
+      registers,
+      collect() {
+        const waiting = self.watchers?.();
+        if (waiting !== undefined) this.set(waiting);
+      },
+    });
+    this.jobRuns = new Counter({
+      name: 'gcm_background_job_runs_total',
+      help: 'Passes of each background job this instance ran (on PostgreSQL: while it held the job)',
+      labelNames: ['job'],
+      registers,
+    });
+    this.jobFailures = new Counter({
+      name: 'gcm_background_job_failures_total',
+      help: 'Passes of each background job that failed (each is logged with the error)',
+      labelNames: ['job'],
+      registers,
+    });
+    this.jobLastSuccess = new Gauge({
+      name: 'gcm_background_job_last_success_timestamp_seconds',
+      help: 'When each background job last finished a pass without error (Unix time; 0: not yet)',
+      labelNames: ['job'],
+      registers,
+    });
+    this.uploadBytes = new Counter({
+      name: 'gcm_upload_bytes_total',
+      help: 'Bytes of upload parts stored through the embedded store’s signed PUT URLs',
+      registers,
+    });
+    this.refusals = new Counter({
+      name: 'gcm_rate_limit_refusals_total',
+      help: 'Requests refused with 429 by a per-address limit, by limit',
+      labelNames: ['limit'],
+      registers,
+    });
+    // Every limit's series from the start, so a rate() over it is defined before the first refusal.
+    for (const limit of Object.values(LIMIT_LABELS)) this.refusals.inc({ limit }, 0);
+  }
+
+  /** Where the gauges read the store's connections and the watchers from, at each scrape. */
+  watch(sources: { connections: () => ConnectionStats; watchers: () => number }): void {
+    this.connections = sources.connections;
+    this.watchers = sources.watchers;
+  }
+
+  /** One answered request; `route` is the route's pattern (never the raw path) or UNMATCHED_ROUTE. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    this.requests.observe({ method, route, status }, seconds);
+  }
+
+  observeQuery(operation: QueryOperation, seconds: number): void {
+    this.queries.observe({ operation }, seconds);
+  }
+
+  /** A background job known from the start: its series exist at 0 before its first pass. */
+  addJob(job: string): void {
+    this.jobRuns.inc({ job }, 0);
+    this.jobFailures.inc({ job }, 0);
+    this.jobLastSuccess.set({ job }, 0);
+  }
+
+  jobPassed(job: string, failed: boolean): void {
+    this.jobRuns.inc({ job });
+    if (failed) this.jobFailures.inc({ job });
+    else this.jobLastSuccess.set({ job }, Date.now() / 1000);
+  }
+
+  uploadStored(bytes: number): void {
+    this.uploadBytes.inc(bytes);
+  }
+
+  rateLimited(limit: LimitName): void {
+    this.refusals.inc({ limit: LIMIT_LABELS[limit] });
+  }
+
+  readonly contentType = Registry.PROMETHEUS_CONTENT_TYPE;
+
+  /** The text exposition of this service's series and the process's. */
+  render(): Promise<string> {
+    return Registry.merge([this.registry, processMetrics()]).metrics();
+  }
+}
