@@ -86,45 +86,39 @@ export class Metrics {
       buckets: QUERY_BUCKETS,
       registers,
     });
-    const self = this;
-    new Gauge({
-      name: 'gcm_db_connections',
-      help: 'Connections to the store by state (busy: running a statement or holding a transaction)',
-      labelNames: ['state'],
-      registers,
-      collect() {
-        const stats = self.connections?.();
+    // Read when scraped, from the sources `watch` names (nothing to read before it is called).
+    const gauge = (name: string, help: string, read: (gauge: Gauge) => void, labelNames: string[] = []) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          read(this);
+        },
+      });
+    gauge(
+      'gcm_db_connections',
+      'Connections to the store by state (busy: running a statement or holding a transaction)',
+      (g) => {
+        const stats = this.connections?.();
         if (stats === undefined) return;
-        this.set({ state: 'busy' }, stats.open - stats.idle);
-        this.set({ state: 'idle' }, stats.idle);
+        g.set({ state: 'busy' }, stats.open - stats.idle);
+        g.set({ state: 'idle' }, stats.idle);
       },
+      ['state'],
+    );
+    gauge('gcm_db_connections_max', 'The most connections the store pool may open (1 on SQLite)', (g) => {
+      const stats = this.connections?.();
+      if (stats !== undefined) g.set(stats.max);
     });
-    new Gauge({
-      name: 'gcm_db_connections_max',
-      help: 'The most connections the store pool may open (1 on SQLite)',
-      registers,
-      collect() {
-        const stats = self.connections?.();
-        if (stats !== undefined) this.set(stats.max);
-      },
+    gauge('gcm_db_waiting', 'Callers waiting for a store connection', (g) => {
+      const stats = this.connections?.();
+      if (stats !== undefined) g.set(stats.waiting);
     });
-    new Gauge({
-      name: 'gcm_db_waiting',
-      help: 'Callers waiting for a store connection',
-      registers,
-      collect() {
-        const stats = self.connections?.();
-        if (stats !== undefined) this.set(stats.waiting);
-      },
-    });
-    new Gauge({
-      name: 'gcm_watch_waiting',
-      help: 'Requests with a watch_index waiting for a change on this instance',
-      registers,
-      collect() {
-        const waiting = self.watchers?.();
-        if (waiting !== undefined) this.set(waiting);
-      },
+    gauge('gcm_watch_waiting', 'Requests with a watch_index waiting for a change on this instance', (g) => {
+      const waiting = this.watchers?.();
+      if (waiting !== undefined) g.set(waiting);
     });
     this.jobRuns = new Counter({
       name: 'gcm_background_job_runs_total',

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { LATEST_MIGRATION } from '../../src/db/migrations/index.js';
 import { openSqlite } from '../../src/db/open-db.js';
 import { Readiness } from '../../src/http/health.js';
@@ -102,6 +103,33 @@ async function opsListener(svc: TestService, metricsToken?: string): Promise<str
   );
   return `http://127.0.0.1:${listenerPort(server)}`;
 }
+
+describe('configuration', () => {
+  it('reads GCM_METRICS_LISTEN as host:port and refuses a short metrics token or a bad address', () => {
+    assert.deepEqual(loadConfig({ GCM_METRICS_LISTEN: '127.0.0.1:9464' }).metricsListen, {
+      host: '127.0.0.1',
+      port: 9464,
+    });
+    assert.deepEqual(loadConfig({ GCM_METRICS_LISTEN: '[::1]:0' }).metricsListen, { host: '::1', port: 0 });
+    assert.equal(loadConfig({}).metricsListen, undefined);
+    assert.equal(loadConfig({}).metricsToken, undefined);
+    assert.equal(loadConfig({ GCM_METRICS_TOKEN: METRICS_TOKEN }).metricsToken, METRICS_TOKEN);
+    for (const [name, value] of [
+      ['GCM_METRICS_TOKEN', 'too-short'],
+      ['GCM_METRICS_TOKEN', `${'a'.repeat(20)} ${'b'.repeat(20)}`],
+      ['GCM_METRICS_LISTEN', '9464'],
+      ['GCM_METRICS_LISTEN', '127.0.0.1:99999'],
+      ['GCM_METRICS_LISTEN', '[not-ipv6]:9464'],
+      ['GCM_METRICS_LISTEN', 'http://127.0.0.1:9464'],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (err: unknown) => err instanceof ConfigError && err.message.includes(name),
+        `${name}=${value}`,
+      );
+    }
+  });
+});
 
 describe('health probes', () => {
   let svc: TestService;
