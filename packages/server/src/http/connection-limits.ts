@@ -92,6 +92,9 @@ function registerBodyDeadline(app: FastifyInstance, timeoutMs: number): void {
       reply.header('connection', 'close');
       timed.destroy(errors.requestTimeout(timeoutMs));
     }, timeoutMs);
+    // A body nobody reads (an answer sent before it) never ends or errors: the deadline alone must not
+    // keep the process alive, or a closed service lingers for the whole timeout.
+    timer.unref();
     const stop = () => clearTimeout(timer);
     timed.once('end', stop);
     timed.once('close', stop);
