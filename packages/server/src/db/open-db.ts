@@ -186,6 +186,28 @@ class FifoSqliteDialect extends SqliteDialect {
   }
 }
 
+/** A wrapping driver's transaction and savepoint calls: `inner`'s own, passed straight through. */
+function passTransactions(
+  inner: Driver,
+): Pick<
+  Driver,
+  | 'beginTransaction'
+  | 'commitTransaction'
+  | 'rollbackTransaction'
+  | 'savepoint'
+  | 'rollbackToSavepoint'
+  | 'releaseSavepoint'
+> {
+  return {
+    beginTransaction: (connection, settings) => inner.beginTransaction(connection, settings),
+    commitTransaction: (connection) => inner.commitTransaction(connection),
+    rollbackTransaction: (connection) => inner.rollbackTransaction(connection),
+    ...(inner.savepoint && { savepoint: inner.savepoint.bind(inner) }),
+    ...(inner.rollbackToSavepoint && { rollbackToSavepoint: inner.rollbackToSavepoint.bind(inner) }),
+    ...(inner.releaseSavepoint && { releaseSavepoint: inner.releaseSavepoint.bind(inner) }),
+  };
+}
+
 function fifoDriver(inner: Driver): { driver: Driver; state: QueueState } {
   let busy = false;
   let queue: (() => void)[] = [];
@@ -220,12 +242,7 @@ function fifoDriver(inner: Driver): { driver: Driver; state: QueueState } {
       }
       next();
     },
-    beginTransaction: (connection, settings) => inner.beginTransaction(connection, settings),
-    commitTransaction: (connection) => inner.commitTransaction(connection),
-    rollbackTransaction: (connection) => inner.rollbackTransaction(connection),
-    ...(inner.savepoint && { savepoint: inner.savepoint.bind(inner) }),
-    ...(inner.rollbackToSavepoint && { rollbackToSavepoint: inner.rollbackToSavepoint.bind(inner) }),
-    ...(inner.releaseSavepoint && { releaseSavepoint: inner.releaseSavepoint.bind(inner) }),
+    ...passTransactions(inner),
     destroy: () => inner.destroy(),
   };
   return { driver, state };
@@ -280,12 +297,7 @@ function timedDriver(inner: Driver, observe: QueryObserver): Driver {
   return {
     init: () => inner.init(),
     acquireConnection: async () => wrap(await inner.acquireConnection()),
-    beginTransaction: (connection, settings) => inner.beginTransaction(connection, settings),
-    commitTransaction: (connection) => inner.commitTransaction(connection),
-    rollbackTransaction: (connection) => inner.rollbackTransaction(connection),
-    ...(inner.savepoint && { savepoint: inner.savepoint.bind(inner) }),
-    ...(inner.rollbackToSavepoint && { rollbackToSavepoint: inner.rollbackToSavepoint.bind(inner) }),
-    ...(inner.releaseSavepoint && { releaseSavepoint: inner.releaseSavepoint.bind(inner) }),
+    ...passTransactions(inner),
     // PostgreSQL's driver releases through a private method of its own connection object.
     releaseConnection: (connection) => inner.releaseConnection(own.get(connection) ?? connection),
     destroy: () => inner.destroy(),
