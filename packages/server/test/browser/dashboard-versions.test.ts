@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import {
-  DashboardBrowser,
-  dashboardSkipReason,
-  LOOKS,
-  launchBrowser,
-  signInOnPage,
-} from '../helpers/browser.js';
+import { DashboardBrowser, dashboardSkipReason, LOOKS, launchBrowser } from '../helpers/browser.js';
 import { startListening, uploadBuild } from '../helpers/listening.js';
 import { addMember, giveGame, newTeam, type Team } from '../helpers/people.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
@@ -69,13 +63,8 @@ describe('dashboard: versions', { skip, timeout: 150_000 }, () => {
   });
 
   /** Signed in as `email`; the service's refusals a test provokes (400) are not problems. */
-  const signedIn = async (email: string, options: Parameters<DashboardBrowser['newContext']>[0] = {}) => {
-    const context = await web.newContext(options);
-    const page = await web.open(context, '/sign-in', [/status of 400/]);
-    await signInOnPage(page, email);
-    await page.waitForURL((url) => url.pathname !== '/sign-in');
-    return { context, page };
-  };
+  const signedIn = (email: string, options: Parameters<DashboardBrowser['newContext']>[0] = {}) =>
+    web.signedIn(email, options, [/status of 400/]);
   const gamePath = () => `/teams/${team.teamId}/games/${gameId}`;
   const getJson = async <T>(url: string): Promise<T> => {
     const res = await svc.call('GET', url);

@@ -95,10 +95,17 @@ export class DashboardBrowser {
     return page;
   }
 
-  /** A new context signed in as `email` through the sign-in page, ending on the page after it. */
-  async signedIn(email: string, options: Parameters<DashboardBrowser['newContext']>[0] = {}) {
+  /**
+   * A new context signed in as `email` through the sign-in page, ending on the page after it; console
+   * errors matching `expected` (refusals a test provokes) are not problems.
+   */
+  async signedIn(
+    email: string,
+    options: Parameters<DashboardBrowser['newContext']>[0] = {},
+    expected: RegExp[] = [],
+  ) {
     const context = await this.newContext(options);
-    const page = await this.open(context, '/sign-in');
+    const page = await this.open(context, '/sign-in', expected);
     await signInOnPage(page, email);
     await page.waitForURL((url) => url.pathname !== '/sign-in');
     return { context, page };
