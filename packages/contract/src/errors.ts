@@ -100,6 +100,12 @@ export const ERROR_CATALOGUE = {
     status: 409,
     summary: 'The store is PostgreSQL: back it up with pg_dump or base backups and WAL archiving.',
   },
+  WEBHOOK_NOT_FOUND: { status: 404, summary: 'No such webhook endpoint in this game or team.' },
+  WEBHOOK_LIMIT_REACHED: {
+    status: 409,
+    summary: 'The game or team already has the most webhook endpoints allowed (10); delete one first.',
+  },
+  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, summary: 'No such delivery of this webhook endpoint.' },
   STORE_UNAVAILABLE: {
     status: 503,
     summary: 'The database cannot be reached right now (restarting, failing over); retry shortly.',

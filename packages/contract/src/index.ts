@@ -27,3 +27,4 @@ export * from './version-config/unknown-keys.js';
 export * from './version-config/validate.js';
 export * from './versions.js';
 export * from './watch.js';
+export * from './webhooks.js';

@@ -38,6 +38,7 @@ import type { WithNamespaces } from './modules/namespaces/namespaces.service.js'
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { versionsRoutes } from './modules/versions/versions.routes.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 
 /** Path parameters may be JWTs (the device link page); ids are bounded by their schemas anyway. */
 const MAX_PARAM_LENGTH = 2048;
@@ -184,6 +185,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   accountsRoutes(app, deps);
   teamsRoutes(app, deps);
   auditRoutes(app, deps);
+  webhooksRoutes(app, deps);
   healthRoutes(app, { readiness, metrics, metricsToken: deps.config.metricsToken });
   // Last, and a wildcard: it answers only what no API route does.
   dashboardRoutes(app, { dir: options.dashboardDir, maxParamLength: MAX_PARAM_LENGTH, s3: deps.config.s3 });

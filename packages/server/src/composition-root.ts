@@ -33,6 +33,9 @@ import { TokenAuthority } from './modules/tokens/token-authority.js';
 import { revokeStrandedPersonTokens } from './modules/tokens/tokens.service.js';
 import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
 import { deleteUploadGarbage } from './modules/uploads/uploads.service.js';
+import { deliverDue } from './modules/webhooks/webhooks.dispatcher.js';
+import { WebhookOutbox } from './modules/webhooks/webhooks.outbox.js';
+import { deleteExpiredDeliveries, deleteWebhooksOf, teamScope } from './modules/webhooks/webhooks.service.js';
 
 /** How often ended rate-limit windows are deleted (a hit also restarts an ended window in place). */
 const RATE_LIMIT_CLEANUP_INTERVAL_MS = 60_000;
@@ -42,6 +45,8 @@ const AUDIT_RETENTION_INTERVAL_MS = 3_600_000;
 const LOBBY_RETENTION_INTERVAL_MS = 3_600_000;
 /** An expired session is refused whether its row is there or not: an hourly sweep only reclaims space. */
 const SESSION_CLEANUP_INTERVAL_MS = 3_600_000;
+/** Deliveries are kept for days (GCM_WEBHOOK_RETENTION_DAYS): hourly is within that. */
+const WEBHOOK_RETENTION_INTERVAL_MS = 3_600_000;
 /** Uploads are collected GCM_UPLOAD_ABANDON_HOURS (at least one) late: hourly is within that. */
 const UPLOAD_CLEANUP_INTERVAL_MS = 3_600_000;
 /**
@@ -111,7 +116,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
       options.blobs ?? (await createBlobStorage(config, clock, () => loadUploadSigningSecret(db)));
     const notifier = new ChangeNotifier();
     metrics.watch({ connections: storeConnections, watchers: () => notifier.waiting });
-    const billingScheduler = new BillingScheduler({ db, clock, notifier });
+    const webhooks = new WebhookOutbox(db, clock, caches);
+    const billingScheduler = new BillingScheduler({ db, clock, notifier, webhooks });
     // One process owns the embedded store, so its memory is the whole truth; instances sharing PostgreSQL
     // must count together, or each would allow the limit again.
     const rateCounters = shared ? new TableCounters(db, clock) : new MemoryCounters(clock);
@@ -129,6 +135,16 @@ export async function createService(config: Config, options: StartOptions = {}) 
       mailer,
       secret: await loadAccountSecret(db),
       teamOwnsGames: (teamId) => teamOwnsGames(db, teamId),
+      memberJoined: (m) =>
+        webhooks.teamEvent(db, m.teamId, {
+          type: 'member.joined',
+          resourceKey: `member:${m.teamId}:${m.userId}`,
+          dedupeKey: `member.joined:${m.memberId}`,
+          data: { team_id: m.teamId, user_id: m.userId, email: m.email, role: m.role },
+        }),
+      teamDeleted: async (teamId) => {
+        await deleteWebhooksOf(deps, teamScope(teamId));
+      },
       log: (level, message) => logAccounts(level, message),
     });
     const deps: Deps = {
@@ -143,6 +159,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
       accounts,
       people: new People(db, accounts),
       metrics,
+      webhooks,
     };
     // The namespaces module owns its view cache: every write of a namespace goes through it.
     const backups = new Backups({ sqlite, dataDir: config.dataDir, backupDir: config.backupDir, clock });
@@ -227,6 +244,16 @@ export async function createService(config: Config, options: StartOptions = {}) 
       name: 'idempotency-key-clean-up',
       intervalMs: IDEMPOTENCY_CLEANUP_INTERVAL_MS,
       run: () => deleteExpiredIdempotencyKeys(db, clock),
+    });
+    jobs.start({
+      name: 'webhook-delivery',
+      intervalMs: config.webhooks.pollMs,
+      run: () => deliverDue(deps),
+    });
+    jobs.start({
+      name: 'webhook-retention',
+      intervalMs: WEBHOOK_RETENTION_INTERVAL_MS,
+      run: () => deleteExpiredDeliveries(deps),
     });
     const stopRelay = relay;
     app.addHook('onClose', async () => {

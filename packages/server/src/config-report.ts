@@ -71,6 +71,10 @@ const SETTINGS: ReadonlyArray<
   ['GCM_SMTP_URL', (c) => c.smtpUrl, maskUrl],
   ['GCM_MAIL_FROM', (c) => c.mailFrom],
   ['GCM_CORS_ORIGINS', (c) => c.corsOrigins],
+  ['GCM_WEBHOOK_ALLOW_HTTP', (c) => c.webhooks.allowHttp],
+  ['GCM_WEBHOOK_ALLOW_INTERNAL', (c) => c.webhooks.allowInternal],
+  ['GCM_WEBHOOK_RETENTION_DAYS', (c) => c.webhooks.retentionDays],
+  ['GCM_WEBHOOK_POLL_MS', (c) => c.webhooks.pollMs],
 ];
 
 /** The names of every variable the report covers, in its order. */

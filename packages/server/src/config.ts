@@ -56,6 +56,19 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** A second listener for /metrics, /healthz and /readyz only (GCM_METRICS_LISTEN, `host:port`). */
   readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
+  /** Webhook endpoints and the delivery job (src/modules/webhooks). */
+  readonly webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** http:// endpoints too (GCM_WEBHOOK_ALLOW_HTTP): for a receiver on the operator's own network. */
+  readonly allowHttp: boolean;
+  /** Endpoints on internal addresses too (GCM_WEBHOOK_ALLOW_INTERNAL): loopback, private, link-local. */
+  readonly allowInternal: boolean;
+  /** Deliveries are kept this long as the delivery log (GCM_WEBHOOK_RETENTION_DAYS). */
+  readonly retentionDays: number;
+  /** How often the delivery job looks for due deliveries (GCM_WEBHOOK_POLL_MS); 0: this instance sends none. */
+  readonly pollMs: number;
 }
 
 export const SIGNUP_MODES = ['open', 'invite', 'off'] as const;
@@ -253,6 +266,18 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const metricsListen = readListenAddress('GCM_METRICS_LISTEN', read('GCM_METRICS_LISTEN'), problems);
 
+  const bool = (name: string): boolean => {
+    const raw = read(name) ?? 'false';
+    if (raw !== 'true' && raw !== 'false') problems.push(`${name} must be true or false (got "${raw}")`);
+    return raw === 'true';
+  };
+  const webhooks: WebhookConfig = Object.freeze({
+    allowHttp: bool('GCM_WEBHOOK_ALLOW_HTTP'),
+    allowInternal: bool('GCM_WEBHOOK_ALLOW_INTERNAL'),
+    retentionDays: int('GCM_WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    pollMs: int('GCM_WEBHOOK_POLL_MS', 1_000, 0, 60_000),
+  });
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     host,
@@ -286,6 +311,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins,
     metricsToken,
     metricsListen,
+    webhooks,
   });
 }
 

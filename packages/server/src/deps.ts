@@ -9,6 +9,7 @@ import type { RateCounters } from './lib/rate-counters.js';
 import type { Accounts } from './modules/accounts/accounts.js';
 import type { People } from './modules/accounts/people.js';
 import type { TokenAuthority } from './modules/tokens/token-authority.js';
+import type { WebhookOutbox } from './modules/webhooks/webhooks.outbox.js';
 
 /** What services need, passed in explicitly so tests can swap the clock and the data directory. */
 export interface Deps {
@@ -30,4 +31,6 @@ export interface Deps {
   readonly people: People;
   /** This instance's Prometheus series (GET /metrics). */
   readonly metrics: Metrics;
+  /** Queues webhook deliveries of the changes it is told of (modules/webhooks). */
+  readonly webhooks: WebhookOutbox;
 }

@@ -133,6 +133,17 @@ export const errors = {
             '(POST /cloud/games/{game_id}/versions), then send its version_id',
       { field: 'version_id' },
     ),
+  webhookNotFound: () =>
+    make(
+      'WEBHOOK_NOT_FOUND',
+      'no webhook endpoint with this webhook_id here; GET the webhooks list of this game or team for their ids',
+    ),
+  webhookLimitReached: (max: number) =>
+    make('WEBHOOK_LIMIT_REACHED', `at most ${max} webhook endpoints per game or team; delete one first`, {
+      max,
+    }),
+  webhookDeliveryNotFound: () =>
+    make('WEBHOOK_DELIVERY_NOT_FOUND', 'no delivery with this delivery_id for this webhook endpoint'),
   tokenNotFound: () => make('TOKEN_NOT_FOUND', 'no token with this token_id (or it belongs to another game)'),
   cdnAuthUserNotFound: (user: string) =>
     make('CDN_AUTH_USER_NOT_FOUND', `no CDN user named "${user}" in this namespace`),

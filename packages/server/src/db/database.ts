@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Table types as the database holds them: text ids, integer epoch-millisecond timestamps, 0/1 booleans and
@@ -313,6 +313,41 @@ export interface AuditEventsTable {
   ray_id: string;
 }
 
+export interface WebhookEndpointsTable {
+  webhook_id: string;
+  game_id: string | null;
+  team_id: string | null;
+  url: string;
+  description: string;
+  /** JSON array of event types. */
+  events: string;
+  secret: string;
+  enabled: number;
+  create_ts: number;
+  update_ts: number;
+}
+
+export interface WebhookDeliveriesTable {
+  /** Database counter: orders one resource's deliveries to one endpoint. */
+  seq: Generated<number>;
+  delivery_id: string;
+  webhook_id: string;
+  game_id: string | null;
+  team_id: string | null;
+  event_id: string;
+  event_type: string;
+  resource_key: string;
+  dedupe_key: string;
+  payload: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempt_count: number;
+  /** JSON array of attempts, oldest first. */
+  attempts: string;
+  next_attempt_ts: number;
+  create_ts: number;
+  delivered_ts: number | null;
+}
+
 export interface Database {
   signing_keys: SigningKeysTable;
   operator_tokens: OperatorTokensTable;
@@ -338,4 +373,6 @@ export interface Database {
   team_members: TeamMembersTable;
   team_invitations: TeamInvitationsTable;
   audit_events: AuditEventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -5,6 +5,7 @@ import {
   CreateLobbyBody,
   CreateNamespaceBody,
   CreateTeamBody,
+  CreateWebhookBody,
   LobbyEventBody,
   MatchmakerConfigBody,
   PatchTagsBody,
@@ -12,6 +13,7 @@ import {
   PrepareBuildBody,
   SetGameTeamBody,
   UpdatePlanBody,
+  UpdateWebhookBody,
   ValidateGameBody,
   VersionBody,
 } from '@gcm/contract';
@@ -42,6 +44,12 @@ export const BODY_EXAMPLES: ReadonlyMap<object, readonly unknown[]> = new Map([
     owner_name: 'Lee Lead',
   }),
   examples(SetGameTeamBody, { team_id: EXAMPLE_ID }),
+  examples(CreateWebhookBody, {
+    url: 'https://hooks.example.com/gcm',
+    events: ['lobby.stopped', 'build.completed'],
+    description: 'CI dashboard',
+  }),
+  examples(UpdateWebhookBody, { enabled: false }, { events: ['lobby.created', 'lobby.stopped'] }),
   examples(CreateNamespaceBody, { name_id: 'prod', display_name: 'Production', version_id: EXAMPLE_ID }),
   examples(VersionBody, {
     display_name: 'v1.0.0',

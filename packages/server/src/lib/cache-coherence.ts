@@ -26,7 +26,9 @@ export const SHARED_ENTRY_MAX_AGE_MS = 60_000;
 export type Invalidation =
   | { kind: 'tokens'; tokenIds: readonly string[] }
   | { kind: 'namespace'; gameId: string; namespaceId: string }
-  | { kind: 'game-namespaces'; gameId: string };
+  | { kind: 'game-namespaces'; gameId: string }
+  /** Webhook endpoints changed (or a game changed teams): every cached subscriber list goes. */
+  | { kind: 'webhooks' };
 
 export interface InvalidationListener {
   apply(invalidation: Invalidation): void;
@@ -50,6 +52,8 @@ function encode(invalidation: Invalidation): string[] {
       return [`namespace ${invalidation.gameId} ${invalidation.namespaceId}`];
     case 'game-namespaces':
       return [`game-namespaces ${invalidation.gameId}`];
+    case 'webhooks':
+      return ['webhooks'];
   }
 }
 
@@ -60,6 +64,7 @@ function decode(payload: string): Invalidation | undefined {
     return { kind, gameId: args[0] as string, namespaceId: args[1] as string };
   }
   if (kind === 'game-namespaces' && args.length === 1) return { kind, gameId: args[0] as string };
+  if (kind === 'webhooks' && args.length === 0) return { kind };
   return undefined;
 }
 

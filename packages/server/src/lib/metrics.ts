@@ -67,6 +67,7 @@ export class Metrics {
   private readonly jobLastSuccess: Gauge<'job'>;
   private readonly uploadBytes: Counter;
   private readonly refusals: Counter<'limit'>;
+  private readonly webhookAttempts: Counter<'result'>;
   private connections: (() => ConnectionStats) | undefined;
   private watchers: (() => number) | undefined;
 
@@ -149,6 +150,13 @@ export class Metrics {
       labelNames: ['limit'],
       registers,
     });
+    this.webhookAttempts = new Counter({
+      name: 'gcm_webhook_attempts_total',
+      help: 'Webhook delivery attempts by result: delivered (2xx), retry (will be tried again), failed (given up)',
+      labelNames: ['result'],
+      registers,
+    });
+    for (const result of ['delivered', 'retry', 'failed']) this.webhookAttempts.inc({ result }, 0);
     // Every limit's series from the start, so a rate() over it is defined before the first refusal.
     for (const limit of Object.values(LIMIT_LABELS)) this.refusals.inc({ limit }, 0);
   }
@@ -187,6 +195,10 @@ export class Metrics {
 
   rateLimited(limit: LimitName): void {
     this.refusals.inc({ limit: LIMIT_LABELS[limit] });
+  }
+
+  webhookAttempted(result: 'delivered' | 'retry' | 'failed'): void {
+    this.webhookAttempts.inc({ result });
   }
 
   readonly contentType = Registry.PROMETHEUS_CONTENT_TYPE;

@@ -13,7 +13,7 @@ export interface PageRequest {
 }
 
 /** The lists that page; a cursor names its list, so one list's cursor is refused by another. */
-export type PagedList = 'namespaces' | 'versions' | 'tokens' | 'builds' | 'audit';
+export type PagedList = 'namespaces' | 'versions' | 'tokens' | 'builds' | 'audit' | 'deliveries';
 
 const CURSOR_TEXT = new RegExp(`^([a-z]+):(0|[1-9][0-9]{0,15}):(${UUID_PATTERN.slice(1, -1)})$`);
 

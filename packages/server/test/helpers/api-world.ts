@@ -22,6 +22,10 @@ export interface GameWorld {
   /** A completed avatar upload (GET /avatars/{id} serves it). */
   avatarUploadId: string;
   cdnUser: string;
+  /** A webhook endpoint of the game (never sent to: the route walks turn the delivery job off). */
+  webhookId: string;
+  /** A delivery queued for it (a ping). */
+  webhookDeliveryId: string;
 }
 
 /** A well-formed PNG of exactly `size` bytes (at least 57): what the avatar check accepts. */
@@ -162,6 +166,7 @@ export async function createGameWorld(svc: TestService, nameId: string): Promise
   );
   const cdnUser = 'fixture-user';
   await addCdnUser(svc, gameId, namespaceId, cdnUser);
+  const webhook = await newWebhook(svc, `/cloud/games/${gameId}`, nameId);
   return {
     ...fx,
     reporterToken: reporter.token,
@@ -171,7 +176,34 @@ export async function createGameWorld(svc: TestService, nameId: string): Promise
     buildId,
     avatarUploadId,
     cdnUser,
+    ...webhook,
   };
+}
+
+/** A webhook endpoint of a game or team (`base` is its path) with a ping queued for it. */
+export async function newWebhook(svc: TestService, base: string, name: string) {
+  const made = ok(
+    await svc.call('POST', `${base}/webhooks`, {
+      body: { url: `https://hooks.example.com/${name}`, events: ['lobby.created', 'plan.changed'] },
+    }),
+    'create webhook',
+  ).json<{ webhook: { webhook_id: string } }>();
+  const webhookId = made.webhook.webhook_id;
+  const ping = ok(await svc.call('POST', `${base}/webhooks/${webhookId}/ping`), 'ping webhook');
+  return { webhookId, webhookDeliveryId: ping.json<{ delivery_id: string }>().delivery_id };
+}
+
+/**
+ * Leaves `base` (a game or team) with only its endpoint `keep`, so a route walk that makes endpoints for
+ * each caller stays under the per-scope limit.
+ */
+export async function keepOnlyWebhook(svc: TestService, base: string, keep: string): Promise<void> {
+  const list = ok(await svc.call('GET', `${base}/webhooks`), 'list webhooks').json<{
+    webhooks: { webhook_id: string }[];
+  }>();
+  for (const { webhook_id } of list.webhooks) {
+    if (webhook_id !== keep) ok(await svc.call('DELETE', `${base}/webhooks/${webhook_id}`), 'delete webhook');
+  }
 }
 
 /**
@@ -194,4 +226,5 @@ export const ROUTE_WALK_ENV: Readonly<Record<string, string>> = {
   GCM_BILLING_TICK_MS: '0',
   GCM_PURGE_INTERVAL_MS: '0',
   GCM_WATCH_TIMEOUT_MS: '10',
+  GCM_WEBHOOK_POLL_MS: '0',
 };

@@ -16,11 +16,13 @@ import {
   BCRYPT_HASH,
   createGameWorld,
   type GameWorld,
+  keepOnlyWebhook,
   newCloudToken,
   newDeviceLinkToken,
   newGame,
   newLobby,
   newNamespace,
+  newWebhook,
   prepareAvatar,
   putPresigned,
   ROUTE_WALK_ENV,
@@ -129,6 +131,8 @@ function expectedFor(rule: AuthRule, caller: CallerKind, people: TeamRole | null
 
 interface Ctx {
   svc: TestService;
+  /** The webhook endpoint (with a queued delivery) of the team that owns `world`'s game. */
+  teamWebhook: { webhookId: string; webhookDeliveryId: string };
   /** The game whose ids the request names: the target, or the other game for `game-on-other-ids`. */
   world: GameWorld;
   /** The team that owns `world`'s game. */
@@ -342,7 +346,55 @@ const MATRIX: Record<string, Row> = {
     people: 'admin',
     request: ({ teamId }) => ({ params: { team_id: teamId }, query: { limit: '10' } }),
   },
+  ...webhookRows('game'),
+  ...webhookRows('team'),
 };
+
+/**
+ * The eight webhook operations of a game's endpoints (the game's token or its team's admins) and of a
+ * team's (its admins and the operator). Each create and delete first leaves the scope with only its fixture
+ * endpoint, so the walk stays under the limit of ten.
+ */
+function webhookRows(kind: 'game' | 'team'): Record<string, Row> {
+  const rule: AuthRule = kind === 'game' ? 'game' : 'operator';
+  const base = (ctx: Ctx) =>
+    kind === 'game' ? `/cloud/games/${ctx.world.gameId}` : `/cloud/teams/${ctx.teamId}`;
+  const own = (ctx: Ctx): Record<string, string> =>
+    kind === 'game'
+      ? { webhook_id: ctx.world.webhookId, delivery_id: ctx.world.webhookDeliveryId }
+      : {
+          team_id: ctx.teamId,
+          webhook_id: ctx.teamWebhook.webhookId,
+          delivery_id: ctx.teamWebhook.webhookDeliveryId,
+        };
+  const keepId = (ctx: Ctx) => (kind === 'game' ? ctx.world.webhookId : ctx.teamWebhook.webhookId);
+  const row = (request: (ctx: Ctx) => Promise<Req> | Req): Row => ({ rule, people: 'admin', request });
+  const prefix = kind === 'game' ? 'games' : 'teams';
+  return {
+    [`${prefix}.webhooks.create`]: row(async (ctx) => {
+      await keepOnlyWebhook(ctx.svc, base(ctx), keepId(ctx));
+      return {
+        params: own(ctx),
+        body: { url: `https://hooks.example.com/m-${ctx.seq}`, events: ['lobby.created'] },
+      };
+    }),
+    [`${prefix}.webhooks.list`]: row((ctx) => ({ params: own(ctx) })),
+    [`${prefix}.webhooks.get`]: row((ctx) => ({ params: own(ctx) })),
+    [`${prefix}.webhooks.update`]: row((ctx) => ({
+      params: own(ctx),
+      body: { description: `seen ${ctx.seq}` },
+    })),
+    [`${prefix}.webhooks.delete`]: row(async (ctx) => {
+      await keepOnlyWebhook(ctx.svc, base(ctx), keepId(ctx));
+      const made = await newWebhook(ctx.svc, base(ctx), `d-${ctx.seq}`);
+      return { params: { ...own(ctx), webhook_id: made.webhookId } };
+    }),
+    [`${prefix}.webhooks.rotateSecret`]: row((ctx) => ({ params: own(ctx) })),
+    [`${prefix}.webhooks.ping`]: row((ctx) => ({ params: own(ctx) })),
+    [`${prefix}.webhooks.listDeliveries`]: row((ctx) => ({ params: own(ctx), query: { limit: '5' } })),
+    [`${prefix}.webhooks.redeliver`]: row((ctx) => ({ params: own(ctx) })),
+  };
+}
 
 /** Routes the document does not list: the docs page, the document itself, operators' figures, probes. */
 const HIDDEN: { key: string; method: HttpMethod; path: string; row: Row }[] = [
@@ -453,6 +505,7 @@ describe('authorization matrix: every route × every kind of caller', () => {
   let tokens: Record<CallerKind, string | null>;
   let cookies: Record<PersonKind | 'person-signed-out', string>;
   const teamOf = new Map<string, string>();
+  const webhookOf = new Map<string, { webhookId: string; webhookDeliveryId: string }>();
 
   before(async () => {
     svc = await startTestService({ env: { ...ROUTE_WALK_ENV, GCM_METRICS_TOKEN: METRICS_TOKEN } });
@@ -507,6 +560,9 @@ describe('authorization matrix: every route × every kind of caller', () => {
     await giveGame(svc, other.gameId, otherTeam.teamId);
     teamOf.set(target.gameId, targetTeam.teamId);
     teamOf.set(other.gameId, otherTeam.teamId);
+    for (const team of [targetTeam, otherTeam]) {
+      webhookOf.set(team.teamId, await newWebhook(svc, `/cloud/teams/${team.teamId}`, team.teamId));
+    }
     const gone = await signIn(svc, targetTeam.owner.email);
     const signOut = await authCall(svc, 'POST', '/sign-out', { cookie: gone });
     assert.equal(signOut.statusCode, 200, signOut.body);
@@ -560,7 +616,8 @@ describe('authorization matrix: every route × every kind of caller', () => {
         seq += 1;
         const world = caller === 'game-on-other-ids' ? other : target;
         const teamId = teamOf.get(world.gameId) as string;
-        const req = (await row.request?.({ svc, world, teamId, seq })) ?? {};
+        const teamWebhook = webhookOf.get(teamId) as { webhookId: string; webhookDeliveryId: string };
+        const req = (await row.request?.({ svc, world, teamId, teamWebhook, seq })) ?? {};
         const params = { ...defaultParams(world), ...req.params };
         const query = req.query === undefined ? '' : `?${new URLSearchParams(req.query)}`;
         const bearer =

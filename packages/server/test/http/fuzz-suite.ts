@@ -24,6 +24,7 @@ import {
   newDeviceLinkToken,
   newGame,
   newNamespace,
+  newWebhook,
   pngBytes,
   prepareAvatar,
   ROUTE_WALK_ENV,
@@ -187,6 +188,7 @@ const fuzzTeam = await svc.call('POST', '/cloud/teams', {
 });
 if (fuzzTeam.statusCode !== 200) throw new Error(`team: ${fuzzTeam.statusCode} ${fuzzTeam.body}`);
 const teamId = fuzzTeam.json<{ team_id: string }>().team_id;
+const teamWebhook = await newWebhook(svc, `/cloud/teams/${teamId}`, 'fuzz-team');
 const pendingAvatar = await uploadedAvatar(svc, game.gameId);
 /** Signed PUT URLs (path and query) of avatar uploads waiting for their bytes. */
 const signedPuts = await Promise.all(
@@ -221,6 +223,12 @@ const POOLS: Pools = {
   upload_id: [game.avatarUploadId, pendingAvatar],
   token_id: [game.revokedTokenId],
   team_id: [teamId, randomUUID()],
+  webhook_id: [game.webhookId, teamWebhook.webhookId, randomUUID()],
+  delivery_id: [game.webhookDeliveryId, teamWebhook.webhookDeliveryId],
+  url: ['https://hooks.example.com/fuzz', 'http://127.0.0.1/x'],
+  events: [['lobby.created'], ['plan.changed', 'member.joined']],
+  description: ['fuzz'],
+  enabled: [true, false],
   user: [game.cdnUser, 'fuzz-user'],
   token: linkTokens,
   device_link_token: linkTokens,
@@ -251,6 +259,20 @@ const OPERATION_POOLS: Record<string, Pools> = {
   'games.namespaces.deleteGameNamespace': {
     namespace_id: await Promise.all(
       [1, 2, 3].map((i) => newNamespace(svc, game.gameId, game.versionId, `fuzz-del-${i}`)),
+    ),
+  },
+  'games.webhooks.delete': {
+    webhook_id: await Promise.all(
+      [1, 2, 3].map(
+        async (i) => (await newWebhook(svc, `/cloud/games/${game.gameId}`, `fuzz-del-${i}`)).webhookId,
+      ),
+    ),
+  },
+  'teams.webhooks.delete': {
+    webhook_id: await Promise.all(
+      [1, 2, 3].map(
+        async (i) => (await newWebhook(svc, `/cloud/teams/${teamId}`, `fuzz-del-${i}`)).webhookId,
+      ),
     ),
   },
   'games.deleteGame': {

@@ -80,7 +80,50 @@ const CREATING: Record<string, (svc: TestService, fx: Fixture, seq: number) => P
     url: '/cloud/teams',
     body: { name: `Team ${seq}`, slug: `idem-team-${seq}`, owner_email: `idem-${seq}@example.com` },
   }),
+  ...webhookCalls('games'),
+  ...webhookCalls('teams'),
 };
+
+/**
+ * The webhook operations that make something (an endpoint, a secret, a queued delivery), on a game's
+ * endpoints and on a team's: the replay of a creation answers the endpoint's secret again, read back.
+ */
+function webhookCalls(
+  kind: 'games' | 'teams',
+): Record<string, (svc: TestService, fx: Fixture, seq: number) => Promise<Call>> {
+  const scope = async (svc: TestService, fx: Fixture, seq: number) => {
+    if (kind === 'games') return `/cloud/games/${fx.gameId}`;
+    const team = await svc.call('POST', '/cloud/teams', {
+      body: { name: `Hooks ${seq}`, slug: `idem-hooks-${seq}`, owner_email: `idem-hooks-${seq}@example.com` },
+    });
+    assert.equal(team.statusCode, 200, team.body);
+    return `/cloud/teams/${team.json<{ team_id: string }>().team_id}`;
+  };
+  const endpoint = async (svc: TestService, fx: Fixture, seq: number) => {
+    const base = await scope(svc, fx, seq);
+    const res = await svc.call('POST', `${base}/webhooks`, {
+      body: { url: `https://hooks.example.com/e-${seq}`, events: ['plan.changed'] },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return `${base}/webhooks/${res.json<{ webhook: { webhook_id: string } }>().webhook.webhook_id}`;
+  };
+  return {
+    [`${kind}.webhooks.create`]: async (svc, fx, seq) => ({
+      url: `${await scope(svc, fx, seq)}/webhooks`,
+      body: { url: `https://hooks.example.com/c-${seq}`, events: ['lobby.created'] },
+    }),
+    [`${kind}.webhooks.rotateSecret`]: async (svc, fx, seq) => ({
+      url: `${await endpoint(svc, fx, seq)}/secret`,
+    }),
+    [`${kind}.webhooks.ping`]: async (svc, fx, seq) => ({ url: `${await endpoint(svc, fx, seq)}/ping` }),
+    [`${kind}.webhooks.redeliver`]: async (svc, fx, seq) => {
+      const hook = await endpoint(svc, fx, seq);
+      const ping = await svc.call('POST', `${hook}/ping`);
+      assert.equal(ping.statusCode, 200, ping.body);
+      return { url: `${hook}/deliveries/${ping.json<{ delivery_id: string }>().delivery_id}/redeliver` };
+    },
+  };
+}
 
 /** The other POSTs, and why a repeat needs no key. A POST in neither list fails the test: decide. */
 const NOT_CREATING: Record<string, string> = {
@@ -179,7 +222,8 @@ describe('Idempotency-Key', () => {
   let seq = 0;
 
   before(async () => {
-    svc = await startTestService();
+    // No webhook deliveries in the background: each replay checks that the store did not change at all.
+    svc = await startTestService({ env: { GCM_WEBHOOK_POLL_MS: '0' } });
     gate = addGatedRoute(svc);
     fx = await fixture(svc, 'idem-game');
   });

@@ -57,6 +57,16 @@ export interface AccountsOptions {
   secret: string;
   /** Refuses the deletion of a team that still owns a game (games.team_id has no foreign key). */
   teamOwnsGames: (teamId: string) => Promise<boolean>;
+  /** Someone became a member of a team (accepted an invitation, or was added): the team's webhooks hear it. */
+  memberJoined?: (member: {
+    teamId: string;
+    memberId: string;
+    userId: string;
+    email: string;
+    role: string;
+  }) => Promise<void>;
+  /** A team is gone: what it alone owned (its webhook endpoints) goes too. */
+  teamDeleted?: (teamId: string) => Promise<void>;
   /** better-auth's own warnings and errors, into the service's log. */
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }
@@ -71,6 +81,18 @@ function refuse(message: string, code: string): never {
  * service's own limits, which instances on PostgreSQL share.
  */
 export function createAccounts(options: AccountsOptions) {
+  const joined = async (
+    member: { id: string; organizationId: string; role: string },
+    user: { id: string; email: string },
+  ): Promise<void> => {
+    await options.memberJoined?.({
+      teamId: member.organizationId,
+      memberId: member.id,
+      userId: user.id,
+      email: user.email,
+      role: member.role,
+    });
+  };
   const { config, db, mailer } = options;
   const publicOrigin = new URL(config.publicUrl).origin;
   const viewerAc = defaultAc.newRole({
@@ -248,7 +270,14 @@ export function createAccounts(options: AccountsOptions) {
         organizationHooks: {
           // The invitation id was sent to the email (or handed over by the team's admin): as good a proof of
           // the address as a verification mail, so the person may list their other invitations from now on.
-          afterAcceptInvitation: async ({ user }) => markEmailVerified(db, user.id),
+          afterAcceptInvitation: async ({ user, member }) => {
+            await markEmailVerified(db, user.id);
+            await joined(member, user);
+          },
+          afterAddMember: async ({ user, member }) => joined(member, user),
+          afterDeleteOrganization: async ({ organization: team }) => {
+            await options.teamDeleted?.(team.id);
+          },
           beforeCreateOrganization: async ({ organization: team }) => {
             if ((team.name ?? '').length > ACCOUNT_LIMITS.teamName) {
               refuse(`name must be at most ${ACCOUNT_LIMITS.teamName} characters`, 'NAME_TOO_LONG');

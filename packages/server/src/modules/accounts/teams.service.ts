@@ -57,12 +57,22 @@ export async function createTeam(deps: Deps, input: CreateTeamBody): Promise<Cre
 /** Gives a game to a team, or (null) back to the operator alone. */
 export async function setGameTeam(deps: Deps, gameId: string, teamId: string | null): Promise<void> {
   if (teamId !== null && !(await teams.teamExists(deps.db, teamId))) throw errors.teamNotFound();
-  const result = await deps.db
-    .updateTable('games')
-    .set({ team_id: teamId })
-    .where('game_id', '=', gameId)
-    .where('delete_ts', 'is', null)
-    .executeTakeFirst();
+  // The game's events go to another team's endpoints from now on: every instance's lists are redone.
+  let result: { numUpdatedRows: bigint };
+  try {
+    result = await deps.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('games')
+        .set({ team_id: teamId })
+        .where('game_id', '=', gameId)
+        .where('delete_ts', 'is', null)
+        .executeTakeFirst();
+      await deps.webhooks.publish(trx);
+      return updated;
+    });
+  } finally {
+    deps.webhooks.changed();
+  }
   if (result.numUpdatedRows === 0n) throw errors.gameNotFound();
   // People of the old team no longer act for the game: the tokens minted for them go.
   await revokeStrandedPersonTokens(deps, { gameId });

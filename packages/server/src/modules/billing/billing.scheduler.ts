@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import * as repo from './billing.repository.js';
 import { rollOver } from './billing.rules.js';
-import { billingWatchKey, toBillingState } from './billing.service.js';
+import { billingWatchKey, tellPlanChanged, toBillingState } from './billing.service.js';
 
 /** Rows rolled over per transaction: short transactions, so plan changes never wait long behind a tick. */
 const BATCH = 100;
@@ -15,7 +15,7 @@ export class BillingScheduler {
   /** Runs are chained, never overlapping: a runDue call sees the state as of its call. */
   private tail: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly deps: Pick<Deps, 'db' | 'clock' | 'notifier'>) {}
+  constructor(private readonly deps: Pick<Deps, 'db' | 'clock' | 'notifier' | 'webhooks'>) {}
 
   /** Rolls over every game whose period has ended by now; resolves with how many changed. */
   runDue(): Promise<number> {
@@ -38,8 +38,12 @@ export class BillingScheduler {
         const rows = await repo.dueBillingQuery(trx, now, BATCH).execute();
         for (const row of rows) {
           // Every due row rolls over: its period ends at or before now.
-          const next = rollOver(toBillingState(row), now);
-          if (next !== undefined) await repo.updateBilling(trx, row.game_id, { ...next, update_ts: now });
+          const current = toBillingState(row);
+          const next = rollOver(current, now);
+          if (next !== undefined) {
+            await repo.updateBilling(trx, row.game_id, { ...next, update_ts: now });
+            await tellPlanChanged(this.deps, trx, row.game_id, current, next);
+          }
         }
         return rows.map((row) => row.game_id);
       });

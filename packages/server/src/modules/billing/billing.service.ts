@@ -69,9 +69,29 @@ export async function updatePlan(deps: Deps, gameId: string, plan: string): Prom
     const next = choosePlan(rolled ?? current, plan, now) ?? rolled;
     if (next === undefined) return false;
     await repo.updateBilling(trx, gameId, { ...next, update_ts: now });
+    await tellPlanChanged(deps, trx, gameId, current, next);
     return true;
   });
   if (changed) deps.notifier.notify(billingWatchKey(gameId));
+}
+
+/**
+ * `plan.changed` for the webhooks, in the transaction of the change: a choice, or a roll-over that put a
+ * chosen downgrade in force. A renewal alone (same plans, a new period) is not a change of plan.
+ */
+export async function tellPlanChanged(
+  deps: Pick<Deps, 'webhooks'>,
+  trx: Db,
+  gameId: string,
+  before: BillingState,
+  after: BillingState,
+): Promise<void> {
+  if (before.plan === after.plan && before.active_plan === after.active_plan) return;
+  await deps.webhooks.gameEvent(trx, gameId, {
+    type: 'plan.changed',
+    resourceKey: `billing:${gameId}`,
+    data: { ...toBillingView(after), previous: toBillingView(before) },
+  });
 }
 
 /**

@@ -174,7 +174,25 @@ export async function completeBuild(deps: Deps, gameId: string, environmentId: s
   const build = await repo.findBuild(deps.db, environmentId, buildId);
   if (build === undefined) throw errors.buildNotFound('any');
   await completeUpload(deps, build.upload_id, { gameId, kind: 'build' });
-  await repo.markBuildComplete(deps.db, buildId, deps.clock.now());
+  const now = deps.clock.now();
+  // The event is queued in the transaction that lists the build. A completion retried after its answer was
+  // lost finds the build complete and queues it again, which the dedupe key makes one delivery.
+  await deps.db.transaction().execute(async (trx) => {
+    await repo.markBuildComplete(trx, buildId, now);
+    await deps.webhooks.gameEvent(trx, gameId, {
+      type: 'build.completed',
+      resourceKey: `build:${buildId}`,
+      dedupeKey: `build.completed:${buildId}`,
+      data: {
+        environment_id: environmentId,
+        build_id: buildId,
+        name: build.name,
+        content_length: Number(build.content_length),
+        tags: JSON.parse(build.tags_json) as Record<string, string>,
+        complete_ts: toTimestamp(build.complete_ts === null ? now : Number(build.complete_ts)),
+      },
+    });
+  });
 }
 
 /**

@@ -188,7 +188,51 @@ export async function createLobby(
       (input.create_ts === null || input.create_ts === undefined || existing.create_ts === createTs);
     if (!same) throw errors.lobbyAlreadyExists();
   }
+  // Queued before the report is answered; a report retried because its answer was lost queues it again,
+  // and the dedupe key keeps that to one delivery per endpoint.
+  await deps.webhooks.gameEventCached(
+    gameId,
+    () => ({
+      type: 'lobby.created',
+      resourceKey: `lobby:${namespaceId}:${row.lobby_id}`,
+      dedupeKey: `lobby.created:${namespaceId}:${row.lobby_id}`,
+      data: {
+        namespace_id: namespaceId,
+        lobby_id: row.lobby_id,
+        lobby_group_name_id: row.lobby_group_name_id,
+        region_id: row.region_id,
+        create_ts: toTimestamp(createTs),
+      },
+    }),
+    'lobby.created',
+  );
   return row.lobby_id;
+}
+
+/** `lobby.stopped` for the webhooks, queued like `lobby.created` (a retried stop queues nothing new). */
+function tellStopped(
+  deps: Deps,
+  gameId: string,
+  namespaceId: string,
+  lobbyId: string,
+  stop: { ts: number; exitCode: number; failed: boolean },
+): Promise<void> {
+  return deps.webhooks.gameEventCached(
+    gameId,
+    () => ({
+      type: 'lobby.stopped',
+      resourceKey: `lobby:${namespaceId}:${lobbyId}`,
+      dedupeKey: `lobby.stopped:${namespaceId}:${lobbyId}`,
+      data: {
+        namespace_id: namespaceId,
+        lobby_id: lobbyId,
+        stop_ts: toTimestamp(stop.ts),
+        exit_code: stop.exitCode,
+        failed: stop.failed,
+      },
+    }),
+    'lobby.stopped',
+  );
 }
 
 /** The values a stop records; `exit_code` is required, `failed` defaults to a non-zero exit code. */
@@ -274,7 +318,10 @@ export async function recordLobbyEvent(
     exit_code: stop?.exitCode ?? null,
     failed: stop === undefined ? null : stop.failed ? 1 : 0,
   };
-  if (await writes.events.submit(next)) return;
+  if (await writes.events.submit(next)) {
+    if (stop !== undefined) await tellStopped(deps, gameId, namespaceId, lobbyId, { ts, ...stop });
+    return;
+  }
   // Otherwise (a repeat, an event out of order, no such lobby, or a race), read, decide, then write only if
   // the lobby is still as read (compare and set), with no transaction. A lost race reads again and decides
   // anew, so concurrent events still apply one at a time, as if in some order.
@@ -282,8 +329,18 @@ export async function recordLobbyEvent(
     const lobby = await repo.findLobby(deps.db, namespaceId, lobbyId);
     if (lobby === undefined) throw errors.lobbyNotFound();
     const values = change(lobby);
-    if (values === undefined) return;
-    if (await repo.updateLobbyIfUnchanged(deps.db, lobby, values)) return;
+    if (values === undefined) {
+      // A repeated stop: told again (deduplicated), in case the first report's answer, and its queueing,
+      // were lost.
+      if (stop !== undefined && lobby.stop_ts !== null) {
+        await tellStopped(deps, gameId, namespaceId, lobbyId, { ts: lobby.stop_ts, ...stop });
+      }
+      return;
+    }
+    if (await repo.updateLobbyIfUnchanged(deps.db, lobby, values)) {
+      if (stop !== undefined) await tellStopped(deps, gameId, namespaceId, lobbyId, { ts, ...stop });
+      return;
+    }
     // Each lost race means another event was recorded, and a lobby takes at most three.
     if (attempt >= 10) throw new Error(`lobby ${lobbyId}: the event lost ${attempt} races in a row`);
   }

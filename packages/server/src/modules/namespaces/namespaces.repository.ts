@@ -1,5 +1,5 @@
 import type { NamespacesTable } from '../../db/database.js';
-import type { Db } from '../../db/open-db.js';
+import { type Db, forUpdate } from '../../db/open-db.js';
 import type { PageKey } from '../../lib/paging.js';
 
 declare const writeScope: unique symbol;
@@ -89,6 +89,15 @@ export function listNamespacePage(db: Db, gameId: string, after: PageKey | undef
  * Updates the living namespace row and reports whether there is one. Inside a transaction this also takes the
  * row's write lock, which serialises concurrent edits of the same namespace on PostgreSQL as on SQLite.
  */
+/** The version a live namespace runs, its row locked (PostgreSQL) until the write's transaction ends. */
+export async function lockedVersionOf(w: NamespaceWrite): Promise<string | undefined> {
+  const row = await forUpdate(
+    w.db,
+    live(w.db).select('version_id').where('namespace_id', '=', w.namespaceId).where('game_id', '=', w.gameId),
+  ).executeTakeFirst();
+  return row?.version_id;
+}
+
 export async function updateNamespace(
   w: NamespaceWrite,
   values: Editable & { update_ts: number },

@@ -270,7 +270,23 @@ export class Namespaces {
       }
       throw await versionToRunNotFound(db, gameId);
     }
-    await this.updateOrThrow(gameId, namespaceId, { version_id: versionId, update_ts: clock.now() });
+    // The deployment's event is queued in its transaction, and only when the version really changed.
+    await this.write(gameId, namespaceId, async (w) => {
+      const previous = await repo.lockedVersionOf(w);
+      if (!(await repo.updateNamespace(w, { version_id: versionId, update_ts: clock.now() }))) {
+        return namespaceNotFound(w.db, gameId);
+      }
+      if (previous === versionId) return;
+      await this.deps.webhooks.gameEvent(w.db, gameId, {
+        type: 'version.deployed',
+        resourceKey: `namespace:${namespaceId}`,
+        data: {
+          namespace_id: namespaceId,
+          version_id: versionId,
+          ...(previous === undefined ? {} : { previous_version_id: previous }),
+        },
+      });
+    });
   }
 
   async updateMatchmakerConfig(

@@ -6,6 +6,7 @@ import * as namespacesRepo from '../namespaces/namespaces.repository.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import { purgeUploadsOfGame } from '../uploads/uploads.service.js';
 import { buildIdsNamedByVersions } from '../versions/versions.service.js';
+import { deleteWebhooksOf, gameScope } from '../webhooks/webhooks.service.js';
 
 /**
  * How long after a delete the purge keeps looking for stragglers before it records that it finished: a
@@ -30,7 +31,7 @@ const PASS_LIMIT = 100;
  * - A deleted namespace: its lobbies; its builds (with tags, uploads and files) except those a version of
  *   its game names, which any namespace may run; all of them once the game is retired.
  * - A retired game: every namespace of it as above, with no build kept (no version can run any more), then
- *   every upload of the game (avatars) with its files.
+ *   every upload of the game (avatars) with its files, and its webhook endpoints with their deliveries.
  */
 export async function purgeDeleted(
   deps: Deps & WithNamespaces,
@@ -82,6 +83,7 @@ async function purgeGame(
     await purgeBuildsOf(deps, ns, async () => NONE);
   }
   await purgeUploadsOfGame(deps, game.game_id);
+  await deleteWebhooksOf(deps, gameScope(game.game_id));
   if (!settled(deps, game.delete_ts)) return false;
   if ((await namespacesRepo.unpurgedNamespacesOf(deps.db, game.game_id)) > 0) return false;
   await gamesRepo.markGamePurged(deps.db, game.game_id, deps.clock.now());
