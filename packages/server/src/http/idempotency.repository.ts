@@ -108,8 +108,26 @@ export async function releaseClaim(db: Db, scope: string, key: string, claimId: 
     .execute();
 }
 
-/** Deletes the keys that expired by `now`; one statement, so instances running it at once do no harm. */
-export async function deleteExpiredKeys(db: Db, now: number): Promise<number> {
-  const result = await db.deleteFrom('idempotency_keys').where('expire_ts', '<=', now).executeTakeFirst();
+/**
+ * Deletes up to `batch` of the keys that expired by `now` (along idempotency_keys_expire), one statement, so
+ * instances running it at once do no harm; a bounded batch keeps each statement's locks (SQLite's write lock
+ * above all) short after a burst of keys expires at once.
+ */
+export async function deleteExpiredKeys(db: Db, now: number, batch: number): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where((eb) =>
+      eb(
+        eb.refTuple('scope', 'idem_key'),
+        'in',
+        eb
+          .selectFrom('idempotency_keys')
+          .select(['scope', 'idem_key'])
+          .where('expire_ts', '<=', now)
+          .limit(batch)
+          .$asTuple('scope', 'idem_key'),
+      ),
+    )
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -231,7 +231,23 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
   });
 }
 
-/** The background job's pass: deletes keys past their 24 h. */
-export function deleteExpiredIdempotencyKeys(db: Db, clock: Clock): Promise<number> {
-  return repo.deleteExpiredKeys(db, clock.now());
+/** Keys deleted per statement by the clean-up. */
+export const IDEMPOTENCY_CLEANUP_BATCH = 10_000;
+
+/**
+ * The background job's pass: deletes keys past their 24 h, `batch` per statement until a statement finds
+ * fewer, so requests claiming keys wait at most one batch for the write lock.
+ */
+export async function deleteExpiredIdempotencyKeys(
+  db: Db,
+  clock: Clock,
+  batch = IDEMPOTENCY_CLEANUP_BATCH,
+): Promise<number> {
+  const now = clock.now();
+  let total = 0;
+  for (;;) {
+    const deleted = await repo.deleteExpiredKeys(db, now, batch);
+    total += deleted;
+    if (deleted < batch) return total;
+  }
 }

@@ -14,6 +14,7 @@ import {
   IDEMPOTENCY_CLAIM_MS,
   MAX_STORED_ANSWER_BYTES,
 } from '../../src/http/idempotency.js';
+import { deleteExpiredKeys } from '../../src/http/idempotency.repository.js';
 import { routeOptions } from '../../src/http/route-options.js';
 import { putPresigned } from '../helpers/api-world.js';
 import { assertError, prepareLink } from '../helpers/device-links.js';
@@ -549,6 +550,35 @@ describe('Idempotency-Key', () => {
     assert.equal(fresh.statusCode, 200);
     assert.equal(fresh.headers['idempotent-replayed'], undefined);
     assert.notEqual(fresh.json<{ token_id: string }>().token_id, first.json<{ token_id: string }>().token_id);
+  });
+
+  it('sweeps expired keys a batch per statement until none is left', async () => {
+    await deleteExpiredIdempotencyKeys(svc.deps.db, svc.clock);
+    const now = svc.clock.now();
+    const row = (idem_key: string, expire_ts: number) => ({
+      scope: 'operator',
+      idem_key,
+      route: 'POST /sweep',
+      request_sha256: 'x',
+      claim_id: null,
+      claim_expire_ts: null,
+      status_code: 200,
+      answer: '{}',
+      create_ts: now - IDEMPOTENCY_KEY_TTL_MS,
+      expire_ts,
+    });
+    const expired = Array.from({ length: 25 }, (_, i) => row(`sweep-${i}`, now - i));
+    await svc.deps.db
+      .insertInto('idempotency_keys')
+      .values([...expired, row('sweep-live', now + 1)])
+      .execute();
+    assert.equal(await deleteExpiredKeys(svc.deps.db, now, 10), 10, 'one statement deletes one batch');
+    assert.equal(await deleteExpiredIdempotencyKeys(svc.deps.db, svc.clock, 10), 15, 'the rest, in two');
+    const left = (await keyRows(svc)).filter((r) => r.idem_key.startsWith('sweep-'));
+    assert.deepEqual(
+      left.map((r) => r.idem_key),
+      ['sweep-live'],
+    );
   });
 
   it('takes an expired key over for a new request before the clean-up has run', async () => {
