@@ -148,6 +148,12 @@ export class FakeS3 {
         );
       }
       case 'DELETE':
+        if (uploadId !== undefined) {
+          const upload = this.multiparts.get(uploadId);
+          if (upload === undefined || upload.key !== key) return xmlError(404, 'NoSuchUpload');
+          this.multiparts.delete(uploadId);
+          return { statusCode: 204, headers: {}, body: Readable.from([]) };
+        }
         this.objects.delete(key);
         return { statusCode: 204, headers: {}, body: Readable.from([]) };
       default:

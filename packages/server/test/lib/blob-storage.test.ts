@@ -235,6 +235,36 @@ function blobContract(name: string, makeHarness: () => Promise<Harness> | Harnes
       const after = await h.storage.openRead(key);
       assert.ok(after);
       assert.deepEqual(await collect(after), file);
+      // Aborting a joined upload (a clean-up racing its complete) leaves the object alone.
+      await h.storage.abortMultipart({ key, uploadId, multipartId });
+      assert.deepEqual(await h.storage.statObject(key), { size: file.length });
+    });
+
+    it('aborts a multipart upload: its parts are gone, and aborting again is no error', async () => {
+      const { uploadId, key } = fresh();
+      const parts = splitIntoParts(2000, 1000);
+      const { multipartId } = await h.storage.createMultipart({ key, uploadId });
+      for (const p of parts) {
+        const { url } = await h.storage.presignPut({
+          key,
+          uploadId,
+          part: p.part,
+          multipartId,
+          contentLength: p.contentLength,
+        });
+        assert.equal(
+          await h.put(url, randomBytes(p.contentLength), { key, uploadId, part: p.part, multipart: true }),
+          200,
+        );
+      }
+      await h.storage.abortMultipart({ key, uploadId, multipartId });
+      await h.storage.abortMultipart({ key, uploadId, multipartId });
+      const expected = parts.map((p) => ({ part: p.part, contentLength: p.contentLength }));
+      assert.deepEqual(await h.storage.completeMultipart({ key, uploadId, multipartId, parts: expected }), {
+        ok: false,
+        badParts: [1, 2],
+      });
+      assert.equal(await h.storage.statObject(key), undefined);
     });
   });
 }

@@ -37,6 +37,12 @@ export interface BlobStorage {
   completeMultipart(input: CompleteMultipartInput): Promise<CompleteMultipartResult>;
 
   /**
+   * Drops the parts of a multipart upload that will never be completed (the clean-up of abandoned
+   * uploads), so they stop taking space; aborting an upload that is unknown, aborted or joined is no error.
+   */
+  abortMultipart(input: { key: string; uploadId: string; multipartId: string }): Promise<void>;
+
+  /**
    * Moves the single-PUT object `key` to a new key that no presigned URL names (`frozenKeyFor`) and returns
    * that key with the moved object's size; undefined when nothing is stored under `key`. Complete checks this
    * copy and the service serves only it, so a PUT to `key` that lands later cannot change what was checked.

@@ -171,6 +171,13 @@ export class EmbeddedBlobStorage implements BlobStorage, SignedPutReceiver {
     return job;
   }
 
+  async abortMultipart(input: { key: string; uploadId: string; multipartId: string }): Promise<void> {
+    // Under the key's lock, so a join in progress finishes (or fails) before its parts go.
+    await this.withKeyLock(input.key, () =>
+      rm(path.dirname(this.partPath(input.uploadId, 1)), { recursive: true, force: true }),
+    );
+  }
+
   async statObject(key: string): Promise<{ size: number } | undefined> {
     const found = await statFile(this.objectPath(key));
     return found === undefined ? undefined : { size: found };

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import {
+  AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CopyObjectCommand,
   CreateMultipartUploadCommand,
@@ -120,6 +121,20 @@ export class S3BlobStorage implements BlobStorage {
       }),
     );
     return { ok: true };
+  }
+
+  async abortMultipart(input: { key: string; uploadId: string; multipartId: string }): Promise<void> {
+    try {
+      await this.client.send(
+        new AbortMultipartUploadCommand({
+          Bucket: this.options.bucket,
+          Key: input.key,
+          UploadId: input.multipartId,
+        }),
+      );
+    } catch (err) {
+      if (!isS3Error(err, 'NoSuchUpload', 404)) throw err;
+    }
   }
 
   async freeze(key: string): Promise<{ key: string; size: number } | undefined> {
