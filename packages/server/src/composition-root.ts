@@ -27,12 +27,11 @@ import {
 import { teamOwnsGames } from './modules/games/games.repository.js';
 import { deleteExpiredLobbies } from './modules/lobby-logs/lobby-logs.service.js';
 import { Namespaces } from './modules/namespaces/namespaces.service.js';
-import { purgeDeleted } from './modules/purge/purge.service.js';
+import { deleteUploadGarbage, purgeDeleted } from './modules/purge/purge.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { TokenAuthority } from './modules/tokens/token-authority.js';
 import { revokeStrandedPersonTokens } from './modules/tokens/tokens.service.js';
 import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
-import { deleteUploadGarbage } from './modules/uploads/uploads.service.js';
 import { deliverDue } from './modules/webhooks/webhooks.dispatcher.js';
 import { WebhookOutbox } from './modules/webhooks/webhooks.outbox.js';
 import { deleteExpiredDeliveries, deleteWebhooksOf, teamScope } from './modules/webhooks/webhooks.service.js';

@@ -122,7 +122,7 @@ export interface UploadsTable {
   /** When the presigned URLs expire. */
   expire_ts: number;
   complete_ts: number | null;
-  /** 'pending' until complete succeeds, then 'complete'. */
+  /** 'pending' until complete succeeds, then 'complete'; 'abandoned' once the clean-up claims it for deletion. */
   state: string;
   /**
    * Set by complete: the key of the checked file, the only one read afterwards (a single PUT's frozen copy,

@@ -3,13 +3,14 @@
  * (GCM_TEST_DATABASE_URL runs it on PostgreSQL).
  */
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { deleteExpiredSessions } from '../../src/modules/accounts/accounts.js';
 import { deleteExpiredLobbies } from '../../src/modules/lobby-logs/lobby-logs.service.js';
-import { deleteUploadGarbage } from '../../src/modules/uploads/uploads.service.js';
+import { deleteUploadGarbage } from '../../src/modules/purge/purge.service.js';
+import { claimAbandonedBuildUploads } from '../../src/modules/uploads/uploads.service.js';
 import { prepareAvatar, putPresigned } from '../helpers/api-world.js';
 import { authCall, signUp } from '../helpers/people.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
@@ -260,5 +261,198 @@ describe('avatar upload clean-up', () => {
     assert.equal(await deleteUploadGarbage(svc.deps), 1);
     const gone = await svc.call('POST', `/cloud/games/${f.gameId}/avatar-upload/${fresh.uploadId}/complete`);
     assert.equal(gone.statusCode, 404, gone.body);
+  });
+});
+
+describe('abandoned build clean-up', () => {
+  const MiB = 1024 * 1024;
+  const HOUR = 3_600_000;
+  let svc: TestService;
+  type Fixture = Awaited<ReturnType<typeof createGameFixture>>;
+  let f: Fixture;
+  let other: Fixture;
+  before(async () => {
+    // 1 MiB parts, so a 5 MiB+ build is a multipart upload of several parts.
+    svc = await startTestService({ env: { GCM_BUILD_PART_SIZE_BYTES: String(MiB) } });
+    f = await createGameFixture(svc, 'gc-builds');
+    other = await createGameFixture(svc, 'gc-builds-other');
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  const base = (x: Fixture) => `/games/${x.gameId}/environments/${x.namespaceId}/builds`;
+
+  interface Prepared {
+    buildId: string;
+    uploadId: string;
+    presigned: { url: string; content_length: number }[];
+  }
+
+  async function prepare(x: Fixture, name: string, size = 16): Promise<Prepared> {
+    const res = await svc.call('POST', `${base(x)}/prepare`, {
+      token: x.cloudToken,
+      body: {
+        name,
+        image_file: { path: `${name}.tar`, content_length: size },
+        multipart_upload: size >= 5 * MiB,
+        tags: { kind: 'gc' },
+      },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const { build_id, presigned_requests } = res.json<{
+      build_id: string;
+      presigned_requests: Prepared['presigned'];
+    }>();
+    const row = await svc.deps.db
+      .selectFrom('builds')
+      .select('upload_id')
+      .where('build_id', '=', build_id)
+      .executeTakeFirstOrThrow();
+    return { buildId: build_id, uploadId: row.upload_id, presigned: presigned_requests };
+  }
+
+  async function put(p: Prepared, index: number): Promise<void> {
+    const request = p.presigned[index];
+    assert.ok(request);
+    const res = await putPresigned(svc, request.url, Buffer.alloc(request.content_length, 7));
+    assert.equal(res.statusCode, 200, res.body);
+  }
+
+  const complete = (x: Fixture, p: Prepared) =>
+    svc.call('POST', `${base(x)}/${p.buildId}/complete`, { token: x.cloudToken });
+
+  async function completed(x: Fixture, name: string): Promise<Prepared> {
+    const p = await prepare(x, name);
+    await put(p, 0);
+    const done = await complete(x, p);
+    assert.equal(done.statusCode, 204, done.body);
+    return p;
+  }
+
+  /** The files (not folders) stored for the upload: its object, frozen copies and multipart parts. */
+  function filesOf(uploadId: string): string[] {
+    const root = path.join(svc.dataDir, 'blobs');
+    return (readdirSync(root, { recursive: true }) as string[]).filter(
+      (f) => f.includes(uploadId) && statSync(path.join(root, f)).isFile(),
+    );
+  }
+
+  /** Still there: complete finds it and says the bytes are missing. */
+  async function assertPending(x: Fixture, p: Prepared): Promise<void> {
+    const res = await complete(x, p);
+    assert.equal(res.json<{ code: string }>().code, 'UPLOAD_INCOMPLETE', res.body);
+  }
+
+  async function assertGone(x: Fixture, p: Prepared): Promise<void> {
+    for (const res of [
+      await svc.call('GET', `${base(x)}/${p.buildId}`, { token: x.cloudToken }),
+      await svc.call('GET', `${base(x)}/${p.buildId}/parts`, { token: x.cloudToken }),
+      await complete(x, p),
+    ]) {
+      assert.equal(res.statusCode, 404, res.body);
+      assert.equal(res.json<{ code: string }>().code, 'BUILD_NOT_FOUND', res.body);
+    }
+    assert.deepEqual(filesOf(p.uploadId), [], 'its files are gone');
+    const rows = await svc.deps.db
+      .selectFrom('build_tags')
+      .select('build_id')
+      .where('build_id', '=', p.buildId)
+      .unionAll(svc.deps.db.selectFrom('builds').select('build_id').where('build_id', '=', p.buildId))
+      .unionAll(
+        svc.deps.db.selectFrom('uploads').select('upload_id as build_id').where('upload_id', '=', p.uploadId),
+      )
+      .execute();
+    assert.deepEqual(rows, [], 'its build, tags and upload rows are gone');
+  }
+
+  async function listed(x: Fixture): Promise<string[]> {
+    const res = await svc.call('GET', base(x), { token: x.cloudToken });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<{ builds: { id: string }[] }>().builds.map((b) => b.id);
+  }
+
+  it('deletes builds never completed GCM_UPLOAD_ABANDON_HOURS (24) after their URLs expired, and nothing else', async () => {
+    const neverSent = await prepare(f, 'never-sent');
+    const partial = await prepare(f, 'partial', 5 * MiB + 1);
+    assert.equal(partial.presigned.length, 6);
+    await put(partial, 0);
+    await put(partial, 3);
+    const sentNotCompleted = await prepare(other, 'sent-not-completed');
+    await put(sentNotCompleted, 0);
+    const resumed = await prepare(f, 'resumed', 5 * MiB + 1);
+    // More than one batch (100) of abandoned builds: every batch goes.
+    const many: Prepared[] = [];
+    for (let i = 0; i < 105; i += 15) {
+      many.push(...(await Promise.all(Array.from({ length: 15 }, (_, j) => prepare(f, `many-${i + j}`)))));
+    }
+    const done = await completed(f, 'done');
+    const doneOther = await completed(other, 'done-other');
+
+    // A client still uploading asks for fresh URLs half an hour in: its window moves with them.
+    svc.clock.advance(HOUR / 2);
+    const parts = await svc.call('GET', `${base(f)}/${resumed.buildId}/parts`, { token: f.cloudToken });
+    assert.equal(parts.statusCode, 200, parts.body);
+    // Prepared an hour in, when the first URLs expired (GCM_UPLOAD_URL_TTL_SECONDS, 3600).
+    svc.clock.advance(HOUR / 2);
+    const fresh = await prepare(f, 'fresh');
+    const freshOther = await prepare(other, 'fresh-other', 5 * MiB + 1);
+    await put(freshOther, 1);
+
+    svc.clock.advance(24 * HOUR);
+    assert.equal(await deleteUploadGarbage(svc.deps), 0, 'not before the delay is over');
+    assert.ok(filesOf(partial.uploadId).length === 2, 'two parts arrived');
+    assert.ok(filesOf(sentNotCompleted.uploadId).length > 0);
+    await assertPending(f, partial);
+    svc.clock.advance(1);
+    assert.equal(await deleteUploadGarbage(svc.deps), 3 + many.length);
+
+    await assertGone(f, neverSent);
+    await assertGone(f, partial);
+    await assertGone(other, sentNotCompleted);
+    for (const p of many.slice(0, 3)) await assertGone(f, p);
+    for (const [x, p] of [
+      [f, done],
+      [other, doneOther],
+    ] as const) {
+      const got = await svc.call('GET', `${base(x)}/${p.buildId}`, { token: x.cloudToken });
+      assert.equal(got.statusCode, 200, got.body);
+      assert.ok((await listed(x)).includes(p.buildId));
+      assert.ok(filesOf(p.uploadId).length > 0, 'a completed build keeps its file');
+    }
+    await assertPending(f, resumed);
+    await assertPending(f, fresh);
+    await assertPending(other, freshOther);
+    assert.equal(filesOf(freshOther.uploadId).length, 1, 'a pending build keeps its parts');
+
+    // The resumed build's window closes half an hour later than it would have, the fresh ones' an hour.
+    svc.clock.advance(HOUR / 2);
+    assert.equal(await deleteUploadGarbage(svc.deps), 1);
+    await assertGone(f, resumed);
+    await assertPending(f, fresh);
+    svc.clock.advance(HOUR / 2);
+    assert.equal(await deleteUploadGarbage(svc.deps), 2);
+    await assertGone(f, fresh);
+    await assertGone(other, freshOther);
+    assert.deepEqual(await listed(f), [done.buildId]);
+    assert.deepEqual(await listed(other), [doneOther.buildId]);
+  });
+
+  it('finds a build gone once the clean-up claimed its upload, and a later pass finishes the delete', async () => {
+    const sent = await prepare(f, 'claimed');
+    await put(sent, 0);
+    svc.clock.advance(25 * HOUR + 1);
+    // A pass that stopped after its claim: the rows and the file are still there.
+    assert.deepEqual(await claimAbandonedBuildUploads(svc.deps, 100), [sent.uploadId]);
+    assert.ok(filesOf(sent.uploadId).length > 0);
+    for (const res of [
+      await complete(f, sent),
+      await svc.call('GET', `${base(f)}/${sent.buildId}/parts`, { token: f.cloudToken }),
+    ]) {
+      assert.equal(res.statusCode, 404, res.body);
+      assert.equal(res.json<{ code: string }>().code, 'BUILD_NOT_FOUND', res.body);
+    }
+    assert.equal(await deleteUploadGarbage(svc.deps), 1);
+    await assertGone(f, sent);
   });
 });

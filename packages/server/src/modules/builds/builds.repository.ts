@@ -217,6 +217,13 @@ export function buildsAfter(db: Db, namespaceId: string, afterBuildId: string, l
     .execute();
 }
 
+/** The builds made for these uploads (one each, but for an upload whose build was never inserted). */
+export async function buildIdsOfUploads(db: Db, uploadIds: string[]): Promise<string[]> {
+  if (uploadIds.length === 0) return [];
+  const rows = await db.selectFrom('builds').select('build_id').where('upload_id', 'in', uploadIds).execute();
+  return rows.map((r) => r.build_id);
+}
+
 /** Deletes the builds and their tags (inside the purge's transaction). */
 export async function deleteBuilds(db: Db, buildIds: string[]): Promise<void> {
   if (buildIds.length === 0) return;

@@ -1,6 +1,6 @@
 import { BUILDS_PAGE_LIMIT_DEFAULT, type ListBuildsQuery, quote, utf8ByteLength } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
-import { errors, type ValidationErrorItem } from '../../errors.js';
+import { AppError, errors, type ValidationErrorItem } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
@@ -8,11 +8,12 @@ import { textProblem } from '../../lib/text.js';
 import * as namespacesRepo from '../namespaces/namespaces.repository.js';
 import { findUpload } from '../uploads/uploads.repository.js';
 import {
+  claimAbandonedBuildUploads,
   completeUpload,
   deleteUploadFiles,
   deleteUploadRows,
   prepareUpload,
-  presignParts,
+  presignAgain,
 } from '../uploads/uploads.service.js';
 import * as repo from './builds.repository.js';
 
@@ -154,7 +155,7 @@ export async function presignBuildParts(
   const build = await repo.findBuild(deps.db, environmentId, buildId);
   if (build === undefined) throw errors.buildNotFound('any');
   const upload = await findUpload(deps.db, build.upload_id);
-  if (upload === undefined) throw errors.buildNotFound('any');
+  if (upload === undefined || upload.state === 'abandoned') throw errors.buildNotFound('any');
   if (build.complete_ts !== null || upload.state === 'complete') throw errors.uploadAlreadyComplete();
   if (fromPart > upload.part_count) {
     throw errors.badQuery(
@@ -162,10 +163,10 @@ export async function presignBuildParts(
       { field: 'from_part', part_count: upload.part_count },
     );
   }
-  return {
-    presigned_requests: await presignParts(deps, upload, fromPart),
-    part_count: upload.part_count,
-  };
+  const presigned = await presignAgain(deps, upload, fromPart);
+  // No longer pending since it was read: completed, or claimed by the clean-up.
+  if (presigned === undefined) return presignBuildParts(deps, gameId, environmentId, buildId, fromPart);
+  return { presigned_requests: presigned, part_count: upload.part_count };
 }
 
 /** Checks every part arrived with its length (UPLOAD_INCOMPLETE otherwise); only then is the build listed. */
@@ -173,7 +174,13 @@ export async function completeBuild(deps: Deps, gameId: string, environmentId: s
   await assertEnvironment(deps, gameId, environmentId);
   const build = await repo.findBuild(deps.db, environmentId, buildId);
   if (build === undefined) throw errors.buildNotFound('any');
-  await completeUpload(deps, build.upload_id, { gameId, kind: 'build' });
+  try {
+    await completeUpload(deps, build.upload_id, { gameId, kind: 'build' });
+  } catch (err) {
+    // The clean-up of abandoned builds claimed its upload since the build was read: the build is going.
+    if (err instanceof AppError && err.code === 'UPLOAD_NOT_FOUND') throw errors.buildNotFound('any');
+    throw err;
+  }
   const now = deps.clock.now();
   // The event is queued in the transaction that lists the build. A completion retried after its answer was
   // lost finds the build complete and queues it again, which the dedupe key makes one delivery.
@@ -308,6 +315,29 @@ export async function patchBuildTags(
 
 /** Builds deleted per transaction by the purge (each has a file or two to delete first). */
 const PURGE_BATCH = 100;
+
+/**
+ * Deletes the builds prepared but never completed whose upload was abandoned (its URLs expired
+ * GCM_UPLOAD_ABANDON_HOURS ago and it was never completed), with their tags, uploads and files, PURGE_BATCH
+ * at a time so no transaction holds the store's write lock long. The uploads are claimed first, so a
+ * complete racing the clean-up either wins (and the build stays) or answers not found; files go before
+ * rows, as in the purge, so a pass cut short leaves claimed rows the next one finishes. A completed build,
+ * or one whose upload is still in its window, is never taken. Part of the `upload-clean-up` job.
+ */
+export async function deleteAbandonedBuilds(deps: Deps): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const uploadIds = await claimAbandonedBuildUploads(deps, PURGE_BATCH);
+    if (uploadIds.length === 0) return deleted;
+    await deleteUploadFiles(deps, uploadIds);
+    await deps.db.transaction().execute(async (trx) => {
+      await repo.deleteBuilds(trx, await repo.buildIdsOfUploads(trx, uploadIds));
+      await deleteUploadRows(trx, uploadIds);
+    });
+    deleted += uploadIds.length;
+    if (uploadIds.length < PURGE_BATCH) return deleted;
+  }
+}
 
 /**
  * Deletes the builds of a deleted namespace but those `keep` gives (builds a version names; asked for only

@@ -1,10 +1,10 @@
 import type { Deps } from '../../deps.js';
-import { purgeBuildsOf } from '../builds/builds.service.js';
+import { deleteAbandonedBuilds, purgeBuildsOf } from '../builds/builds.service.js';
 import * as gamesRepo from '../games/games.repository.js';
 import { purgeLobbiesOf } from '../lobby-logs/lobby-logs.service.js';
 import * as namespacesRepo from '../namespaces/namespaces.repository.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
-import { purgeUploadsOfGame } from '../uploads/uploads.service.js';
+import { deleteAvatarGarbage, purgeUploadsOfGame } from '../uploads/uploads.service.js';
 import { buildIdsNamedByVersions } from '../versions/versions.service.js';
 import { deleteWebhooksOf, gameScope } from '../webhooks/webhooks.service.js';
 
@@ -88,4 +88,14 @@ async function purgeGame(
   if ((await namespacesRepo.unpurgedNamespacesOf(deps.db, game.game_id)) > 0) return false;
   await gamesRepo.markGamePurged(deps.db, game.game_id, deps.clock.now());
   return true;
+}
+
+/**
+ * The hourly `upload-clean-up` background job's pass (one instance at a time; tests call it directly):
+ * uploads nobody will complete or read, with their files. Avatars abandoned or replaced, and builds
+ * prepared but never completed, with their tags, GCM_UPLOAD_ABANDON_HOURS after their URLs expired. Here
+ * beside the purge because it deletes across the same two modules. Returns how many uploads went.
+ */
+export async function deleteUploadGarbage(deps: Deps): Promise<number> {
+  return (await deleteAvatarGarbage(deps)) + (await deleteAbandonedBuilds(deps));
 }

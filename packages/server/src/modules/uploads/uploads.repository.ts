@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { UploadsTable } from '../../db/database.js';
+import { type ExpressionBuilder, sql } from 'kysely';
+import type { Database, UploadsTable } from '../../db/database.js';
 import type { Db } from '../../db/open-db.js';
 
 /** The oldest secret signs: later rotations add rows, and a fresh store has exactly one (migration 0004). */
@@ -59,17 +59,73 @@ export function completeAvatar(db: Db, upload: UploadRow, avatarUrl: string, now
   });
 }
 
-/** The keys of the stored files of these uploads: the file PUT to, and the checked copy complete made. */
-export async function fileKeysOf(db: Db, uploadIds: string[]): Promise<string[]> {
-  if (uploadIds.length === 0) return [];
+/**
+ * What is stored for these uploads: the keys of their files (the file PUT to, and the checked copy complete
+ * made), and their multipart uploads never joined, whose parts the store keeps apart until aborted.
+ */
+export async function storedFilesOf(
+  db: Db,
+  uploadIds: string[],
+): Promise<{ keys: string[]; multiparts: { key: string; uploadId: string; multipartId: string }[] }> {
+  if (uploadIds.length === 0) return { keys: [], multiparts: [] };
   const rows = await db
     .selectFrom('uploads')
-    .select(['object_key', 'frozen_key'])
+    .select(['upload_id', 'object_key', 'frozen_key', 'multipart_id', 'state'])
     .where('upload_id', 'in', uploadIds)
     .execute();
-  return [
-    ...new Set(rows.flatMap((r) => (r.frozen_key === null ? [r.object_key] : [r.object_key, r.frozen_key]))),
-  ];
+  return {
+    keys: [
+      ...new Set(
+        rows.flatMap((r) => (r.frozen_key === null ? [r.object_key] : [r.object_key, r.frozen_key])),
+      ),
+    ],
+    multiparts: rows.flatMap((r) =>
+      r.multipart_id === null || r.state === 'complete'
+        ? []
+        : [{ key: r.object_key, uploadId: r.upload_id, multipartId: r.multipart_id }],
+    ),
+  };
+}
+
+/**
+ * Moves the URLs' expiry of a pending upload to `expireTs` (fresh URLs were signed); false when the upload
+ * is no longer pending.
+ */
+export async function extendExpiry(db: Db, uploadId: string, expireTs: number): Promise<boolean> {
+  const result = await db
+    .updateTable('uploads')
+    .set({ expire_ts: expireTs })
+    .where('upload_id', '=', uploadId)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Claims up to `limit` abandoned build uploads: never completed and their URLs expired before `before`, or
+ * claimed already by a pass that stopped before deleting them. The claim marks them 'abandoned' in the
+ * same statement that picks them (the condition checked again on each row it changes), so a complete or a
+ * presign racing the clean-up either wins first, and the upload is not taken, or finds it gone.
+ */
+export async function claimAbandonedBuildUploads(db: Db, before: number, limit: number): Promise<string[]> {
+  const abandoned = (eb: ExpressionBuilder<Database, 'uploads'>) =>
+    eb.or([
+      eb.and([eb('state', '=', 'pending'), eb('expire_ts', '<', before)]),
+      eb('state', '=', 'abandoned'),
+    ]);
+  const rows = await db
+    .updateTable('uploads')
+    .set({ state: 'abandoned' })
+    .where(
+      'upload_id',
+      'in',
+      db.selectFrom('uploads').select('upload_id').where('kind', '=', 'build').where(abandoned).limit(limit),
+    )
+    .where('kind', '=', 'build')
+    .where(abandoned)
+    .returning('upload_id')
+    .execute();
+  return rows.map((r) => r.upload_id);
 }
 
 export async function deleteUploads(db: Db, uploadIds: string[]): Promise<void> {

@@ -112,6 +112,21 @@ export async function presignParts(
   return requests;
 }
 
+/**
+ * Presigned PUTs signed anew for a pending upload (a client resuming, or a replayed prepare), moving the
+ * upload's expiry with them: the clean-up counts an upload abandoned from its URLs' expiry, and one still
+ * being uploaded with fresh URLs is not. Undefined when the upload is no longer pending.
+ */
+export async function presignAgain(
+  deps: Deps,
+  upload: UploadRow,
+  fromPart: number,
+): Promise<PresignedRequest[] | undefined> {
+  const expireTs = deps.clock.now() + deps.config.uploadUrlTtlSeconds * 1000;
+  if (!(await repo.extendExpiry(deps.db, upload.upload_id, expireTs))) return undefined;
+  return presignParts(deps, upload, fromPart);
+}
+
 /** games.avatars.prepareCustomAvatarUpload (4.12). */
 export async function prepareAvatarUpload(
   deps: Deps,
@@ -148,9 +163,15 @@ export async function presignAvatarUpload(
     throw errors.uploadNotFound();
   }
   if (upload.state === 'complete') throw errors.uploadAlreadyComplete();
-  const [presigned] = await presignParts(deps, upload, 1);
-  if (presigned === undefined) throw new Error('a single-PUT upload has one presigned request');
-  return presigned;
+  const presigned = await presignAgain(deps, upload, 1);
+  if (presigned === undefined) {
+    // Completed (or collected) since it was read.
+    const now = await repo.findUpload(deps.db, uploadId);
+    throw now?.state === 'complete' ? errors.uploadAlreadyComplete() : errors.uploadNotFound();
+  }
+  const [first] = presigned;
+  if (first === undefined) throw new Error('a single-PUT upload has one presigned request');
+  return first;
 }
 
 /**
@@ -170,6 +191,7 @@ export async function completeUpload(
   const upload = await repo.findUpload(deps.db, uploadId);
   if (
     upload === undefined ||
+    upload.state === 'abandoned' ||
     (scope.gameId !== undefined && upload.game_id !== scope.gameId) ||
     (scope.kind !== undefined && upload.kind !== scope.kind)
   ) {
@@ -178,13 +200,18 @@ export async function completeUpload(
   if (upload.state === 'complete') return;
   if (upload.multipart_id !== null) {
     await joinAllParts(deps, upload, upload.multipart_id);
-    await repo.markComplete(deps.db, upload.upload_id, deps.clock.now(), upload.object_key);
+    if (!(await repo.markComplete(deps.db, upload.upload_id, deps.clock.now(), upload.object_key))) {
+      await assertCompletedByAnother(deps, uploadId);
+    }
     return;
   }
   const frozen = await deps.blobs.freeze(upload.object_key);
   if (frozen === undefined) {
-    // A complete running at the same time may have frozen the file already.
-    if ((await repo.findUpload(deps.db, uploadId))?.state === 'complete') return;
+    // A complete running at the same time may have frozen the file already, or the clean-up of abandoned
+    // uploads claimed it and deleted the file.
+    const now = await repo.findUpload(deps.db, uploadId);
+    if (now?.state === 'complete') return;
+    if (now === undefined || now.state === 'abandoned') throw errors.uploadNotFound();
     throw errors.uploadIncomplete([1], false);
   }
   let recorded = false;
@@ -204,6 +231,15 @@ export async function completeUpload(
     // complete that lost the race to another: only the recorded copy is ever read.
     if (!recorded) await deps.blobs.delete(frozen.key);
   }
+  if (!recorded) await assertCompletedByAnother(deps, uploadId);
+}
+
+/**
+ * After a complete found the upload no longer pending when it came to record it: fine if another complete
+ * recorded it, but the clean-up may have claimed it as abandoned, and then it is gone.
+ */
+async function assertCompletedByAnother(deps: Deps, uploadId: string): Promise<void> {
+  if ((await repo.findUpload(deps.db, uploadId))?.state !== 'complete') throw errors.uploadNotFound();
 }
 
 /**
@@ -295,7 +331,9 @@ export async function receiveUploadPart(
   if (check === 'bad_signature') throw errors.uploadUrlInvalidSignature();
   if (check === 'expired') throw errors.uploadUrlExpired();
   const upload = await repo.findUpload(deps.db, signed.uploadId);
-  if (upload === undefined || signed.part > upload.part_count) throw errors.uploadNotFound();
+  if (upload === undefined || upload.state === 'abandoned' || signed.part > upload.part_count) {
+    throw errors.uploadNotFound();
+  }
   // Once complete, the checked file is what the game shows: it may not be swapped for other bytes. A PUT
   // already streaming when a complete starts is refused by the store when its bytes are in (writePart).
   if (upload.state === 'complete') throw errors.uploadAlreadyComplete();
@@ -323,12 +361,14 @@ export async function receiveUploadPart(
 }
 
 /**
- * Deletes the stored files of these uploads (the purge of a deleted namespace or retired game; their rows
- * go afterwards, with deleteUploadRows). Parts of a multipart upload never completed are not touched: they
- * are the store's (an S3 lifecycle rule aborts incomplete multipart uploads).
+ * Deletes the stored files of these uploads, parts of multipart uploads never completed included (the
+ * purge of a deleted namespace or retired game, the clean-up of abandoned builds; their rows go afterwards,
+ * with deleteUploadRows).
  */
 export async function deleteUploadFiles(deps: Deps, uploadIds: string[]): Promise<void> {
-  for (const key of await repo.fileKeysOf(deps.db, uploadIds)) await deps.blobs.delete(key);
+  const { keys, multiparts } = await repo.storedFilesOf(deps.db, uploadIds);
+  for (const multipart of multiparts) await deps.blobs.abortMultipart(multipart);
+  for (const key of keys) await deps.blobs.delete(key);
 }
 
 /** Deletes upload rows, inside the purge's transaction (after the builds that name them). */
@@ -365,10 +405,23 @@ const HOUR_MS = 3_600_000;
 /**
  * Deletes avatar uploads nobody will use, files first, then rows (as the purge does): those never completed
  * GCM_UPLOAD_ABANDON_HOURS after their URLs expired, and replaced avatars that long after the avatar that
- * replaced them was completed, so pages still showing the old URL have had time to reload. Runs as the
- * hourly `upload-clean-up` background job.
+ * replaced them was completed, so pages still showing the old URL have had time to reload. Part of the
+ * hourly `upload-clean-up` background job (purge.service.ts).
  */
-export function deleteUploadGarbage(deps: Deps): Promise<number> {
-  const before = deps.clock.now() - deps.config.uploadAbandonHours * HOUR_MS;
-  return deleteUploadsInBatches(deps, () => repo.avatarGarbage(deps.db, before, PURGE_BATCH));
+export function deleteAvatarGarbage(deps: Deps): Promise<number> {
+  return deleteUploadsInBatches(deps, () => repo.avatarGarbage(deps.db, abandonedBefore(deps), PURGE_BATCH));
+}
+
+/** Uploads whose URLs expired before this have been abandoned. */
+function abandonedBefore(deps: Deps): number {
+  return deps.clock.now() - deps.config.uploadAbandonHours * HOUR_MS;
+}
+
+/**
+ * Claims up to `limit` build uploads never completed GCM_UPLOAD_ABANDON_HOURS after their URLs expired, for
+ * the builds module to delete with their builds (files with deleteUploadFiles, rows with deleteUploadRows).
+ * From the claim on, the upload is not found by complete, presign or PUT.
+ */
+export function claimAbandonedBuildUploads(deps: Deps, limit: number): Promise<string[]> {
+  return repo.claimAbandonedBuildUploads(deps.db, abandonedBefore(deps), limit);
 }
