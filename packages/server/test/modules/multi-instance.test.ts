@@ -79,6 +79,50 @@ describe('several instances on one PostgreSQL', pgOnly, () => {
     await a?.close();
   });
 
+  it('runs a leased job on one instance at a time: one runs every pass, the other takes over on stop', async () => {
+    const noError = (job: string, err: unknown) => assert.fail(`${job}: ${String(err)}`);
+    // The leases' clock stands still, so no lease runs out during the test: who runs is decided by the lease
+    // alone, however slow this machine is, and a hand-over happens only when the holder stops.
+    const leaseClock = () => 1_000_000;
+    const instances = {
+      a: new BackgroundJobs(a.deps.db, true, noError, leaseClock),
+      b: new BackgroundJobs(b.deps.db, true, noError, leaseClock),
+    };
+    const runs = { a: 0, b: 0 };
+    let inFlight = 0;
+    let overlaps = 0;
+    for (const who of ['a', 'b'] as const) {
+      instances[who].start({
+        name: 'once-across-instances',
+        intervalMs: 10,
+        run: async () => {
+          inFlight += 1;
+          if (inFlight > 1) overlaps += 1;
+          runs[who] += 1;
+          // Longer than the interval: the other instance's timer fires while this pass runs.
+          await new Promise((resolve) => setTimeout(resolve, 25));
+          inFlight -= 1;
+        },
+      });
+    }
+    try {
+      await until('20 passes', 30_000, () => runs.a + runs.b >= 20);
+      const holder = runs.a > 0 ? 'a' : 'b';
+      const waiting = holder === 'a' ? 'b' : 'a';
+      assert.equal(runs[waiting], 0, `only ${holder}, the lease's holder, ran the job`);
+      assert.equal(overlaps, 0, 'no two passes ran at once');
+
+      await instances[holder].stop();
+      const held = runs[holder];
+      await until(`${waiting} takes over`, 30_000, () => runs[waiting] >= 10);
+      assert.equal(runs[holder], held, 'the stopped instance ran no more');
+      assert.equal(overlaps, 0, 'no two passes ran at once, the hand-over included');
+    } finally {
+      await instances.a.stop();
+      await instances.b.stop();
+    }
+  });
+
   it('start together on a fresh database: migrations once, one operator token', async () => {
     // A fresh database of its own (named after `root`), shared by four data dirs.
     const root = mkdtempSync(path.join(os.tmpdir(), 'gcm-starts-'));
