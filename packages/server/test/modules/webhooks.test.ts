@@ -21,7 +21,7 @@ import { deleteExpiredDeliveries } from '../../src/modules/webhooks/webhooks.ser
 import { newLobby, uploadedBuild } from '../helpers/api-world.js';
 import { addMember, asPerson, giveGame, newTeam, type Team } from '../helpers/people.js';
 import { dropTestDatabase, onPostgres } from '../helpers/postgres.js';
-import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 import { type Received, verifySignature, WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -561,6 +561,45 @@ describe('webhook deliveries across a restart', () => {
       await receiver.close();
       rmSync(dataDir, { recursive: true, force: true });
       if (onPostgres) await dropTestDatabase(dataDir);
+    }
+  });
+});
+
+describe('webhooks on two instances', {
+  skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)',
+}, () => {
+  it('hears an endpoint made on the other instance, and sends each event once from the shared outbox', async () => {
+    const receiver = await WebhookReceiver.start();
+    const a = await startTestService({ env: LOCAL_RECEIVER });
+    const b = await secondInstance(a, LOCAL_RECEIVER);
+    try {
+      const game = await createGameFixture(a, 'two-instances');
+      const base = `/cloud/games/${game.gameId}`;
+      // B has served a report before the endpoint exists: its cached "nobody listens" must not outlive it.
+      await newLobby(b, game.gameId, game.namespaceId);
+      await create(a, base, { url: `${receiver.url}/both`, events: ['lobby.created', 'lobby.stopped'] });
+      const lobbies: string[] = [];
+      await until(
+        'B hears of the endpoint',
+        WAIT_MS,
+        async () => {
+          lobbies.push(await newLobby(b, game.gameId, game.namespaceId));
+          return receiver.at('/both').length > 0;
+        },
+        200,
+      );
+      for (let i = 0; i < 10; i++)
+        lobbies.push(await newLobby(i % 2 === 0 ? a : b, game.gameId, game.namespaceId));
+      const heard = () => new Set(receiver.at('/both').map((r) => r.event.data.lobby_id));
+      await until('every later lobby told', WAIT_MS, () => lobbies.slice(-10).every((id) => heard().has(id)));
+      // Both instances run the delivery job's timer; the lease and the claim send each delivery once.
+      await new Promise((r) => setTimeout(r, 500));
+      const ids = receiver.at('/both').map((r) => r.headers['gcm-delivery-id']);
+      assert.equal(new Set(ids).size, ids.length, 'no delivery sent twice');
+    } finally {
+      await b.close();
+      await a.close();
+      await receiver.close();
     }
   });
 });
