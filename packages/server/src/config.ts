@@ -216,6 +216,12 @@ export function loadConfig(env: Env = process.env): Config {
   const lobbyRetentionDays = int('GCM_LOBBY_RETENTION_DAYS', 28, 0, 3650);
   const uploadAbandonHours = int('GCM_UPLOAD_ABANDON_HOURS', 24, 1, 8760);
   const buildPartSizeBytes = int('GCM_BUILD_PART_SIZE_BYTES', 100 * 1024 * 1024, 1024 * 1024, 5 * 1024 ** 3);
+  // S3 (and RGW, MinIO, R2) refuse to join parts under 5 MiB but the last: builds would fail at complete.
+  if (s3 !== undefined && buildPartSizeBytes < 5 * 1024 * 1024) {
+    problems.push(
+      'GCM_BUILD_PART_SIZE_BYTES must be at least 5242880 (5 MiB) with S3: S3 refuses smaller parts',
+    );
+  }
 
   const trustProxy = readTrustProxy(read('GCM_TRUST_PROXY'), problems);
   const rateLimits: RateLimitConfig = Object.freeze({

@@ -861,6 +861,23 @@ describe('upload configuration', () => {
     });
   });
 
+  it('refuses build parts under 5 MiB with S3, which would refuse to join them', () => {
+    const s3 = { S3_ENDPOINT: 'https://minio.example', S3_BUCKET: 'builds' };
+    assert.throws(
+      () => loadConfig({ ...s3, GCM_BUILD_PART_SIZE_BYTES: String(5 * 1024 * 1024 - 1) }),
+      (err: unknown) =>
+        err instanceof ConfigError && err.problems.some((p) => p.includes('GCM_BUILD_PART_SIZE_BYTES')),
+    );
+    assert.equal(
+      loadConfig({ ...s3, GCM_BUILD_PART_SIZE_BYTES: String(5 * 1024 * 1024) }).buildPartSizeBytes,
+      5 * 1024 * 1024,
+    );
+    assert.equal(
+      loadConfig({ GCM_BUILD_PART_SIZE_BYTES: String(1024 * 1024) }).buildPartSizeBytes,
+      1024 * 1024,
+    );
+  });
+
   it('reports half an S3 configuration and a bad TTL together', () => {
     assert.throws(
       () =>
