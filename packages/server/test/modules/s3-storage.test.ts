@@ -200,9 +200,15 @@ describe(`uploads with S3_ENDPOINT set, on ${S3_SERVER_NAME}`, () => {
       forcePathStyle: true,
       credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
     });
+    const { object_key: key } = await svc.deps.db
+      .selectFrom('builds')
+      .innerJoin('uploads', 'uploads.upload_id', 'builds.upload_id')
+      .select('uploads.object_key')
+      .where('builds.build_id', '=', prepared.build_id)
+      .executeTakeFirstOrThrow();
     const pending = async () =>
       ((await client.send(new ListMultipartUploadsCommand({ Bucket: server.bucket }))).Uploads ?? []).filter(
-        (u) => u.Key?.includes(prepared.build_id),
+        (u) => u.Key === key,
       ).length;
     assert.equal(await pending(), 1);
     svc.clock.advance((TTL_SECONDS + 25 * 3600) * 1000);
