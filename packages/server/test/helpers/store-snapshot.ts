@@ -63,24 +63,27 @@ export function diffSnapshots(before: StoreSnapshot, after: StoreSnapshot): stri
   return out;
 }
 
-/** Columns that name an owned thing: a row holding one of a game's values in such a column is the game's. */
-const OWNER_COLUMNS = [
-  'game_id',
-  'namespace_id',
-  'version_id',
-  'build_id',
-  'upload_id',
-  'token_id',
-  'lobby_id',
-];
+/**
+ * Columns that name an owned thing: a row holding one of a game's values in such a column is the game's.
+ * Not lobby_id: a lobby is (namespace_id, lobby_id), and the data plane may give lobbies of two namespaces
+ * the same id, so a lobby id alone names no owner (its row is found by its namespace_id anyway).
+ */
+const OWNER_COLUMNS = ['game_id', 'namespace_id', 'version_id', 'build_id', 'upload_id', 'token_id'] as const;
+
+type OwnerColumn = (typeof OWNER_COLUMNS)[number];
 
 /**
- * The rows that belong to one game: its own rows (game_id), and, until nothing more is found, every row
- * that names one of their namespaces, versions, builds, uploads, tokens or lobbies.
+ * The rows owned from one seed value: those holding it in `seed` column, and, until nothing more is found,
+ * every row that names, in one of the `through` columns, a value an owned row holds there.
  */
-export function rowsOfGame(snapshot: StoreSnapshot, gameId: string): StoreSnapshot {
-  const owned = new Map<string, Set<string>>(OWNER_COLUMNS.map((c) => [c, new Set<string>()]));
-  owned.get('game_id')?.add(gameId);
+function rowsOwned(
+  snapshot: StoreSnapshot,
+  seed: OwnerColumn,
+  id: string,
+  through: readonly OwnerColumn[],
+): StoreSnapshot {
+  const owned = new Map<string, Set<string>>(through.map((c) => [c, new Set<string>()]));
+  owned.set(seed, new Set([id]));
   const parsed = Object.entries(snapshot).map(
     ([table, rows]) =>
       [table, rows.map((r) => [r, JSON.parse(r) as Record<string, unknown>] as const)] as const,
@@ -93,13 +96,11 @@ export function rowsOfGame(snapshot: StoreSnapshot, gameId: string): StoreSnapsh
       for (const [text, row] of rows) {
         const key = `${table} ${text}`;
         if (taken.has(key)) continue;
-        const mine = OWNER_COLUMNS.some(
-          (c) => typeof row[c] === 'string' && owned.get(c)?.has(row[c] as string),
-        );
+        const mine = [...owned].some(([c, ids]) => typeof row[c] === 'string' && ids.has(row[c] as string));
         if (!mine) continue;
         taken.add(key);
         grew = true;
-        for (const c of OWNER_COLUMNS) if (typeof row[c] === 'string') owned.get(c)?.add(row[c] as string);
+        for (const c of through) if (typeof row[c] === 'string') owned.get(c)?.add(row[c] as string);
       }
     }
   }
@@ -107,4 +108,21 @@ export function rowsOfGame(snapshot: StoreSnapshot, gameId: string): StoreSnapsh
   for (const [table, rows] of parsed)
     out[table] = rows.filter(([t]) => taken.has(`${table} ${t}`)).map(([t]) => t);
   return out;
+}
+
+/**
+ * The rows that belong to one game: its own rows (game_id), and, until nothing more is found, every row
+ * that names one of their namespaces, versions, builds, uploads or tokens.
+ */
+export function rowsOfGame(snapshot: StoreSnapshot, gameId: string): StoreSnapshot {
+  return rowsOwned(snapshot, 'game_id', gameId, OWNER_COLUMNS);
+}
+
+/**
+ * The rows that belong to one namespace (environment): those naming it (the namespace, its CDN users,
+ * reporter tokens, lobbies, builds and their tags), and the uploads of its builds. Not through game_id or
+ * version_id, which its sibling namespaces share.
+ */
+export function rowsOfNamespace(snapshot: StoreSnapshot, namespaceId: string): StoreSnapshot {
+  return rowsOwned(snapshot, 'namespace_id', namespaceId, ['namespace_id', 'build_id', 'upload_id']);
 }
