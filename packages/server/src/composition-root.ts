@@ -1,7 +1,7 @@
 import { type AppDeps, type BuildAppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/open-db.js';
-import type { Deps } from './deps.js';
+import type { Deps, TestPauses } from './deps.js';
 import { deleteExpiredIdempotencyKeys, IDEMPOTENCY_CLEANUP_INTERVAL_MS } from './http/idempotency.js';
 import { trackConnectionsForShutdown } from './http/shutdown-connections.js';
 import { BackgroundJobs } from './lib/background-jobs.js';
@@ -58,6 +58,8 @@ export interface StartOptions extends BuildAppOptions {
   clock?: Clock;
   /** Replaces the configured blob driver (tests: the S3 driver over a fake transport). */
   blobs?: BlobStorage;
+  /** Holds requests at chosen points (tests that force a race); none in production. */
+  pauses?: TestPauses;
 }
 
 /**
@@ -159,6 +161,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
       people: new People(db, accounts),
       metrics,
       webhooks,
+      pauses: options.pauses,
     };
     // The namespaces module owns its view cache: every write of a namespace goes through it.
     const backups = new Backups({ sqlite, dataDir: config.dataDir, backupDir: config.backupDir, clock });

@@ -11,6 +11,16 @@ import type { People } from './modules/accounts/people.js';
 import type { TokenAuthority } from './modules/tokens/token-authority.js';
 import type { WebhookOutbox } from './modules/webhooks/webhooks.outbox.js';
 
+/**
+ * Points where a test may hold a request, to force an interleaving of two requests that real traffic makes
+ * only now and then (a connection queue or a fast machine may never make it). Each is awaited where it is
+ * set; production sets none.
+ */
+export interface TestPauses {
+  /** A device-link completion has read its link as not completed yet and has written nothing. */
+  deviceLinkCompletionRead?: () => Promise<void>;
+}
+
 /** What services need, passed in explicitly so tests can swap the clock and the data directory. */
 export interface Deps {
   readonly config: Config;
@@ -33,4 +43,6 @@ export interface Deps {
   readonly metrics: Metrics;
   /** Queues webhook deliveries of the changes it is told of (modules/webhooks). */
   readonly webhooks: WebhookOutbox;
+  /** Tests only (see TestPauses); undefined in production. */
+  readonly pauses?: TestPauses | undefined;
 }

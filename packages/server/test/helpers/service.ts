@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { createService } from '../../src/composition-root.js';
 import { loadConfig } from '../../src/config.js';
+import type { TestPauses } from '../../src/deps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { OPERATOR_TOKEN_FILE } from '../../src/modules/tokens/operator-token.js';
 import { dropTestDatabase, onPostgres, withTestDatabase } from './postgres.js';
@@ -63,7 +64,7 @@ export async function testConfig(dataDir: string, env: Record<string, string> = 
  * production, with a manual clock. `env` adds or overrides environment variables.
  */
 export async function startTestService(
-  options: { env?: Record<string, string>; dataDir?: string; clock?: ManualClock } = {},
+  options: { env?: Record<string, string>; dataDir?: string; clock?: ManualClock; pauses?: TestPauses } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'gcm-test-'));
   const ownsDir = options.dataDir === undefined;
@@ -73,6 +74,7 @@ export async function startTestService(
   const { app, deps, relay, newOperatorToken, billingScheduler } = await createService(config, {
     clock,
     logger: false,
+    ...(options.pauses === undefined ? {} : { pauses: options.pauses }),
   });
   // On a restart over an existing data dir the token is not new: read it back from its file.
   const tokenFile = path.join(dataDir, OPERATOR_TOKEN_FILE);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
 import { redactUrl } from '../../src/http/redact.js';
 import {
   deleteExpiredDeviceLinks,
@@ -18,6 +19,7 @@ import {
 } from '../helpers/device-links.js';
 import { startListening } from '../helpers/listening.js';
 import { dumpTestDatabase, onPostgres } from '../helpers/postgres.js';
+import { type RaceGate, raceGate } from '../helpers/race-gate.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -39,8 +41,13 @@ describe('device links', () => {
   let a: Awaited<ReturnType<typeof createGameFixture>>;
   let b: Awaited<ReturnType<typeof createGameFixture>>;
 
+  /** While set, completions wait in it between their read of the link and their write (see raceGate). */
+  let gate: RaceGate | undefined;
+
   before(async () => {
-    svc = await startTestService();
+    svc = await startTestService({
+      pauses: { deviceLinkCompletionRead: () => gate?.arrive() ?? Promise.resolve() },
+    });
     a = await createGameFixture(svc, 'link-a');
     b = await createGameFixture(svc, 'link-b');
   });
@@ -279,16 +286,43 @@ describe('device links', () => {
       assert.equal(await tokenCount(b.gameId), tokens);
     });
 
-    it('lets only one of two simultaneous completions through', async () => {
+    it('lets one of two completions through when both read the link as unused before either writes', async () => {
       const link = await prepareLink(svc);
       const before = (await tokenCount(a.gameId)) + (await tokenCount(b.gameId));
-      const answers = await Promise.all([
-        completeLink(svc, link.device_link_token, a.gameId),
-        completeLink(svc, link.device_link_token, b.gameId),
-      ]);
-      assert.deepEqual(answers.map((r) => r.statusCode).sort(), [204, 400]);
+      // Forced, not hoped for: on SQLite the one connection's queue would otherwise run the two in turn.
+      const held = raceGate(2);
+      gate = held;
+      let answers: LightMyRequestResponse[];
+      try {
+        answers = await Promise.all([
+          completeLink(svc, link.device_link_token, a.gameId),
+          completeLink(svc, link.device_link_token, b.gameId),
+        ]);
+      } finally {
+        gate = undefined;
+      }
+      assert.equal(held.arrived, 2, 'both completions read the link before either wrote');
+      assert.deepEqual(
+        answers.map((r) => r.statusCode).sort(),
+        [204, 400],
+        answers.map((r) => r.body).join(),
+      );
+      assertError(
+        answers.find((r) => r.statusCode === 400) as LightMyRequestResponse,
+        400,
+        'CLOUD_DEVICE_LINK_ALREADY_COMPLETE',
+      );
       const after = (await tokenCount(a.gameId)) + (await tokenCount(b.gameId));
-      assert.equal(after, before + 1);
+      assert.equal(after, before + 1, 'exactly one token minted');
+      const row = await linkRow(link.device_link_id);
+      const winner = answers[0]?.statusCode === 204 ? a.gameId : b.gameId;
+      assert.equal(row?.game_id, winner);
+      const token = await svc.deps.db
+        .selectFrom('tokens')
+        .select('game_id')
+        .where('token_id', '=', row?.token_id ?? '')
+        .executeTakeFirst();
+      assert.equal(token?.game_id, winner);
     });
 
     it('refuses a cloud token of another game with 403 and attaches nothing', async () => {

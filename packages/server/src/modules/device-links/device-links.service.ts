@@ -158,6 +158,8 @@ export async function completeDeviceLink(
   const link = await deps.tokens.verifyDeviceLinkToken(input.device_link_token);
   const row = await findLiveLink(deps, link);
   if (row.token_id !== null) throw errors.deviceLinkAlreadyComplete();
+  // Between the read and the write: a test holds two completions here so both pass the check above.
+  await deps.pauses?.deviceLinkCompletionRead?.();
   await deps.db.transaction().execute(async (trx) => {
     // Under the game's lock: a retirement committing meanwhile cannot miss the token and leave it unrevoked.
     if (!(await lockGame(trx, input.game_id))) throw errors.gameNotFound();
