@@ -90,7 +90,11 @@ describe('device links', () => {
 
     it('answers a pending link with no cloud_token and a watch index', async () => {
       const link = await prepareLink(svc);
-      assert.deepEqual(await resultOf(link.device_link_token), { watch: { index: '1' } });
+      const pending = await resultOf(link.device_link_token);
+      assert.deepEqual(Object.keys(pending), ['watch']);
+      // Opaque (interface 2.6): only that it stays while nothing changes.
+      assert.equal(typeof pending.watch.index, 'string');
+      assert.deepEqual(await resultOf(link.device_link_token), pending);
     });
   });
 
@@ -231,6 +235,7 @@ describe('device links', () => {
   describe('invalid link tokens', () => {
     it('answers TOKEN_INVALID (400) for a tampered, malformed or foreign token', async () => {
       const link = await prepareLink(svc);
+      const pending = await resultOf(link.device_link_token);
       const forged = tamperSignature(link.device_link_token);
       const [header, , signature] = link.device_link_token.split('.');
       const otherLink = Buffer.from(
@@ -240,7 +245,7 @@ describe('device links', () => {
         assertError(await getLink(svc, bad), 400, 'TOKEN_INVALID');
         assertError(await completeLink(svc, bad, a.gameId), 400, 'TOKEN_INVALID');
       }
-      assert.deepEqual(await resultOf(link.device_link_token), { watch: { index: '1' } });
+      assert.deepEqual(await resultOf(link.device_link_token), pending);
     });
 
     it('checks the signature before the expiry: a tampered expired token is invalid', async () => {
@@ -327,6 +332,7 @@ describe('device links', () => {
 
     it('refuses a cloud token of another game with 403 and attaches nothing', async () => {
       const link = await prepareLink(svc);
+      const pending = await resultOf(link.device_link_token);
       const tokens = await tokenCount(a.gameId);
       assertError(
         await completeLink(svc, link.device_link_token, a.gameId, b.cloudToken),
@@ -339,15 +345,16 @@ describe('device links', () => {
         403,
         'API_FORBIDDEN',
       );
-      assert.deepEqual(await resultOf(link.device_link_token), { watch: { index: '1' } });
+      assert.deepEqual(await resultOf(link.device_link_token), pending);
       assert.equal((await linkRow(link.device_link_id))?.token_id, null);
       assert.equal(await tokenCount(a.gameId), tokens);
     });
 
     it('answers 404 GAME_NOT_FOUND for an unknown game, and the link stays usable', async () => {
       const link = await prepareLink(svc);
+      const pending = await resultOf(link.device_link_token);
       assertError(await completeLink(svc, link.device_link_token, UNKNOWN_ID), 404, 'GAME_NOT_FOUND');
-      assert.deepEqual(await resultOf(link.device_link_token), { watch: { index: '1' } });
+      assert.deepEqual(await resultOf(link.device_link_token), pending);
       assert.equal((await completeLink(svc, link.device_link_token, b.gameId)).statusCode, 204);
     });
 
@@ -377,9 +384,10 @@ describe('device links', () => {
       const quick = await startTestService({ env: { GCM_WATCH_TIMEOUT_MS: '50' } });
       try {
         const link = await prepareLink(quick);
-        const res = await getLink(quick, link.device_link_token, '1');
+        const pending = (await getLink(quick, link.device_link_token)).json<LinkResult>();
+        const res = await getLink(quick, link.device_link_token, pending.watch.index);
         assert.equal(res.statusCode, 200, res.body);
-        assert.deepEqual(res.json(), { watch: { index: '1' } });
+        assert.deepEqual(res.json(), pending);
       } finally {
         await quick.close();
       }
@@ -387,9 +395,10 @@ describe('device links', () => {
 
     it('answers at once for an index that is not the current one', async () => {
       const link = await prepareLink(svc);
-      await completeLink(svc, link.device_link_token, a.gameId);
-      const res = await getLink(svc, link.device_link_token, '1');
-      assert.equal(res.json<LinkResult>().watch.index, '2');
+      const pending = await resultOf(link.device_link_token);
+      assert.equal((await completeLink(svc, link.device_link_token, a.gameId)).statusCode, 204);
+      const res = await getLink(svc, link.device_link_token, pending.watch.index);
+      assert.notEqual(res.json<LinkResult>().watch.index, pending.watch.index);
       assert.ok(res.json<LinkResult>().cloud_token !== undefined);
     });
   });
