@@ -271,6 +271,8 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
   });
 
   it('ran without console errors or CSP violations', () => {
+    // The pages are the tests' above: run alone (a name pattern) it would pass on none, so it fails instead.
+    assert.ok(web.pagesOpened > 0, 'no page was opened: this checks the pages of the tests before it');
     assert.deepEqual(web.problems, []);
   });
 });

@@ -65,6 +65,8 @@ export class DashboardBrowser {
   readonly problems: string[] = [];
   /** Serious or critical axe violations found by `check`. */
   readonly violations: string[] = [];
+  /** Pages opened so far: a check of `problems` over no page at all checks nothing. */
+  pagesOpened = 0;
 
   constructor(
     readonly browser: Browser,
@@ -83,6 +85,7 @@ export class DashboardBrowser {
   /** Opens `url` (a path of the service) in a new tab; console errors matching `expected` are not problems. */
   async open(context: BrowserContext, url: string, expected: RegExp[] = []): Promise<Page> {
     const page = await context.newPage();
+    this.pagesOpened += 1;
     page.on('console', (message) => {
       const text = message.text();
       if (message.type() === 'error' && !expected.some((e) => e.test(text))) {
