@@ -34,15 +34,6 @@ export function isPlan(value: string): value is Plan {
 
 const rank = (plan: Plan) => PLANS.indexOf(plan);
 
-function sameState(a: BillingState, b: BillingState): boolean {
-  return (
-    a.plan === b.plan &&
-    a.active_plan === b.active_plan &&
-    a.period_start_ts === b.period_start_ts &&
-    a.period_end_ts === b.period_end_ts
-  );
-}
-
 /**
  * The state after the game chooses `plan` at `now`, or undefined when nothing changes. Call it on a state
  * already rolled over to `now` (see rollOver).
@@ -51,11 +42,11 @@ function sameState(a: BillingState, b: BillingState): boolean {
  * - Downgrade (below the active plan): becomes `plan` now and the active plan at the period's end.
  */
 export function choosePlan(state: BillingState, plan: Plan, now: number): BillingState | undefined {
-  const next: BillingState =
-    rank(plan) > rank(state.active_plan)
-      ? { plan, active_plan: plan, period_start_ts: now, period_end_ts: now + PERIOD_MS }
-      : { ...state, plan };
-  return sameState(state, next) ? undefined : next;
+  if (rank(plan) > rank(state.active_plan)) {
+    return { plan, active_plan: plan, period_start_ts: now, period_end_ts: now + PERIOD_MS };
+  }
+  // Otherwise only the chosen plan can change: choosing it again changes nothing.
+  return plan === state.plan ? undefined : { ...state, plan };
 }
 
 /**
