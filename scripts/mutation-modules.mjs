@@ -1,0 +1,68 @@
+/**
+ * The modules whose mutation score the README records (issue 19): the code that keeps one tenant from
+ * another and guards money, each with the test files that should catch a change to it. Line ranges keep a
+ * module to its rules where a file holds more.
+ */
+export const MUTATION_MODULES = [
+  {
+    name: 'billing-rules',
+    mutate: ['packages/server/src/modules/billing/billing.rules.ts'],
+    testFiles: ['packages/server/test/modules/billing.test.ts'],
+  },
+  {
+    name: 'validator-network',
+    // The verification URL's network rules: checkVerificationUrl, isInternalHost, isInternalIpv4/6.
+    mutate: ['packages/contract/src/version-config/validate.ts:685-737'],
+    testFiles: [
+      'packages/server/test/modules/version-validate.test.ts',
+      'packages/server/test/modules/version-validate.property.test.ts',
+    ],
+  },
+  {
+    name: 'device-links',
+    mutate: [
+      'packages/server/src/modules/device-links/device-links.repository.ts',
+      'packages/server/src/modules/device-links/device-links.service.ts',
+    ],
+    testFiles: ['packages/server/test/modules/device-links.test.ts'],
+  },
+  {
+    name: 'upload-signing',
+    // The embedded store's URL signing and checking.
+    mutate: [
+      'packages/server/src/lib/blob/embedded-blob-storage.ts:82-99',
+      'packages/server/src/lib/blob/embedded-blob-storage.ts:260-264',
+    ],
+    testFiles: [
+      'packages/server/test/lib/blob-storage.test.ts',
+      'packages/server/test/modules/uploads.test.ts',
+    ],
+  },
+  {
+    name: 'upload-completion',
+    mutate: ['packages/server/src/modules/uploads/uploads.service.ts'],
+    testFiles: ['packages/server/test/modules/uploads.test.ts'],
+  },
+  {
+    name: 'tokens',
+    mutate: [
+      'packages/server/src/modules/tokens/tokens.service.ts',
+      'packages/server/src/modules/tokens/tokens.repository.ts',
+      'packages/server/src/modules/tokens/token-authority.ts',
+    ],
+    testFiles: ['packages/server/test/modules/tokens.test.ts'],
+  },
+  {
+    name: 'builds-tags',
+    mutate: ['packages/server/src/modules/builds/builds.repository.ts'],
+    testFiles: ['packages/server/test/modules/builds.test.ts', 'packages/server/test/modules/lists.test.ts'],
+  },
+  {
+    name: 'http-auth',
+    mutate: ['packages/server/src/http/auth.ts'],
+    testFiles: [
+      'packages/server/test/modules/tokens.test.ts',
+      'packages/server/test/modules/accounts.test.ts',
+    ],
+  },
+];
