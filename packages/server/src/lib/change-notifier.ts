@@ -33,7 +33,13 @@ export class Wake {
     this.read ??= new Promise<T>((resolve, reject) => {
       setImmediate(() => {
         this.started = true;
-        load().then(resolve, reject);
+        // Inside a timer callback a synchronous throw would be an uncaught exception: the process would
+        // die instead of the waiters being answered with the error.
+        try {
+          load().then(resolve, reject);
+        } catch (err) {
+          reject(err);
+        }
       });
     });
     return this.read as Promise<T>;
@@ -104,8 +110,8 @@ export class ChangeNotifier {
    * nothing changed (the feed came back and may have missed changes while it was down).
    */
   wakeAll(final: boolean): void {
-    const wake = new Wake(final);
-    for (const key of [...this.waiters.keys()]) this.wakeLocal(key, wake);
+    // A Wake per key: waiters sharing one read must all want the same data (see Wake).
+    for (const key of [...this.waiters.keys()]) this.wakeLocal(key, new Wake(final));
   }
 
   /** Requests waiting right now (exposed for tests and the benchmark). */
