@@ -498,7 +498,9 @@ function mismatch(
   return undefined;
 }
 
-describe('authorization matrix: every route × every kind of caller', () => {
+// One test walks every route as every caller: about a minute on SQLite on 2 cores, longer on PostgreSQL or a
+// loaded machine, so past the suite's 120 s default.
+describe('authorization matrix: every route × every kind of caller', { timeout: 600_000 }, () => {
   let svc: TestService;
   let target: GameWorld;
   let other: GameWorld;

@@ -29,6 +29,7 @@ import {
 } from '../helpers/billing.js';
 import { onPostgres } from '../helpers/postgres.js';
 import { DEFAULT_LIMITS, startTestService, type TestService } from '../helpers/service.js';
+import { pgOnly } from '../helpers/stores.js';
 import { proxyDatabase } from '../helpers/tcp-proxy.js';
 import { until } from '../helpers/until.js';
 
@@ -225,7 +226,7 @@ describe('readiness check', () => {
   });
 });
 
-describe('readiness when the store is gone', { skip: !onPostgres && 'PostgreSQL only' }, () => {
+describe('readiness when the store is gone', pgOnly, () => {
   it('readyz answers 503 store_unavailable while PostgreSQL is unreachable, 200 once it is back', async () => {
     const first = await startTestService();
     const { proxy, url } = await proxyDatabase(first.deps.config.databaseUrl as string);

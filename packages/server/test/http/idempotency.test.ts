@@ -19,12 +19,10 @@ import { routeOptions } from '../../src/http/route-options.js';
 import { putPresigned } from '../helpers/api-world.js';
 import { assertError, prepareLink } from '../helpers/device-links.js';
 import { listOperations, readOpenApi } from '../helpers/openapi.js';
-import { onPostgres } from '../helpers/postgres.js';
 import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
 import { diffSnapshots, snapshotStore } from '../helpers/store-snapshot.js';
+import { pgOnly } from '../helpers/stores.js';
 import { until } from '../helpers/until.js';
-
-const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)' };
 
 type Fixture = Awaited<ReturnType<typeof createGameFixture>> & { reporterToken: string };
 

@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { UNDER_LIMIT_MEMO_MS } from '../../src/lib/rate-counters.js';
-import { onPostgres } from '../helpers/postgres.js';
 import {
   createGameFixture,
   DEFAULT_LIMITS,
@@ -11,6 +10,7 @@ import {
   startTestService,
   type TestService,
 } from '../helpers/service.js';
+import { pgOnly } from '../helpers/stores.js';
 
 const UNKNOWN_ID = '0190a0a0-0000-7000-8000-00000000beef';
 const WRONG_TOKEN = 'gcm_op_this-is-not-the-operator-token-of-this-service';
@@ -311,7 +311,7 @@ describe('GCM_TRUST_PROXY', () => {
 });
 
 describe('several instances on one PostgreSQL', {
-  skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL',
+  ...pgOnly,
 }, () => {
   let a: TestService;
   let b: TestService;

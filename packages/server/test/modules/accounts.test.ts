@@ -19,11 +19,9 @@ import {
   signUp,
   type Team,
 } from '../helpers/people.js';
-import { onPostgres } from '../helpers/postgres.js';
 import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
 import { diffSnapshots, snapshotStore } from '../helpers/store-snapshot.js';
-
-const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)' };
+import { pgOnly } from '../helpers/stores.js';
 
 function code(res: { json: <T>() => T }): string {
   return res.json<{ code: string }>().code;

@@ -20,11 +20,10 @@ import {
   uploadedBuild,
 } from '../helpers/api-world.js';
 import { billingUrl, choosePlan, waitForWaiters } from '../helpers/billing.js';
-import { onPostgres } from '../helpers/postgres.js';
 import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
+import { pgOnly } from '../helpers/stores.js';
 import { until } from '../helpers/until.js';
 
-const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)' };
 /** The purge runs only when a test calls it, so each test sees the state right after the delete. */
 const NO_PURGE_TIMER = { GCM_PURGE_INTERVAL_MS: '0', GCM_BILLING_TICK_MS: '0' };
 

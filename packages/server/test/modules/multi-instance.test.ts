@@ -16,7 +16,7 @@ import {
   createBillingGame,
   readBilling,
 } from '../helpers/billing.js';
-import { adminQuery, dropTestDatabase, onPostgres, testDatabaseUrl } from '../helpers/postgres.js';
+import { adminQuery, dropTestDatabase, testDatabaseUrl } from '../helpers/postgres.js';
 import {
   createGameFixture,
   secondInstance,
@@ -24,10 +24,9 @@ import {
   type TestService,
   testConfig,
 } from '../helpers/service.js';
+import { pgOnly } from '../helpers/stores.js';
 import { proxyDatabase } from '../helpers/tcp-proxy.js';
 import { until } from '../helpers/until.js';
-
-const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)' };
 
 describe('job leases', () => {
   let svc: TestService;

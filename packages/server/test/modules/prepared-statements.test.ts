@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/open-db.js';
-import { onPostgres, queryTestDatabase } from '../helpers/postgres.js';
+import { queryTestDatabase } from '../helpers/postgres.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+import { pgOnly } from '../helpers/stores.js';
 import { proxyDatabase } from '../helpers/tcp-proxy.js';
-
-const pgOnly = { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL' };
 
 /**
  * On PostgreSQL, statements outside transactions run as named prepared statements (db/prepared-statements.ts),

@@ -12,9 +12,9 @@ import type { LightMyRequestResponse } from 'fastify';
 import { ManualClock } from '../../src/lib/clock.js';
 import { deleteUploadGarbage } from '../../src/modules/purge/purge.service.js';
 import { jpegImage } from '../helpers/images.js';
-import { onPostgres } from '../helpers/postgres.js';
 import { lacks, S3_SERVER_NAME, type S3Server, startS3Server } from '../helpers/s3-server.js';
 import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
+import { pgOnly } from '../helpers/stores.js';
 
 const MIB = 1024 * 1024;
 /** S3's least part size (all but the last): the service's parts must be at least this on a real store. */
@@ -224,7 +224,7 @@ describe(`uploads with S3_ENDPOINT set, on ${S3_SERVER_NAME}`, () => {
 });
 
 describe('two instances on PostgreSQL sharing one bucket', {
-  skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)',
+  ...pgOnly,
 }, () => {
   it('completes on one instance a build prepared and uploaded through the other', async () => {
     const shared = await startS3Server();

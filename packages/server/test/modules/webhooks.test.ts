@@ -22,6 +22,7 @@ import { newLobby, uploadedBuild } from '../helpers/api-world.js';
 import { addMember, asPerson, giveGame, newTeam, type Team } from '../helpers/people.js';
 import { dropTestDatabase, onPostgres } from '../helpers/postgres.js';
 import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
+import { pgOnly } from '../helpers/stores.js';
 import { until } from '../helpers/until.js';
 import { type Received, verifySignature, WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -566,7 +567,7 @@ describe('webhook deliveries across a restart', () => {
 });
 
 describe('webhooks on two instances', {
-  skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL (npm run test:pg)',
+  ...pgOnly,
 }, () => {
   it('hears an endpoint made on the other instance, and sends each event once from the shared outbox', async () => {
     const receiver = await WebhookReceiver.start();

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { pngBytes } from '../helpers/api-world.js';
-import { onPostgres } from '../helpers/postgres.js';
 import { api, startServiceProcess } from '../helpers/process.js';
+import { pgOnly, sqliteOnly } from '../helpers/stores.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const WRITERS = 4;
@@ -40,7 +40,7 @@ describe('backups of the embedded store', () => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'gcm-backup-'));
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  it('on PostgreSQL, the endpoint says to use pg_dump', { skip: !onPostgres }, async () => {
+  it('on PostgreSQL, the endpoint says to use pg_dump', pgOnly, async () => {
     const dataDir = path.join(root, 'pg-data');
     const svc = await startServiceProcess({ GCM_DATA_DIR: dataDir });
     try {
@@ -55,7 +55,7 @@ describe('backups of the embedded store', () => {
   });
 
   it('backs up under write load; the restored store has every write acknowledged before', {
-    skip: onPostgres,
+    ...sqliteOnly,
   }, async () => {
     const dataDir = path.join(root, 'data');
     const svc = await startServiceProcess({ GCM_DATA_DIR: dataDir });

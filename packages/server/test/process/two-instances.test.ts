@@ -5,8 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { STALE_BOUND_MS } from '../../src/lib/cache-coherence.js';
-import { dropTestDatabase, onPostgres, queryTestDatabase, testDatabaseUrl } from '../helpers/postgres.js';
+import { dropTestDatabase, queryTestDatabase, testDatabaseUrl } from '../helpers/postgres.js';
 import { api, type ServiceProcess, startServiceProcess } from '../helpers/process.js';
+import { pgOnly } from '../helpers/stores.js';
 
 /** The watch index of a watchable answer. */
 function indexOf(json: Record<string, unknown> | undefined): string {
@@ -34,7 +35,7 @@ async function untilWaiting(svc: ServiceProcess, token: string, count: number): 
  * Two real service processes on one PostgreSQL database, as behind a load balancer: what one commits the
  * other serves, and a change through one wakes watchers on the other.
  */
-describe('two instances on one PostgreSQL', { skip: !onPostgres && 'needs GCM_TEST_DATABASE_URL' }, () => {
+describe('two instances on one PostgreSQL', pgOnly, () => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'gcm-two-'));
   const operatorToken = `gcm_op_${randomBytes(32).toString('base64url')}`;
   let a: ServiceProcess;

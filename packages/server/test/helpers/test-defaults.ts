@@ -1,0 +1,96 @@
+/**
+ * node:test as the suite wants it, loaded before every test file with `--import` (package.json's test:unit,
+ * and test:file for a few files by hand). It must come before the first import of node:test: later,
+ * syncBuiltinESMExports no longer reaches node:test's named exports (it is a `node:`-only builtin).
+ *
+ * - Every test that names no timeout, in suites that name none, gets DEFAULT_TEST_TIMEOUT_MS. node:test has
+ *   no default of its own on Node 20, and its `--test-timeout` applies to a whole file when files run in
+ *   processes of their own: a hung test would stop nothing until the file's own limit, and name no test.
+ *   A test or suite that legitimately takes longer says so with its own `timeout`, which is kept and which
+ *   the tests inside a suite inherit.
+ * - A suite declared with `skip` skips each of its tests instead, and runs none of its hooks: node:test
+ *   counts a skipped suite's tests nowhere, so a PostgreSQL-only suite would vanish from a SQLite run's
+ *   `# skipped` count.
+ *
+ * The price: a test's reported location is this file, not the test's (node takes it from the caller).
+ */
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+
+export const DEFAULT_TEST_TIMEOUT_MS = Number(process.env.GCM_TEST_TIMEOUT_MS || 120_000);
+
+type Options = { timeout?: number; skip?: unknown } & Record<string, unknown>;
+type Register = (...args: unknown[]) => unknown;
+
+const nodeTest = createRequire(import.meta.url)('node:test') as Record<string, Register>;
+const applied = Symbol.for('gcm.test-defaults');
+
+/** The suites being declared right now, innermost last: whether each named a timeout, and its skip reason. */
+const suites: { timed: boolean; skip: string | undefined }[] = [];
+
+function split(args: unknown[]): { name: unknown[]; options: Options | undefined; rest: unknown[] } {
+  const name = typeof args[0] === 'string' ? [args[0]] : [];
+  const rest = args.slice(name.length);
+  const options = typeof rest[0] === 'object' && rest[0] !== null ? (rest.shift() as Options) : undefined;
+  return { name, options, rest };
+}
+
+function skipReason(skip: unknown): string | undefined {
+  if (skip === undefined || skip === false) return undefined;
+  return typeof skip === 'string' ? skip : 'skipped';
+}
+
+const enclosingSkip = () => suites.find((s) => s.skip !== undefined)?.skip;
+
+function wrapTest(register: Register): Register {
+  return (...args) => {
+    const { name, options, rest } = split(args);
+    const skip = enclosingSkip();
+    if (skip !== undefined) return register(...name, { ...options, skip }, ...rest);
+    if (options?.timeout !== undefined || suites.some((s) => s.timed)) return register(...args);
+    return register(...name, { ...options, timeout: DEFAULT_TEST_TIMEOUT_MS }, ...rest);
+  };
+}
+
+function wrapSuite(register: Register): Register {
+  return (...args) => {
+    const { name, options, rest } = split(args);
+    const body = rest[0];
+    if (typeof body !== 'function') return register(...args);
+    const { skip, ...kept } = options ?? {};
+    const entry = { timed: kept.timeout !== undefined, skip: skipReason(skip) };
+    // Suite bodies run synchronously as they are declared, so the stack knows what encloses each test.
+    return register(...name, kept, (...bodyArgs: unknown[]) => {
+      suites.push(entry);
+      try {
+        return (body as Register)(...bodyArgs);
+      } finally {
+        suites.pop();
+      }
+    });
+  };
+}
+
+function wrapHook(register: Register): Register {
+  return (...args) => (enclosingSkip() === undefined ? register(...args) : undefined);
+}
+
+const wrappers: Record<string, (register: Register) => Register> = {
+  test: wrapTest,
+  it: wrapTest,
+  describe: wrapSuite,
+  suite: wrapSuite,
+  before: wrapHook,
+  after: wrapHook,
+  beforeEach: wrapHook,
+  afterEach: wrapHook,
+};
+
+const shared = nodeTest as Record<string | symbol, unknown>;
+if (shared[applied] !== true) {
+  shared[applied] = true;
+  for (const [key, wrap] of Object.entries(wrappers)) {
+    const original = nodeTest[key] as Register;
+    nodeTest[key] = Object.assign(wrap(original), original);
+  }
+  syncBuiltinESMExports();
+}
