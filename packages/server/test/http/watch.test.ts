@@ -14,6 +14,12 @@ import {
 import { startListening } from '../helpers/listening.js';
 import type { TestService } from '../helpers/service.js';
 
+/**
+ * Half the 40 s watch timeout: an answer later than this waited for the timeout (a hang), however loaded
+ * the machine. Not a speed: the wake-up latency is measured by `npm run bench` (billing-watch).
+ */
+const HANG_MS = 20_000;
+
 /** watch_index (2.6), through the billing endpoint, over real sockets. */
 describe('watch_index', () => {
   let svc: TestService;
@@ -52,24 +58,20 @@ describe('watch_index', () => {
     // Opaque (interface 2.6): a string to pass back, whatever it looks like.
     assert.equal(typeof body.watch.index, 'string');
     assert.notEqual(body.watch.index, '');
-    assert.ok(ms < 1_000, `${ms} ms`);
+    assert.ok(ms < HANG_MS, `did not wait: ${ms} ms`);
   });
 
   it('blocks on the current index and wakes on a plan change, long before the timeout', async () => {
     const current = await readBilling(svc, gameId);
     const waiting = watch(current.watch.index);
     await waitForWaiters(svc, 1);
-    const changedAt = performance.now();
     await choosePlan(svc, gameId, current.plan === 'indie' ? 'studio' : 'indie');
     const res = await waiting;
     const body = (await res.json()) as BillingBody;
-    const ms = performance.now() - changedAt;
+    // Woken by the change: an answer at the watch timeout would carry the old plan and index.
     assert.equal(res.status, 200);
     assert.notEqual(body.plan, current.plan);
     assert.notEqual(body.watch.index, current.watch.index);
-    // Woken by the change, not by the watch timeout; how fast is the benchmark's to say (a loaded CI
-    // machine has taken 150 ms).
-    assert.ok(ms < 2_000, `woke ${ms.toFixed(1)} ms after the change began`);
     assert.equal(svc.deps.notifier.waiting, 0);
   });
 
@@ -81,7 +83,7 @@ describe('watch_index', () => {
     const { res, body, ms } = await timed(watch(older));
     assert.equal(res.status, 200);
     assert.equal(body.watch.index, current.watch.index);
-    assert.ok(ms < 1_000, `${ms} ms`);
+    assert.ok(ms < HANG_MS, `did not wait: ${ms} ms`);
   });
 
   it('refuses a watch_index that is not a decimal index with API_BAD_QUERY', async () => {
@@ -121,8 +123,9 @@ describe('watch_index', () => {
       const ms = performance.now() - start;
       assert.equal(res.status, 200);
       assert.deepEqual(body, current);
+      // Not before its 300 ms timeout (timers never fire early), and at it rather than never.
       assert.ok(ms >= 295, `answered after ${ms.toFixed(1)} ms`);
-      assert.ok(ms < 2_000, `answered after ${ms.toFixed(1)} ms`);
+      assert.ok(ms < HANG_MS, `answered after ${ms.toFixed(1)} ms`);
       assert.equal(short.svc.deps.notifier.waiting, 0);
     } finally {
       await short.svc.close();
@@ -150,7 +153,7 @@ describe('watch_index', () => {
       assert.deepEqual(await res.json(), current);
     }
     // The watch timeout is 40 s: closing must not wait for it.
-    assert.ok(ms < 2_000, `close took ${ms.toFixed(1)} ms`);
+    assert.ok(ms < HANG_MS, `close took ${ms.toFixed(1)} ms`);
     assert.ok(silent.destroyed || (await once(silent, 'close')));
   });
 });

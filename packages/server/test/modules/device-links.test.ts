@@ -114,11 +114,9 @@ describe('device links', () => {
         const first = (await (await fetch(url())).json()) as LinkResult;
         assert.equal(first.cloud_token, undefined);
 
-        const started = Date.now();
         const polling = fetch(url(first.watch.index)).then(async (res) => ({
           status: res.status,
           body: (await res.json()) as LinkResult,
-          ms: Date.now() - started,
         }));
         await untilWaiting(live);
         const done = await completeLink(live, link.device_link_token, game.gameId);
@@ -127,7 +125,7 @@ describe('device links', () => {
 
         const woken = await polling;
         assert.equal(woken.status, 200);
-        assert.ok(woken.ms < 5_000, `poller answered after ${woken.ms} ms`);
+        // Woken by the completion: an answer at the watch timeout would carry the old index.
         assert.notEqual(woken.body.watch.index, first.watch.index);
         const cloudToken = woken.body.cloud_token;
         assert.ok(cloudToken !== undefined);

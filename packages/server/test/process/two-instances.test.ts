@@ -83,33 +83,29 @@ describe('two instances on one PostgreSQL', pgOnly, () => {
       game_id: gameId,
     });
     assert.equal(completed.status, 204);
-    const started = Date.now();
     const answer = await watching;
-    const took = Date.now() - started;
     assert.equal(answer.status, 200);
+    // Woken by B's change: an answer at the watch timeout would carry no token. How fast is the bench's.
     const cloudToken = answer.json?.cloud_token as string;
     assert.ok(cloudToken.length > 0, 'the watcher on A got the token minted on B');
-    assert.ok(took < 1_000, `answered ${took} ms after B's commit`);
     // The token works on either instance.
     for (const svc of [a, b]) {
       assert.equal((await api(svc.baseUrl, cloudToken, 'GET', `/cloud/games/${gameId}`)).status, 200);
     }
   });
 
-  it('wakes a billing watcher on A within 1 s of a plan change on B', async () => {
+  it('wakes a billing watcher on A with a plan change made on B', async () => {
     const url = `/cloud/games/${gameId}/billing`;
     const before = await api(a.baseUrl, operatorToken, 'GET', url);
     const index = indexOf(before.json);
     const watching = api(a.baseUrl, operatorToken, 'GET', `${url}?watch_index=${index}`);
     await untilWaiting(a, operatorToken, 1);
     assert.equal((await api(b.baseUrl, operatorToken, 'PUT', `${url}/plan`, { plan: 'studio' })).status, 204);
-    const started = Date.now();
     const answer = await watching;
-    const took = Date.now() - started;
+    // Woken by B's change: an answer at the watch timeout would carry the old plan and index.
     assert.equal(answer.status, 200);
     assert.equal(answer.json?.active_plan, 'studio');
     assert.notEqual(indexOf(answer.json), index);
-    assert.ok(took < 1_000, `answered ${took} ms after B's commit`);
   });
 
   /** A fresh cloud token of the game, minted on A, and B accepting it (so B has its row cached). */
