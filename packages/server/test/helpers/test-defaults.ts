@@ -30,7 +30,9 @@ const suites: { timed: boolean; skip: string | undefined }[] = [];
 function split(args: unknown[]): { name: unknown[]; options: Options | undefined; rest: unknown[] } {
   const name = typeof args[0] === 'string' ? [args[0]] : [];
   const rest = args.slice(name.length);
-  const options = typeof rest[0] === 'object' && rest[0] !== null ? (rest.shift() as Options) : undefined;
+  // Options come before the function, and may be given as undefined or null.
+  const given = typeof rest[0] === 'object' || (rest[0] === undefined && rest.length > 1);
+  const options = given ? ((rest.shift() ?? undefined) as Options | undefined) : undefined;
   return { name, options, rest };
 }
 
