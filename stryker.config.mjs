@@ -19,9 +19,7 @@ export default {
   // sandbox and linked where the server's imports look first.
   ...(module.mutate.some((m) => m.startsWith('packages/contract/'))
     ? {
-        buildCommand:
-          'npx tsc -b packages/contract && mkdir -p packages/server/node_modules/@gcm && ' +
-          'ln -sfn ../../../contract packages/server/node_modules/@gcm/contract',
+        buildCommand: 'node scripts/mutation-build-contract.mjs',
       }
     : {}),
   tap: {

@@ -24,7 +24,11 @@ export const MUTATION_MODULES = [
       'packages/server/src/modules/device-links/device-links.repository.ts',
       'packages/server/src/modules/device-links/device-links.service.ts',
     ],
-    testFiles: ['packages/server/test/modules/device-links.test.ts'],
+    testFiles: [
+      'packages/server/test/modules/device-links.test.ts',
+      'packages/server/test/modules/tenant-isolation.test.ts',
+      'packages/server/test/http/rate-limits.test.ts',
+    ],
   },
   {
     name: 'upload-signing',
