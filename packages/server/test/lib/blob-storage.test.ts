@@ -192,13 +192,16 @@ function blobContract(
           ['length', '101'],
           ['expires', '99999999999'],
           ['sig', flip(given.get('sig') ?? '')],
+          // One character short: a signature of another length must be refused, not crash the comparison.
+          ['sig', (given.get('sig') ?? '').slice(0, -1)],
           ['X-Amz-Expires', '604800'],
           ['X-Amz-Signature', flip(given.get('X-Amz-Signature') ?? '')],
+          ['X-Amz-Signature', (given.get('X-Amz-Signature') ?? '').slice(0, -1)],
         ] as const
       ).filter(([param]) => given.has(param));
       assert.equal(
         edits.length,
-        h.storage.driver === 's3' ? 2 : 3,
+        h.storage.driver === 's3' ? 3 : 4,
         "the URL carries its driver's parameters",
       );
       for (const [param, value] of edits) {
