@@ -969,6 +969,9 @@ const cases: Case[] = [
     'http://localhost.example.com/',
     'http://local.example.com/',
     'http://mylocal/',
+    // Names that begin like an internal IPv6 prefix once their first character is dropped.
+    'http://xfd00.example/',
+    'http://afe80.example/',
   ].map((url) => c(`verification url ${url} is valid`, withVerification('find', { url }), [])),
   ...(
     [
