@@ -9,6 +9,7 @@ import type {
 } from 'fastify';
 import type { Db } from '../db/open-db.js';
 import { errors } from '../errors.js';
+import { deleteInBatches } from '../lib/batched-delete.js';
 import type { Clock } from '../lib/clock.js';
 import type { Caller } from '../modules/tokens/token-authority.js';
 import { callerOf } from './auth.js';
@@ -244,10 +245,5 @@ export async function deleteExpiredIdempotencyKeys(
   batch = IDEMPOTENCY_CLEANUP_BATCH,
 ): Promise<number> {
   const now = clock.now();
-  let total = 0;
-  for (;;) {
-    const deleted = await repo.deleteExpiredKeys(db, now, batch);
-    total += deleted;
-    if (deleted < batch) return total;
-  }
+  return deleteInBatches(batch, (limit) => repo.deleteExpiredKeys(db, now, limit));
 }

@@ -7,6 +7,7 @@ import { adminAc, defaultAc, memberAc, ownerAc } from 'better-auth/plugins/organ
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/open-db.js';
 import { isPostgres } from '../../db/open-db.js';
+import { deleteInBatches } from '../../lib/batched-delete.js';
 import type { Mailer } from '../../lib/mail.js';
 
 export { TEAM_ROLES, type TeamRole } from '@gcm/contract';
@@ -396,20 +397,13 @@ export async function deleteExpiredSessions(db: Db, now: number): Promise<number
   // better-auth's dates: timestamptz on PostgreSQL; on SQLite ISO-8601 text in UTC with milliseconds,
   // which sorts as the time does.
   const before = isPostgres(db) ? new Date(now) : new Date(now).toISOString();
-  let total = 0;
-  for (;;) {
+  return deleteInBatches(SESSION_SWEEP_BATCH, async (batch) => {
     const result = await db
       .deleteFrom('user_sessions')
       .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('user_sessions')
-          .select('id')
-          .where('expires_at', '<', before)
-          .limit(SESSION_SWEEP_BATCH),
+        eb.selectFrom('user_sessions').select('id').where('expires_at', '<', before).limit(batch),
       )
       .executeTakeFirst();
-    const deleted = Number(result.numDeletedRows);
-    total += deleted;
-    if (deleted < SESSION_SWEEP_BATCH) return total;
-  }
+    return Number(result.numDeletedRows);
+  });
 }

@@ -9,6 +9,7 @@ import {
 import type { AuditEventsTable } from '../../db/database.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
+import { deleteInBatches } from '../../lib/batched-delete.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import { teamExists } from '../accounts/teams.repository.js';
@@ -68,10 +69,5 @@ export async function listTeamAudit(deps: Deps, teamId: string, query: PageQuery
 /** The retention job's pass: deletes events older than GCM_AUDIT_RETENTION_DAYS. */
 export async function deleteExpiredAuditEvents(deps: Deps): Promise<number> {
   const before = deps.clock.now() - deps.config.auditRetentionDays * DAY_MS;
-  let total = 0;
-  for (;;) {
-    const deleted = await repo.deleteEventsBefore(deps.db, before);
-    total += deleted;
-    if (deleted < 10_000) return total;
-  }
+  return deleteInBatches(10_000, (batch) => repo.deleteEventsBefore(deps.db, before, batch));
 }

@@ -3,6 +3,7 @@ import type { LobbiesTable } from '../../db/database.js';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors, type ValidationErrorItem } from '../../errors.js';
+import { deleteInBatches } from '../../lib/batched-delete.js';
 import { Batcher } from '../../lib/batcher.js';
 import { parseTimestamp, toTimestamp } from '../../lib/clock.js';
 import { isStoreUnavailable } from '../../lib/db-errors.js';
@@ -354,12 +355,7 @@ const PURGE_BATCH = 1000;
  * other writes (on SQLite, every write of every game) wait at most one batch, never the whole log.
  */
 export async function purgeLobbiesOf(deps: Deps, namespaceId: string): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const deleted = await repo.deleteLobbyBatch(deps.db, namespaceId, PURGE_BATCH);
-    total += deleted;
-    if (deleted < PURGE_BATCH) return total;
-  }
+  return deleteInBatches(PURGE_BATCH, (batch) => repo.deleteLobbyBatch(deps.db, namespaceId, batch));
 }
 
 const DAY_MS = 86_400_000;
@@ -375,11 +371,9 @@ export async function deleteExpiredLobbies(deps: Deps): Promise<number> {
   const before = deps.clock.now() - days * DAY_MS;
   let total = 0;
   for (const namespaceId of await repo.namespaceIdsWithLobbies(deps.db)) {
-    for (;;) {
-      const deleted = await repo.deleteLobbiesBefore(deps.db, namespaceId, before, PURGE_BATCH);
-      total += deleted;
-      if (deleted < PURGE_BATCH) break;
-    }
+    total += await deleteInBatches(PURGE_BATCH, (batch) =>
+      repo.deleteLobbiesBefore(deps.db, namespaceId, before, batch),
+    );
   }
   return total;
 }

@@ -17,6 +17,7 @@ import type { Selectable } from 'kysely';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/database.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
+import { deleteInBatches } from '../../lib/batched-delete.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
@@ -297,10 +298,5 @@ export async function deleteWebhooksOf(deps: Deps, scope: repo.Scope): Promise<n
 /** The retention job's pass: deliveries older than GCM_WEBHOOK_RETENTION_DAYS go, sent or not. */
 export async function deleteExpiredDeliveries(deps: Deps): Promise<number> {
   const before = deps.clock.now() - deps.config.webhooks.retentionDays * DAY_MS;
-  let total = 0;
-  for (;;) {
-    const deleted = await repo.deleteDeliveriesBefore(deps.db, before);
-    total += deleted;
-    if (deleted < 10_000) return total;
-  }
+  return deleteInBatches(10_000, (batch) => repo.deleteDeliveriesBefore(deps.db, before, batch));
 }
