@@ -20,8 +20,8 @@ export interface WebhookEvent {
 
 interface Subscriber {
   webhook_id: string;
-  /** JSON array of event types. */
-  events: string;
+  /** The event types it hears, parsed once when the list is read (the cached list serves every report). */
+  events: ReadonlySet<string>;
 }
 
 interface GameSubscribers {
@@ -32,8 +32,17 @@ interface GameSubscribers {
 /** Games whose subscriber lists are kept in memory: the lobby log's reporters name a few thousand at most. */
 const CACHED_GAMES = 10_000;
 
-function hears(endpoint: Subscriber, type: WebhookEvent['type']): boolean {
-  return (JSON.parse(endpoint.events) as string[]).includes(type);
+function parsed(rows: { webhook_id: string; events: string }[]): Subscriber[] {
+  return rows.map((r) => ({ webhook_id: r.webhook_id, events: new Set(JSON.parse(r.events) as string[]) }));
+}
+
+function listening(endpoints: Subscriber[], type: WebhookEvent['type']): Subscriber[] {
+  return endpoints.filter((e) => e.events.has(type));
+}
+
+async function gameSubscribers(db: Db, gameId: string): Promise<GameSubscribers | undefined> {
+  const found = await repo.subscribersOfGame(db, gameId);
+  return found === undefined ? undefined : { teamId: found.teamId, endpoints: parsed(found.endpoints) };
 }
 
 /**
@@ -78,9 +87,12 @@ export class WebhookOutbox {
 
   /** Queues a game's event with `db` (the change's transaction): its endpoints' and its team's. */
   async gameEvent(db: Db, gameId: string, event: WebhookEvent): Promise<void> {
-    const subscribers = await repo.subscribersOfGame(db, gameId);
+    const subscribers = await gameSubscribers(db, gameId);
     if (subscribers === undefined) return;
-    await this.queue(db, subscribers.endpoints, event, { gameId, teamId: subscribers.teamId });
+    await this.queue(db, listening(subscribers.endpoints, event.type), event, {
+      gameId,
+      teamId: subscribers.teamId,
+    });
   }
 
   /** The same, with the subscriber list from the cache: for lobby reports, which have no transaction. */
@@ -89,17 +101,17 @@ export class WebhookOutbox {
     event: () => WebhookEvent,
     type: WebhookEvent['type'],
   ): Promise<void> {
-    const subscribers = await this.#games.get(gameId, () => repo.subscribersOfGame(this.db, gameId));
+    const subscribers = await this.#games.get(gameId, () => gameSubscribers(this.db, gameId));
     if (subscribers === undefined) return;
-    const endpoints = subscribers.endpoints.filter((e) => hears(e, type));
+    const endpoints = listening(subscribers.endpoints, type);
     if (endpoints.length === 0) return;
     await this.queue(this.db, endpoints, event(), { gameId, teamId: subscribers.teamId });
   }
 
   /** Queues a team's own event (a member joined) for the team's endpoints. */
   async teamEvent(db: Db, teamId: string, event: WebhookEvent): Promise<void> {
-    const endpoints = await repo.subscribersOfTeam(db, teamId);
-    await this.queue(db, endpoints, event, { teamId });
+    const endpoints = parsed(await repo.subscribersOfTeam(db, teamId));
+    await this.queue(db, listening(endpoints, event.type), event, { teamId });
   }
 
   /** One endpoint only, whatever it subscribes to: a ping, or a delivery sent again (same event, body). */
@@ -117,20 +129,20 @@ export class WebhookOutbox {
     return row.delivery_id;
   }
 
+  /** `listeners`: the endpoints that hear the event's type (`listening`). */
   private async queue(
     db: Db,
-    endpoints: Subscriber[],
+    listeners: Subscriber[],
     event: WebhookEvent,
     owner: { gameId?: string; teamId: string | null },
   ): Promise<void> {
-    const listening = endpoints.filter((e) => hears(e, event.type));
-    if (listening.length === 0) return;
+    if (listeners.length === 0) return;
     const eventId = newId();
     const scope = { game_id: owner.gameId ?? null, team_id: owner.teamId };
     const body = this.body(event, eventId, scope);
     await repo.insertDeliveries(
       db,
-      listening.map((e) => this.deliveryRow(e.webhook_id, event, eventId, body, scope)),
+      listeners.map((e) => this.deliveryRow(e.webhook_id, event, eventId, body, scope)),
     );
   }
 
