@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CreateBucketCommand, DeleteBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  DeleteBucketCommand,
+  DeleteObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 // s3rver ships no types: what the tests use of it is declared in s3rver.d.ts beside this file.
 import S3rver from 's3rver';
 
@@ -89,7 +95,6 @@ export async function startS3Server(): Promise<S3Server> {
       env: envOf(server, bucket),
       async close() {
         const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
-        const { DeleteObjectCommand } = await import('@aws-sdk/client-s3');
         for (const o of listed.Contents ?? []) {
           await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: o.Key }));
         }
