@@ -19,6 +19,10 @@ import type { WebhookOutbox } from './modules/webhooks/webhooks.outbox.js';
 export interface TestPauses {
   /** A device-link completion has read its link as not completed yet and has written nothing. */
   deviceLinkCompletionRead?: () => Promise<void>;
+  /** An upload completion has read its upload as pending and has not frozen its file yet. */
+  uploadCompletionRead?: () => Promise<void>;
+  /** An upload completion has frozen (or joined) its file and has recorded nothing yet. */
+  uploadCompletionFrozen?: () => Promise<void>;
 }
 
 /** What services need, passed in explicitly so tests can swap the clock and the data directory. */

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
+import { ListMultipartUploadsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { LightMyRequestResponse } from 'fastify';
 import { ManualClock } from '../../src/lib/clock.js';
 import { deleteUploadGarbage } from '../../src/modules/purge/purge.service.js';
@@ -50,6 +50,16 @@ function startOn(server: S3Server): Promise<TestService> {
 }
 
 const server = await startS3Server();
+
+/** A client of the test bucket with its own keys, to look at (or write to) it behind the service's back. */
+function bucketClient(): S3Client {
+  return new S3Client({
+    endpoint: server.endpoint,
+    region: server.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+  });
+}
 
 describe(`uploads with S3_ENDPOINT set, on ${S3_SERVER_NAME}`, () => {
   let svc: TestService;
@@ -162,6 +172,37 @@ describe(`uploads with S3_ENDPOINT set, on ${S3_SERVER_NAME}`, () => {
     );
   });
 
+  it('multipart part URLs name the part and the multipart upload', async () => {
+    const prepared = await prepare('part-urls', PART + 10, true);
+    assert.equal(prepared.part_count, 2);
+    const ids = prepared.presigned_requests.map((r, i) => {
+      const query = new URL(r.url).searchParams;
+      assert.equal(query.get('partNumber'), String(i + 1), r.url);
+      return query.get('uploadId');
+    });
+    assert.ok(ids[0], 'a multipart upload id');
+    assert.equal(ids[1], ids[0]);
+  });
+
+  it('refuses at complete a file of another length than prepared (a store that let it through)', async () => {
+    const prepared = await prepare('other-length', 1000);
+    const { object_key } = await svc.deps.db
+      .selectFrom('builds')
+      .innerJoin('uploads', 'uploads.upload_id', 'builds.upload_id')
+      .select('uploads.object_key')
+      .where('builds.build_id', '=', prepared.build_id)
+      .executeTakeFirstOrThrow();
+    // Written with the bucket's own keys: no presigned URL would take these bytes on a store that checks.
+    await bucketClient().send(
+      new PutObjectCommand({ Bucket: server.bucket, Key: object_key, Body: randomBytes(999) }),
+    );
+    const refused = await svc.call('POST', `${builds()}/${prepared.build_id}/complete`);
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.equal(errorCode(refused), 'UPLOAD_INCOMPLETE');
+    assert.equal(await put(prepared.presigned_requests[0]?.url ?? '', randomBytes(1000)), 200);
+    assert.equal((await svc.call('POST', `${builds()}/${prepared.build_id}/complete`)).statusCode, 204);
+  });
+
   it('build: multipart parts PUT in random order; complete names the missing ones until all are in', {
     skip: lacks(server, 'listParts'),
   }, async () => {
@@ -194,12 +235,7 @@ describe(`uploads with S3_ENDPOINT set, on ${S3_SERVER_NAME}`, () => {
     const first = prepared.presigned_requests[0];
     assert.ok(first !== undefined);
     assert.equal(await put(first.url, file.subarray(0, first.content_length)), 200);
-    const client = new S3Client({
-      endpoint: server.endpoint,
-      region: server.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
-    });
+    const client = bucketClient();
     const { object_key: key } = await svc.deps.db
       .selectFrom('builds')
       .innerJoin('uploads', 'uploads.upload_id', 'builds.upload_id')

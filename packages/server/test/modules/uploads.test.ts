@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,11 +10,15 @@ import { createService } from '../../src/composition-root.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { S3BlobStorage } from '../../src/lib/blob/s3-blob-storage.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { deleteUploadGarbage, PURGE_GRACE_MS, purgeDeleted } from '../../src/modules/purge/purge.service.js';
 import { prepareUpload } from '../../src/modules/uploads/uploads.service.js';
+import { prepareAvatar, putPresigned, uploadedAvatar } from '../helpers/api-world.js';
 import { FakeS3 } from '../helpers/fake-s3.js';
 import { jpegImage, pngImage } from '../helpers/images.js';
 import { startListening } from '../helpers/listening.js';
-import { createGameFixture, type TestService, testConfig } from '../helpers/service.js';
+import { addMember, asPerson, giveGame, newTeam } from '../helpers/people.js';
+import { raceGate } from '../helpers/race-gate.js';
+import { createGameFixture, startTestService, type TestService, testConfig } from '../helpers/service.js';
 
 interface ErrorBody {
   code: string;
@@ -370,16 +374,23 @@ describe('avatar uploads through the embedded store', () => {
     it('refuses a body shorter or longer than signed, declared or streamed, then takes the right one', async () => {
       const { upload_id, presigned_request: pr } = await prepareOk('a.png', 1000);
       const bytes = pngImage(1000);
-      for (const wrong of [bytes.subarray(0, 999), Buffer.concat([bytes, Buffer.from([0])])]) {
+      const signed = 'the URL is signed for a body of 1000 bytes; this one has';
+      for (const [wrong, counted] of [
+        [bytes.subarray(0, 999), '999 bytes'],
+        [Buffer.concat([bytes, Buffer.from([0])]), 'more'],
+      ] as const) {
+        // Refused by its declared length, before a byte is read.
         const declared = await put(pr.url, wrong);
         assert.equal(declared.status, 400, declared.text);
         assert.equal(declared.error?.code, 'UPLOAD_LENGTH_MISMATCH');
+        assert.equal(declared.error?.message, `${signed} content-length ${wrong.length}`);
         // Chunked: no content-length to compare up front, so the stream itself is counted.
         const streamed = await rawPut(pr.url, [wrong.subarray(0, 500), wrong.subarray(500)], {
           'transfer-encoding': 'chunked',
         });
         assert.equal(streamed.status, 400);
         assert.equal(streamed.error?.code, 'UPLOAD_LENGTH_MISMATCH');
+        assert.equal(streamed.error?.message, `${signed} ${counted}`);
       }
       // A long stream is cut off at the first byte past the length, not read to its end.
       const endless = await rawPut(pr.url, [bytes, randomBytes(4 * 1024 * 1024)], {
@@ -895,5 +906,266 @@ describe('upload configuration', () => {
       () => loadConfig({ S3_ENDPOINT: 'ftp://x', S3_BUCKET: 'B', S3_SECRET_ACCESS_KEY: 's' }),
       (err: unknown) => err instanceof ConfigError && err.problems.length === 3,
     );
+  });
+});
+
+/**
+ * A point where a completion waits until the test releases it: `reached` settles once one is there. Lets a
+ * test run the clean-up (or another completion) at the one moment a race needs, every time.
+ */
+function holdPoint() {
+  let arrive = (): void => {};
+  let release = (): void => {};
+  const reached = new Promise<void>((resolve) => {
+    arrive = resolve;
+  });
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return {
+    reached,
+    release,
+    wait: (): Promise<void> => {
+      arrive();
+      return released;
+    },
+  };
+}
+
+type Hold = ReturnType<typeof holdPoint>;
+
+describe('completing an upload: who may, races, and what each refusal says', () => {
+  let svc: TestService;
+  let game: Awaited<ReturnType<typeof createGameFixture>>;
+  /** While set, completions wait there: after reading the upload, or after freezing its file. */
+  let afterRead: Hold | undefined;
+  let afterFreeze: Hold | undefined;
+  const MiB = 1024 * 1024;
+  const HOUR = 3_600_000;
+
+  before(async () => {
+    svc = await startTestService({
+      // 1 MiB build parts, so a multipart build stays small.
+      env: { GCM_BUILD_PART_SIZE_BYTES: String(MiB) },
+      pauses: {
+        uploadCompletionRead: () => afterRead?.wait() ?? Promise.resolve(),
+        uploadCompletionFrozen: () => afterFreeze?.wait() ?? Promise.resolve(),
+      },
+    });
+    game = await createGameFixture(svc, 'completion-game');
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  const completeAvatar = (uploadId: string, gameId = game.gameId) =>
+    svc.call('POST', `/cloud/games/${gameId}/avatar-upload/${uploadId}/complete`);
+  const avatarOf = async (gameId = game.gameId) =>
+    (await svc.call('GET', `/cloud/games/${gameId}`)).json<{ game: { avatar_url?: string } }>().game
+      .avatar_url;
+  /** The files stored for an upload, wherever the store keeps them (objects, frozen copies, parts, tmp). */
+  function filesOf(uploadId: string): string[] {
+    const root = path.join(svc.dataDir, 'blobs');
+    return (readdirSync(root, { recursive: true }) as string[]).filter(
+      (f) => f.includes(uploadId) && statSync(path.join(root, f)).isFile(),
+    );
+  }
+
+  it('a person completes the uploads of their teams’ games as member or stronger; others are not found', async () => {
+    const team = await newTeam(svc, 'uploaders');
+    const stranger = await newTeam(svc, 'strangers');
+    await giveGame(svc, game.gameId, team.teamId);
+    const viewer = await addMember(svc, team, 'viewer@uploaders.example', 'viewer');
+    const member = await addMember(svc, team, 'member@uploaders.example', 'member');
+    const uploadId = await uploadedAvatar(svc, game.gameId);
+    const asCookie = (cookie: string, id = uploadId) =>
+      svc.call('POST', `/cloud/uploads/${id}/complete`, { token: null, headers: asPerson(svc, cookie) });
+
+    assertError(await asCookie(stranger.owner.cookie), 404, 'UPLOAD_NOT_FOUND');
+    assertError(await asCookie(member, '0190f000-0000-7000-8000-00000000abcd'), 404, 'UPLOAD_NOT_FOUND');
+    const refused = assertError(await asCookie(viewer), 403, 'API_FORBIDDEN');
+    assert.match(refused.message, /needs the member role/);
+    assert.equal(await avatarOf(), undefined, 'nothing completed yet');
+    assert.equal((await asCookie(member)).statusCode, 204);
+    assert.match((await avatarOf()) ?? '', new RegExp(`/avatars/${uploadId}$`));
+  });
+
+  it('serves no avatar that is not completed, and 404 (not 500) when a completed one’s file is gone', async () => {
+    const pending = await uploadedAvatar(svc, game.gameId);
+    assertError(await svc.call('GET', `/avatars/${pending}`, { token: null }), 404, 'UPLOAD_NOT_FOUND');
+    assert.equal((await completeAvatar(pending)).statusCode, 204);
+    assert.equal((await svc.call('GET', `/avatars/${pending}`, { token: null })).statusCode, 200);
+    // The clean-up deletes a replaced avatar's files before its row: a request may fall in between.
+    const { frozen_key } = await svc.deps.db
+      .selectFrom('uploads')
+      .select('frozen_key')
+      .where('upload_id', '=', pending)
+      .executeTakeFirstOrThrow();
+    assert.ok(frozen_key !== null);
+    await svc.deps.blobs.delete(frozen_key);
+    assertError(await svc.call('GET', `/avatars/${pending}`, { token: null }), 404, 'UPLOAD_NOT_FOUND');
+  });
+
+  it('says what is wrong: the file missing, the wrong type by magic bytes', async () => {
+    const missing = await prepareAvatar(svc, game.gameId);
+    const incomplete = assertError(await completeAvatar(missing.uploadId), 400, 'UPLOAD_INCOMPLETE');
+    assert.match(incomplete.message, /the file has not been uploaded in full yet: PUT it/);
+    assert.deepEqual(incomplete.metadata?.parts, [1]);
+    const jpeg = await prepareAvatar(svc, game.gameId, 100);
+    assert.equal((await putPresigned(svc, jpeg.url, jpegImage(100))).statusCode, 200);
+    const wrong = assertError(await completeAvatar(jpeg.uploadId), 400, 'UPLOAD_INVALID_CONTENT');
+    assert.equal(wrong.message, 'the uploaded bytes are not image/png by their magic bytes but image/jpeg');
+    assert.equal(wrong.metadata?.problem, undefined, 'refused by its type, before its structure is walked');
+  });
+
+  it('a PUT to the URL of an upload purged with its game is not found, not a crash', async () => {
+    const doomed = await createGameFixture(svc, 'compl-doomed');
+    const avatar = await prepareAvatar(svc, doomed.gameId);
+    assert.equal((await svc.call('DELETE', `/cloud/games/${doomed.gameId}`)).statusCode, 204);
+    svc.clock.advance(PURGE_GRACE_MS + 1);
+    await purgeDeleted(svc.deps);
+    const late = await putPresigned(svc, avatar.url, avatar.bytes);
+    assert.equal(late.statusCode, 404, late.body);
+    assert.equal(late.json<ErrorBody>().code, 'UPLOAD_NOT_FOUND');
+    assert.deepEqual(filesOf(avatar.uploadId), []);
+  });
+
+  it('a complete that read the upload pending while another completed it succeeds too', async () => {
+    const uploadId = await uploadedAvatar(svc, game.gameId);
+    afterRead = holdPoint();
+    const held = afterRead;
+    try {
+      const late = completeAvatar(uploadId);
+      await held.reached;
+      afterRead = undefined;
+      assert.equal((await completeAvatar(uploadId)).statusCode, 204);
+      held.release();
+      const answer = await late;
+      assert.equal(answer.statusCode, 204, answer.body);
+    } finally {
+      afterRead = undefined;
+    }
+    assert.match((await avatarOf()) ?? '', new RegExp(`/avatars/${uploadId}$`));
+    assert.equal(filesOf(uploadId).length, 1, `one checked copy: ${filesOf(uploadId).join(', ')}`);
+  });
+
+  /** An avatar sent but never completed, its URL expired GCM_UPLOAD_ABANDON_HOURS (24) ago and then some. */
+  async function abandonedAvatar(): Promise<string> {
+    const uploadId = await uploadedAvatar(svc, game.gameId);
+    svc.clock.advance(26 * HOUR);
+    return uploadId;
+  }
+
+  /** `complete`'s answer when the upload clean-up runs while it waits at `point` (set as a hold already). */
+  async function overtakenByCleanUp(
+    point: Hold,
+    complete: () => Promise<LightMyRequestResponse>,
+  ): Promise<LightMyRequestResponse> {
+    try {
+      const answer = complete();
+      await point.reached;
+      assert.ok((await deleteUploadGarbage(svc.deps)) >= 1, 'the clean-up took the upload');
+      point.release();
+      return await answer;
+    } finally {
+      afterRead = undefined;
+      afterFreeze = undefined;
+    }
+  }
+
+  for (const [moment, hold] of [
+    ['after it read the upload', () => (afterRead = holdPoint())],
+    ['after it froze the file', () => (afterFreeze = holdPoint())],
+  ] as const) {
+    it(`a complete the clean-up overtakes ${moment} answers 404 and leaves no file`, async () => {
+      const before = await avatarOf();
+      const uploadId = await abandonedAvatar();
+      assertError(await overtakenByCleanUp(hold(), () => completeAvatar(uploadId)), 404, 'UPLOAD_NOT_FOUND');
+      assert.equal(await avatarOf(), before, 'the avatar is unchanged');
+      assertError(await completeAvatar(uploadId), 404, 'UPLOAD_NOT_FOUND');
+      assert.deepEqual(filesOf(uploadId), []);
+    });
+  }
+
+  describe('multipart builds', () => {
+    const builds = () => `/games/${game.gameId}/environments/${game.namespaceId}/builds`;
+    // The least a multipart build may be (5 MiB), in six 1 MiB parts.
+    const file = randomBytes(5 * MiB + 100);
+
+    async function sentBuild(name: string): Promise<{ buildId: string; uploadId: string }> {
+      const res = await svc.call('POST', `${builds()}/prepare`, {
+        body: {
+          name,
+          image_file: { path: `${name}.tar`, content_length: file.length },
+          multipart_upload: true,
+        },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const { build_id, presigned_requests } = res.json<{
+        build_id: string;
+        presigned_requests: { url: string; byte_offset: number; content_length: number }[];
+      }>();
+      assert.equal(presigned_requests.length, 6);
+      for (const p of presigned_requests) {
+        const sent = await putPresigned(
+          svc,
+          p.url,
+          file.subarray(p.byte_offset, p.byte_offset + p.content_length),
+        );
+        assert.equal(sent.statusCode, 200, sent.body);
+      }
+      const { upload_id } = await svc.deps.db
+        .selectFrom('builds')
+        .select('upload_id')
+        .where('build_id', '=', build_id)
+        .executeTakeFirstOrThrow();
+      return { buildId: build_id, uploadId: upload_id };
+    }
+    const completeBuild = (buildId: string) => svc.call('POST', `${builds()}/${buildId}/complete`);
+
+    it('names the missing parts', async () => {
+      const res = await svc.call('POST', `${builds()}/prepare`, {
+        body: {
+          name: 'gap',
+          image_file: { path: 'gap.tar', content_length: file.length },
+          multipart_upload: true,
+        },
+      });
+      const { build_id, presigned_requests } = res.json<{
+        build_id: string;
+        presigned_requests: { url: string; byte_offset: number; content_length: number }[];
+      }>();
+      const second = presigned_requests[1];
+      assert.ok(second);
+      const bytes = file.subarray(second.byte_offset, second.byte_offset + second.content_length);
+      assert.equal((await putPresigned(svc, second.url, bytes)).statusCode, 200);
+      const gap = assertError(await completeBuild(build_id), 400, 'UPLOAD_INCOMPLETE');
+      assert.deepEqual(gap.metadata?.parts, [1, 3, 4, 5, 6]);
+      assert.equal(gap.message, 'parts 1, 3, 4, 5, 6 have not been uploaded in full yet');
+    });
+
+    it('two completes at once: both succeed', async () => {
+      const { buildId } = await sentBuild('twice');
+      const gate = raceGate(2);
+      afterRead = { reached: Promise.resolve(), release: () => {}, wait: () => gate.arrive() };
+      try {
+        const [a, b] = await Promise.all([completeBuild(buildId), completeBuild(buildId)]);
+        assert.equal(gate.arrived, 2);
+        assert.equal(a.statusCode, 204, a.body);
+        assert.equal(b.statusCode, 204, b.body);
+      } finally {
+        afterRead = undefined;
+      }
+      assert.equal((await svc.call('GET', `${builds()}/${buildId}`)).statusCode, 200);
+    });
+
+    it('a complete the clean-up overtakes after the parts were joined answers 404 and leaves no file', async () => {
+      const { buildId, uploadId } = await sentBuild('overtaken');
+      svc.clock.advance(26 * HOUR);
+      const answer = await overtakenByCleanUp((afterFreeze = holdPoint()), () => completeBuild(buildId));
+      assertError(answer, 404, 'BUILD_NOT_FOUND');
+      assertError(await svc.call('GET', `${builds()}/${buildId}`), 404, 'BUILD_NOT_FOUND');
+      assert.deepEqual(filesOf(uploadId), []);
+    });
   });
 });

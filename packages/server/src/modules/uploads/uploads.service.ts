@@ -198,8 +198,10 @@ export async function completeUpload(
     throw errors.uploadNotFound();
   }
   if (upload.state === 'complete') return;
+  await deps.pauses?.uploadCompletionRead?.();
   if (upload.multipart_id !== null) {
     await joinAllParts(deps, upload, upload.multipart_id);
+    await deps.pauses?.uploadCompletionFrozen?.();
     if (!(await repo.markComplete(deps.db, upload.upload_id, deps.clock.now(), upload.object_key))) {
       await assertCompletedByAnother(deps, uploadId);
     }
@@ -216,6 +218,7 @@ export async function completeUpload(
   }
   let recorded = false;
   try {
+    await deps.pauses?.uploadCompletionFrozen?.();
     if (frozen.size !== upload.content_length) throw errors.uploadIncomplete([1], false);
     const now = deps.clock.now();
     if (upload.kind === 'avatar') {
