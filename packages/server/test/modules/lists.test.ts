@@ -370,9 +370,46 @@ describe('lists with cursor paging', () => {
       },
     });
     assert.deepEqual(seen, [...tagged].reverse(), 'every tagged build once, newest first');
+    // Unfiltered, a page at a time: each page starts after the cursor, in the order of the whole list.
+    const everyBuild = (await page(base, x.cloudToken)).builds as { id: string }[];
+    assert.ok(everyBuild.length > 3);
+    const unfiltered = await walk(base, 'builds', (b: { id: string }) => b.id, {
+      limit: 3,
+      token: x.cloudToken,
+    });
+    assert.deepEqual(
+      unfiltered,
+      everyBuild.map((b) => b.id),
+    );
     await newVersion(x, 'second');
     const versionsCursor = (await page(`/cloud/games/${x.gameId}/versions?limit=1`, x.cloudToken)).cursor;
     assertError(await svc.call('GET', `${base}?cursor=${versionsCursor}`), 400, 'API_BAD_QUERY', 'cursor');
+  });
+
+  it('builds: several tags match only the builds that carry all of them, whichever pair is rarest', async () => {
+    const x = await createGameFixture(svc, 'lists-b3');
+    const base = `/games/${x.gameId}/environments/${x.namespaceId}/builds`;
+    const build = async (name: string, tags: Record<string, string>) => {
+      const id = await uploadedBuild(svc, x.gameId, x.namespaceId, name);
+      assert.equal((await svc.call('POST', `${base}/${id}/complete`)).statusCode, 204);
+      const patch = await svc.call('PATCH', `${base}/${id}/tags`, { body: { tags } });
+      assert.equal(patch.statusCode, 204, patch.body);
+      return id;
+    };
+    // region=eu is the rarest pair (2 builds), and one of its two builds is not mode=ranked.
+    const both = await build('both', { region: 'eu', mode: 'ranked' });
+    await build('region-only', { region: 'eu', mode: 'casual' });
+    const ranked: string[] = [both];
+    for (let i = 0; i < 3; i++) ranked.push(await build(`ranked-${i}`, { mode: 'ranked' }));
+    const ids = async (tags: Record<string, string>) =>
+      (
+        (await page(`${base}?tags_json=${encodeURIComponent(JSON.stringify(tags))}`, x.cloudToken))
+          .builds as { id: string }[]
+      ).map((b) => b.id);
+    assert.deepEqual(await ids({ region: 'eu', mode: 'ranked' }), [both]);
+    assert.deepEqual(await ids({ mode: 'ranked', region: 'eu' }), [both], 'in either order');
+    assert.deepEqual(await ids({ mode: 'ranked' }), [...ranked].reverse());
+    assert.deepEqual(await ids({ region: 'eu', mode: 'ranked', missing: 'x' }), [], 'a pair no build has');
   });
 
   it('reads each page along an index in its order: no table scan, no sort', async () => {
