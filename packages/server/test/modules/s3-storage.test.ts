@@ -198,7 +198,10 @@ describe(`uploads with S3_ENDPOINT set, on ${S3_SERVER_NAME}`, () => {
     );
     const refused = await svc.call('POST', `${builds()}/${prepared.build_id}/complete`);
     assert.equal(refused.statusCode, 400, refused.body);
-    assert.equal(errorCode(refused), 'UPLOAD_INCOMPLETE');
+    const body = refused.json<{ code: string; message: string; metadata: { parts: number[] } }>();
+    assert.equal(body.code, 'UPLOAD_INCOMPLETE');
+    assert.match(body.message, /^the file has not been uploaded in full yet/);
+    assert.deepEqual(body.metadata.parts, [1]);
     assert.equal(await put(prepared.presigned_requests[0]?.url ?? '', randomBytes(1000)), 200);
     assert.equal((await svc.call('POST', `${builds()}/${prepared.build_id}/complete`)).statusCode, 204);
   });

@@ -11,7 +11,11 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { S3BlobStorage } from '../../src/lib/blob/s3-blob-storage.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { deleteUploadGarbage, PURGE_GRACE_MS, purgeDeleted } from '../../src/modules/purge/purge.service.js';
-import { prepareUpload } from '../../src/modules/uploads/uploads.service.js';
+import {
+  claimAbandonedBuildUploads,
+  deleteUploadFiles,
+  prepareUpload,
+} from '../../src/modules/uploads/uploads.service.js';
 import { prepareAvatar, putPresigned, uploadedAvatar } from '../helpers/api-world.js';
 import { FakeS3 } from '../helpers/fake-s3.js';
 import { jpegImage, pngImage } from '../helpers/images.js';
@@ -1087,6 +1091,22 @@ describe('completing an upload: who may, races, and what each refusal says', () 
     });
   }
 
+  it('a prepare replayed (Idempotency-Key) after its game was retired and purged: 404, not a crash', async () => {
+    const doomed = await createGameFixture(svc, 'compl-replay');
+    const prepare = () =>
+      svc.call('POST', `/cloud/games/${doomed.gameId}/prepare`, {
+        body: { path: 'a.png', content_length: 64 },
+        headers: { 'idempotency-key': 'replay-after-purge' },
+      });
+    assert.equal((await prepare()).statusCode, 200);
+    assert.equal((await svc.call('DELETE', `/cloud/games/${doomed.gameId}`)).statusCode, 204);
+    svc.clock.advance(PURGE_GRACE_MS + 1);
+    await purgeDeleted(svc.deps);
+    const replay = await prepare();
+    assert.equal(replay.statusCode, 404, replay.body);
+    assert.match(replay.json<ErrorBody>().code, /^(UPLOAD|GAME)_NOT_FOUND$/);
+  });
+
   describe('multipart builds', () => {
     const builds = () => `/games/${game.gameId}/environments/${game.namespaceId}/builds`;
     // The least a multipart build may be (5 MiB), in six 1 MiB parts.
@@ -1142,6 +1162,65 @@ describe('completing an upload: who may, races, and what each refusal says', () 
       const gap = assertError(await completeBuild(build_id), 400, 'UPLOAD_INCOMPLETE');
       assert.deepEqual(gap.metadata?.parts, [1, 3, 4, 5, 6]);
       assert.equal(gap.message, 'parts 1, 3, 4, 5, 6 have not been uploaded in full yet');
+    });
+
+    it('answers the first 100 part URLs of a large upload, and the rest a page at a time', async () => {
+      const res = await svc.call('POST', `${builds()}/prepare`, {
+        body: {
+          name: 'large',
+          image_file: { path: 'large.tar', content_length: 250 * MiB },
+          multipart_upload: true,
+        },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const { build_id, part_count, presigned_requests } = res.json<{
+        build_id: string;
+        part_count: number;
+        presigned_requests: { byte_offset: number }[];
+      }>();
+      assert.equal(part_count, 250);
+      assert.equal(presigned_requests.length, 100);
+      assert.equal(presigned_requests.at(-1)?.byte_offset, 99 * MiB);
+      const rest = await svc.call('GET', `${builds()}/${build_id}/parts?from_part=201`);
+      assert.equal(rest.statusCode, 200, rest.body);
+      const last = rest.json<{ presigned_requests: { byte_offset: number }[] }>().presigned_requests;
+      assert.deepEqual(
+        last.map((p) => p.byte_offset),
+        Array.from({ length: 50 }, (_, i) => (200 + i) * MiB),
+      );
+    });
+
+    it('a complete that finds the clean-up half way (claimed, files deleted, row left) answers 404', async () => {
+      const res = await svc.call('POST', `${builds()}/prepare`, {
+        body: { name: 'half-way', image_file: { path: 'half-way.tar', content_length: 16 } },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const { build_id, presigned_requests } = res.json<{
+        build_id: string;
+        presigned_requests: { url: string }[];
+      }>();
+      assert.equal(
+        (await putPresigned(svc, presigned_requests[0]?.url ?? '', Buffer.alloc(16, 1))).statusCode,
+        200,
+      );
+      svc.clock.advance(26 * HOUR);
+      afterRead = holdPoint();
+      const held = afterRead;
+      try {
+        const answer = completeBuild(build_id);
+        await held.reached;
+        // The clean-up's first two steps (deleteAbandonedBuilds), as if it stopped before deleting rows.
+        const claimed = await claimAbandonedBuildUploads(svc.deps, 100);
+        assert.ok(claimed.length >= 1);
+        await deleteUploadFiles(svc.deps, claimed);
+        held.release();
+        assertError(await answer, 404, 'BUILD_NOT_FOUND');
+      } finally {
+        afterRead = undefined;
+      }
+      // The next pass takes up the claimed uploads again and finishes them.
+      assert.ok((await deleteUploadGarbage(svc.deps)) >= 1);
+      assertError(await svc.call('GET', `${builds()}/${build_id}`), 404, 'BUILD_NOT_FOUND');
     });
 
     it('two completes at once: both succeed', async () => {
