@@ -159,6 +159,7 @@ export async function completeDeviceLink(
   const row = await findLiveLink(deps, link);
   if (row.token_id !== null) throw errors.deviceLinkAlreadyComplete();
   // Between the read and the write: a test holds two completions here so both pass the check above.
+  // Stryker disable next-line OptionalChaining: a test seam (TestPauses), unset in production.
   await deps.pauses?.deviceLinkCompletionRead?.();
   await deps.db.transaction().execute(async (trx) => {
     // Under the game's lock: a retirement committing meanwhile cannot miss the token and leave it unrevoked.

@@ -198,9 +198,11 @@ export async function completeUpload(
     throw errors.uploadNotFound();
   }
   if (upload.state === 'complete') return;
+  // Stryker disable next-line OptionalChaining: a test seam (TestPauses), unset in production.
   await deps.pauses?.uploadCompletionRead?.();
   if (upload.multipart_id !== null) {
     await joinAllParts(deps, upload, upload.multipart_id);
+    // Stryker disable next-line OptionalChaining: a test seam (TestPauses), unset in production.
     await deps.pauses?.uploadCompletionFrozen?.();
     if (!(await repo.markComplete(deps.db, upload.upload_id, deps.clock.now(), upload.object_key))) {
       await assertCompletedByAnother(deps, uploadId);
@@ -218,6 +220,7 @@ export async function completeUpload(
   }
   let recorded = false;
   try {
+    // Stryker disable next-line OptionalChaining: a test seam (TestPauses), unset in production.
     await deps.pauses?.uploadCompletionFrozen?.();
     if (frozen.size !== upload.content_length) throw errors.uploadIncomplete([1], false);
     const now = deps.clock.now();
