@@ -174,6 +174,38 @@ describe('OpenAPI document and docs page', () => {
     }
   });
 
+  it('says whether, and with which team role, a signed-in person may call an operation', () => {
+    const person = (role: string) =>
+      ` Or a signed-in person (session cookie) with the ${role} role or stronger in the team that owns the game.`;
+    const sees = ' Or a signed-in person (session cookie), who sees what their teams own.';
+    const game = 'Who may call: the operator, or a game cloud token of this game.';
+    const operator = 'Who may call: the operator only.';
+    const cases: [string, string, string, boolean][] = [
+      ['get', '/cloud/games/{game_id}', `${game}${person('viewer')}`, true],
+      ['post', '/cloud/games/{game_id}/versions', `${game}${person('member')}`, true],
+      ['delete', '/cloud/games/{game_id}', `${operator}${person('owner')}`, true],
+      ['get', '/cloud/games', `Who may call: the operator or any game cloud token.${sees}`, true],
+      [
+        'get',
+        '/cloud/auth/inspect',
+        `Who may call: any valid token (operator, game cloud or lobby reporter token).${sees}`,
+        true,
+      ],
+      ['post', '/cloud/teams', operator, false],
+    ];
+    for (const [method, path, description, cookie] of cases) {
+      const op = doc.paths[path]?.[method];
+      assert.ok(op, `${method} ${path}`);
+      assert.equal(op.description, description, `${method} ${path}`);
+      const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
+      assert.deepEqual(
+        schemes,
+        cookie ? ['bearerAuth', 'sessionCookie'] : ['bearerAuth'],
+        `${method} ${path}`,
+      );
+    }
+  });
+
   it('the document does not lie about auth: every listed operation refuses a request without a token', async () => {
     for (const route of KNOWN_ROUTES) {
       const url = route.path.replace(/\{[^}]+\}/g, 'x');
