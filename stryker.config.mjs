@@ -5,6 +5,10 @@
 import { MUTATION_MODULES } from './scripts/mutation-modules.mjs';
 
 const name = process.env.GCM_MUTATE_MODULE ?? 'billing-rules';
+/** `npm run mutate -- --recheck`: only these ranges, reported apart from the module's full report. */
+const ranges =
+  process.env.GCM_MUTATE_RANGES === undefined ? undefined : JSON.parse(process.env.GCM_MUTATE_RANGES);
+const reportName = process.env.GCM_MUTATE_REPORT ?? name;
 const module = MUTATION_MODULES.find((m) => m.name === name);
 if (module === undefined) throw new Error(`GCM_MUTATE_MODULE: no module named ${name}`);
 
@@ -13,7 +17,7 @@ export default {
   testRunner: 'tap',
   plugins: ['@stryker-mutator/tap-runner'],
   coverageAnalysis: 'perTest',
-  mutate: module.mutate,
+  mutate: ranges ?? module.mutate,
   // The server reads the contract from its build, through node_modules/@gcm/contract, which in the sandbox is
   // the original tree's (node_modules is linked, not copied). A mutated contract is therefore built in the
   // sandbox and linked where the server's imports look first.
@@ -27,12 +31,13 @@ export default {
     nodeArgs: ['--import', 'tsx', '--test-reporter=tap'],
   },
   reporters: ['clear-text', 'progress', 'json', 'html'],
-  jsonReporter: { fileName: `reports/mutation/${name}.json` },
-  htmlReporter: { fileName: `reports/mutation/${name}.html` },
+  jsonReporter: { fileName: `reports/mutation/${reportName}.json` },
+  htmlReporter: { fileName: `reports/mutation/${reportName}.html` },
   clearTextReporter: { allowColor: false, logTests: false },
   // Both cores: the machines these run on have two.
   concurrency: 2,
-  tempDirName: '.stryker-tmp',
+  // A recheck may run beside a full run: a sandbox folder of its own, which neither run's clean-up removes.
+  tempDirName: ranges === undefined ? '.stryker-tmp' : '.stryker-tmp-recheck',
   timeoutMS: 60_000,
   // The contract's build stays: the server's tests import it.
   ignorePatterns: [
