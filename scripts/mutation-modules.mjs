@@ -44,8 +44,17 @@ export const MUTATION_MODULES = [
   },
   {
     name: 'upload-completion',
-    mutate: ['packages/server/src/modules/uploads/uploads.service.ts'],
-    testFiles: ['packages/server/test/modules/uploads.test.ts'],
+    // Prepare, presign, complete, the avatar checks and the embedded store's PUT (the file's clean-up
+    // functions after receiveUploadPart are retention's, not the completion rules).
+    mutate: ['packages/server/src/modules/uploads/uploads.service.ts:55-368'],
+    testFiles: [
+      'packages/server/test/modules/uploads.test.ts',
+      'packages/server/test/modules/s3-storage.test.ts',
+      'packages/server/test/modules/builds.test.ts',
+      'packages/server/test/modules/retention.test.ts',
+      'packages/server/test/http/idempotency.test.ts',
+      'packages/server/test/modules/tenant-isolation.test.ts',
+    ],
   },
   {
     name: 'tokens',
@@ -54,19 +63,34 @@ export const MUTATION_MODULES = [
       'packages/server/src/modules/tokens/tokens.repository.ts',
       'packages/server/src/modules/tokens/token-authority.ts',
     ],
-    testFiles: ['packages/server/test/modules/tokens.test.ts'],
+    testFiles: [
+      'packages/server/test/modules/tokens.test.ts',
+      'packages/server/test/modules/lists.test.ts',
+      'packages/server/test/modules/tenant-isolation.test.ts',
+      'packages/server/test/modules/lobby-logs.test.ts',
+      'packages/server/test/modules/accounts.test.ts',
+    ],
   },
   {
     name: 'builds-tags',
-    mutate: ['packages/server/src/modules/builds/builds.repository.ts'],
-    testFiles: ['packages/server/test/modules/builds.test.ts', 'packages/server/test/modules/lists.test.ts'],
+    // Builds' reads and tag writes; the purge's helpers at the file's end are retention's.
+    mutate: ['packages/server/src/modules/builds/builds.repository.ts:1-207'],
+    testFiles: [
+      'packages/server/test/modules/builds.test.ts',
+      'packages/server/test/modules/lists.test.ts',
+      'packages/server/test/modules/tenant-isolation.test.ts',
+    ],
   },
   {
     name: 'http-auth',
     mutate: ['packages/server/src/http/auth.ts'],
     testFiles: [
+      // The slowest last: a mutant stops at the first file that fails.
       'packages/server/test/modules/tokens.test.ts',
+      'packages/server/test/http/rate-limits.test.ts',
+      'packages/server/test/http/openapi.test.ts',
       'packages/server/test/modules/accounts.test.ts',
+      'packages/server/test/http/authorization-matrix.test.ts',
     ],
   },
 ];
