@@ -58,7 +58,6 @@ function mutantKey(file, source, mutant) {
   ]);
 }
 
-
 /** Re-runs Stryker on the lines of the module's surviving mutants and merges their new status. */
 function recheckSurvivors(m) {
   const file = `reports/mutation/${m.name}.json`;

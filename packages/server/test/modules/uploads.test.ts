@@ -1241,7 +1241,8 @@ describe('completing an upload: who may, races, and what each refusal says', () 
     it('a complete the clean-up overtakes after the parts were joined answers 404 and leaves no file', async () => {
       const { buildId, uploadId } = await sentBuild('overtaken');
       svc.clock.advance(26 * HOUR);
-      const answer = await overtakenByCleanUp((afterFreeze = holdPoint()), () => completeBuild(buildId));
+      afterFreeze = holdPoint();
+      const answer = await overtakenByCleanUp(afterFreeze, () => completeBuild(buildId));
       assertError(answer, 404, 'BUILD_NOT_FOUND');
       assertError(await svc.call('GET', `${builds()}/${buildId}`), 404, 'BUILD_NOT_FOUND');
       assert.deepEqual(filesOf(uploadId), []);
