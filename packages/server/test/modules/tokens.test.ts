@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { generateKeyPair, SignJWT } from 'jose';
+import { generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { createService } from '../../src/composition-root.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -524,5 +524,97 @@ describe('tokens', () => {
         }
       }
     });
+  });
+});
+
+/**
+ * Tokens signed with the service's own key, as an attacker who stole it could, or as a bug might: the claims
+ * must still match the token's row, and have the shape the service mints. Each case changes one claim of a
+ * real token and signs it again; the unchanged one, signed the same way, is accepted (so the harness signs as
+ * the service does and each refusal is the claim's).
+ */
+describe('tokens signed with the service key but not as it mints them', () => {
+  let svc: TestService;
+  let a: Awaited<ReturnType<typeof createGameFixture>>;
+  let b: Awaited<ReturnType<typeof createGameFixture>>;
+  let sign: (claims: Record<string, unknown>, header?: Record<string, unknown>) => Promise<string>;
+  let cloud: Record<string, unknown>;
+  let reporter: Record<string, unknown>;
+
+  before(async () => {
+    svc = await startTestService();
+    a = await createGameFixture(svc, 'sig-a');
+    b = await createGameFixture(svc, 'sig-b');
+    const key = await svc.deps.db.selectFrom('signing_keys').selectAll().executeTakeFirstOrThrow();
+    const privateKey = await importJWK(JSON.parse(key.private_jwk) as JWK, 'EdDSA');
+    sign = (claims, header = { alg: 'EdDSA', kid: key.key_id, typ: 'JWT' }) =>
+      new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(privateKey);
+    cloud = decodeSegment(a.cloudToken.split('.')[1]);
+    const minted = await svc.call(
+      'POST',
+      `/cloud/games/${a.gameId}/namespaces/${a.namespaceId}/tokens/reporter`,
+    );
+    assert.equal(minted.statusCode, 200, minted.body);
+    reporter = decodeSegment(minted.json<{ token: string }>().token.split('.')[1]);
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  const inspect = (token: string) => svc.call('GET', '/cloud/auth/inspect', { token });
+  const without = (claims: Record<string, unknown>, name: string) =>
+    Object.fromEntries(Object.entries(claims).filter(([k]) => k !== name));
+
+  it('accepts the claims it minted, signed again, and an audience given as a list of one', async () => {
+    assert.equal((await inspect(await sign(cloud))).statusCode, 200);
+    assert.equal((await inspect(await sign(reporter))).statusCode, 200);
+    assert.equal((await inspect(await sign({ ...cloud, aud: ['cloud'] }))).statusCode, 200);
+  });
+
+  it('refuses claims its row does not match: another game, kind or namespace', async () => {
+    const cases: [string, Record<string, unknown>][] = [
+      ['cloud token naming another game', { ...cloud, game_id: b.gameId }],
+      ['reporter token naming another game', { ...reporter, game_id: b.gameId }],
+      ['cloud row presented as a reporter token', { ...cloud, aud: 'reporter', namespace_id: a.namespaceId }],
+      ['reporter row presented as a cloud token', { ...without(reporter, 'namespace_id'), aud: 'cloud' }],
+      ['reporter token naming another namespace', { ...reporter, namespace_id: b.namespaceId }],
+      ['a token id with no row', { ...cloud, jti: UNKNOWN_ID }],
+    ];
+    for (const [name, claims] of cases) {
+      const res = await inspect(await sign(claims));
+      assert.equal(res.statusCode, 401, `${name}: ${res.body}`);
+      assert.equal(res.json<ErrorBody>().code, 'API_UNAUTHORIZED', name);
+    }
+  });
+
+  it('refuses claims of a shape it never mints', async () => {
+    const cases: [string, Record<string, unknown>, Record<string, unknown>?][] = [
+      ['no token id', without(cloud, 'jti')],
+      ['no game', without(cloud, 'game_id')],
+      ['a game id that is not a string', { ...cloud, game_id: 7 }],
+      ['no expiry', without(cloud, 'exp')],
+      ['a cloud token with a namespace', { ...cloud, namespace_id: a.namespaceId }],
+      ['a reporter token without one', without(reporter, 'namespace_id')],
+      ['two audiences', { ...cloud, aud: ['cloud', 'reporter'] }],
+      ['a device link audience', { ...cloud, aud: 'device_link' }],
+      ['another issuer', { ...cloud, iss: 'someone-else' }],
+      ['no key id', cloud, { alg: 'EdDSA', typ: 'JWT' }],
+      ['an unknown key id', cloud, { alg: 'EdDSA', kid: UNKNOWN_ID, typ: 'JWT' }],
+    ];
+    for (const [name, claims, header] of cases) {
+      const res = await inspect(await sign(claims, header));
+      assert.equal(res.statusCode, 401, `${name}: ${res.body}`);
+      assert.equal(res.json<ErrorBody>().code, 'API_UNAUTHORIZED', name);
+    }
+  });
+
+  it('expires with its row, whatever expiry its claims say, from memory as from the store', async () => {
+    const longer = await sign({ ...cloud, exp: Number(cloud.exp) + 10 * 365 * 86_400 });
+    // Twice: the second check is the one that memory answers (signature and row cached).
+    for (let i = 0; i < 2; i++) assert.equal((await inspect(longer)).statusCode, 200);
+    svc.clock.advance(366 * DAY_MS);
+    assertError(await inspect(longer), 401, 'TOKEN_EXPIRED');
+    assertError(await inspect(a.cloudToken), 401, 'TOKEN_EXPIRED');
+    assertError(await inspect(await sign(cloud)), 401, 'TOKEN_EXPIRED');
   });
 });
