@@ -8,6 +8,7 @@ import { generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { createService } from '../../src/composition-root.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { addMember, asPerson, giveGame, newTeam } from '../helpers/people.js';
 import { createGameFixture, startTestService, type TestService, testConfig } from '../helpers/service.js';
 
 interface ErrorBody {
@@ -616,5 +617,57 @@ describe('tokens signed with the service key but not as it mints them', () => {
     assertError(await inspect(longer), 401, 'TOKEN_EXPIRED');
     assertError(await inspect(a.cloudToken), 401, 'TOKEN_EXPIRED');
     assertError(await inspect(await sign(cloud)), 401, 'TOKEN_EXPIRED');
+  });
+});
+
+describe('revoking tokens as a signed-in person', () => {
+  let svc: TestService;
+  let game: Awaited<ReturnType<typeof createGameFixture>>;
+  let other: Awaited<ReturnType<typeof createGameFixture>>;
+
+  before(async () => {
+    svc = await startTestService();
+    game = await createGameFixture(svc, 'rev-own');
+    other = await createGameFixture(svc, 'rev-other');
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  const mintFor = async (gameId: string): Promise<Minted> => {
+    const res = await svc.call('POST', `/cloud/games/${gameId}/tokens/cloud`);
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<Minted>();
+  };
+  const works = async (token: string) =>
+    (await svc.call('GET', '/cloud/auth/inspect', { token })).statusCode === 200;
+
+  it('an admin of the owning team revokes; a member may not; other teams’ and unowned games’ tokens are not found', async () => {
+    const team = await newTeam(svc, 'revokers');
+    const stranger = await newTeam(svc, 'rev-strangers');
+    await giveGame(svc, game.gameId, team.teamId);
+    await giveGame(svc, other.gameId, stranger.teamId);
+    const admin = await addMember(svc, team, 'admin@revokers.example', 'admin');
+    const member = await addMember(svc, team, 'member@revokers.example', 'member');
+    const unowned = await createGameFixture(svc, 'rev-unowned');
+    const own = await mintFor(game.gameId);
+    const foreign = await mintFor(other.gameId);
+    const loose = await mintFor(unowned.gameId);
+    const revoke = (cookie: string, tokenId: string) =>
+      svc.call('DELETE', `/cloud/tokens/${tokenId}`, { token: null, headers: asPerson(svc, cookie) });
+
+    for (const id of [foreign.token_id, loose.token_id, UNKNOWN_ID]) {
+      assertError(await revoke(admin, id), 404, 'TOKEN_NOT_FOUND');
+    }
+    const refused = assertError(await revoke(member, own.token_id), 403, 'API_FORBIDDEN');
+    assert.match(refused.message, /needs the admin role/);
+    assert.ok(await works(foreign.token));
+    assert.ok(await works(loose.token));
+    assert.ok(await works(own.token));
+
+    assert.equal((await revoke(admin, own.token_id)).statusCode, 204);
+    assertError(await svc.call('GET', '/cloud/auth/inspect', { token: own.token }), 401, 'TOKEN_REVOKED');
+    assert.equal((await revoke(admin, own.token_id)).statusCode, 204, 'twice is no error');
+    assert.ok(await works(foreign.token), 'the other team’s token still works');
   });
 });
