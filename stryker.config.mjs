@@ -9,13 +9,13 @@ const name = process.env.GCM_MUTATE_MODULE ?? 'billing-rules';
 const ranges =
   process.env.GCM_MUTATE_RANGES === undefined ? undefined : JSON.parse(process.env.GCM_MUTATE_RANGES);
 const reportName = process.env.GCM_MUTATE_REPORT ?? name;
+const module = MUTATION_MODULES.find((m) => m.name === name);
+if (module === undefined) throw new Error(`GCM_MUTATE_MODULE: no module named ${name}`);
 /**
  * A recheck may run only the test files changed since the full run (comma-separated): the module's other
  * files ran against every survivor then and killed none of them.
  */
 const testFiles = process.env.GCM_MUTATE_TEST_FILES?.split(',') ?? module.testFiles;
-const module = MUTATION_MODULES.find((m) => m.name === name);
-if (module === undefined) throw new Error(`GCM_MUTATE_MODULE: no module named ${name}`);
 
 export default {
   packageManager: 'npm',
