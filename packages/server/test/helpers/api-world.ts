@@ -4,6 +4,8 @@
  * suites that call every route (authorization matrix, fuzz) need so a request can reach a real handler.
  */
 
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { pngImage } from './images.js';
 import { createGameFixture, type TestService } from './service.js';
@@ -53,6 +55,17 @@ export function putPresigned(
     headers: { 'content-type': 'application/octet-stream', ...headers },
     payload: bytes,
   });
+}
+
+/**
+ * The files (not folders) the embedded store holds for an upload, wherever it keeps them: its object, frozen
+ * copies, multipart parts, temp files.
+ */
+export function storedFilesOf(svc: TestService, uploadId: string): string[] {
+  const root = path.join(svc.dataDir, 'blobs');
+  return (readdirSync(root, { recursive: true }) as string[]).filter(
+    (f) => f.includes(uploadId) && statSync(path.join(root, f)).isFile(),
+  );
 }
 
 /** An avatar upload of `game` prepared (not yet sent); returns its id and the URL to PUT the PNG to. */

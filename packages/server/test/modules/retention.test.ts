@@ -3,7 +3,7 @@
  * (GCM_TEST_DATABASE_URL runs it on PostgreSQL).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -11,7 +11,7 @@ import { deleteExpiredSessions } from '../../src/modules/accounts/accounts.js';
 import { deleteExpiredLobbies } from '../../src/modules/lobby-logs/lobby-logs.service.js';
 import { deleteUploadGarbage } from '../../src/modules/purge/purge.service.js';
 import { claimAbandonedBuildUploads } from '../../src/modules/uploads/uploads.service.js';
-import { prepareAvatar, putPresigned } from '../helpers/api-world.js';
+import { prepareAvatar, putPresigned, storedFilesOf } from '../helpers/api-world.js';
 import { authCall, signUp } from '../helpers/people.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
 
@@ -330,13 +330,7 @@ describe('abandoned build clean-up', () => {
     return p;
   }
 
-  /** The files (not folders) stored for the upload: its object, frozen copies and multipart parts. */
-  function filesOf(uploadId: string): string[] {
-    const root = path.join(svc.dataDir, 'blobs');
-    return (readdirSync(root, { recursive: true }) as string[]).filter(
-      (f) => f.includes(uploadId) && statSync(path.join(root, f)).isFile(),
-    );
-  }
+  const filesOf = (uploadId: string) => storedFilesOf(svc, uploadId);
 
   /** Still there: complete finds it and says the bytes are missing. */
   async function assertPending(x: Fixture, p: Prepared): Promise<void> {

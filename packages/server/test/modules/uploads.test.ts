@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +16,7 @@ import {
   deleteUploadFiles,
   prepareUpload,
 } from '../../src/modules/uploads/uploads.service.js';
-import { prepareAvatar, putPresigned, uploadedAvatar } from '../helpers/api-world.js';
+import { prepareAvatar, putPresigned, storedFilesOf, uploadedAvatar } from '../helpers/api-world.js';
 import { FakeS3 } from '../helpers/fake-s3.js';
 import { jpegImage, pngImage } from '../helpers/images.js';
 import { startListening } from '../helpers/listening.js';
@@ -967,12 +967,12 @@ describe('completing an upload: who may, races, and what each refusal says', () 
   const avatarOf = async (gameId = game.gameId) =>
     (await svc.call('GET', `/cloud/games/${gameId}`)).json<{ game: { avatar_url?: string } }>().game
       .avatar_url;
-  /** The files stored for an upload, wherever the store keeps them (objects, frozen copies, parts, tmp). */
-  function filesOf(uploadId: string): string[] {
-    const root = path.join(svc.dataDir, 'blobs');
-    return (readdirSync(root, { recursive: true }) as string[]).filter(
-      (f) => f.includes(uploadId) && statSync(path.join(root, f)).isFile(),
-    );
+  const filesOf = (uploadId: string) => storedFilesOf(svc, uploadId);
+  /** Retires the game and runs the purge once its grace is over: its uploads' rows and files are gone. */
+  async function retireAndPurge(gameId: string): Promise<void> {
+    assert.equal((await svc.call('DELETE', `/cloud/games/${gameId}`)).statusCode, 204);
+    svc.clock.advance(PURGE_GRACE_MS + 1);
+    await purgeDeleted(svc.deps);
   }
 
   it('a person completes the uploads of their teams’ games as member or stronger; others are not found', async () => {
@@ -1025,9 +1025,7 @@ describe('completing an upload: who may, races, and what each refusal says', () 
   it('a PUT to the URL of an upload purged with its game is not found, not a crash', async () => {
     const doomed = await createGameFixture(svc, 'compl-doomed');
     const avatar = await prepareAvatar(svc, doomed.gameId);
-    assert.equal((await svc.call('DELETE', `/cloud/games/${doomed.gameId}`)).statusCode, 204);
-    svc.clock.advance(PURGE_GRACE_MS + 1);
-    await purgeDeleted(svc.deps);
+    await retireAndPurge(doomed.gameId);
     const late = await putPresigned(svc, avatar.url, avatar.bytes);
     assert.equal(late.statusCode, 404, late.body);
     assert.equal(late.json<ErrorBody>().code, 'UPLOAD_NOT_FOUND');
@@ -1099,9 +1097,7 @@ describe('completing an upload: who may, races, and what each refusal says', () 
         headers: { 'idempotency-key': 'replay-after-purge' },
       });
     assert.equal((await prepare()).statusCode, 200);
-    assert.equal((await svc.call('DELETE', `/cloud/games/${doomed.gameId}`)).statusCode, 204);
-    svc.clock.advance(PURGE_GRACE_MS + 1);
-    await purgeDeleted(svc.deps);
+    await retireAndPurge(doomed.gameId);
     const replay = await prepare();
     assert.equal(replay.statusCode, 404, replay.body);
     assert.match(replay.json<ErrorBody>().code, /^(UPLOAD|GAME)_NOT_FOUND$/);
@@ -1112,19 +1108,30 @@ describe('completing an upload: who may, races, and what each refusal says', () 
     // The least a multipart build may be (5 MiB), in six 1 MiB parts.
     const file = randomBytes(5 * MiB + 100);
 
-    async function sentBuild(name: string): Promise<{ buildId: string; uploadId: string }> {
+    interface PreparedBuild {
+      build_id: string;
+      part_count: number;
+      presigned_requests: { url: string; byte_offset: number; content_length: number }[];
+    }
+
+    async function prepareBuild(
+      name: string,
+      contentLength: number,
+      multipart: boolean,
+    ): Promise<PreparedBuild> {
       const res = await svc.call('POST', `${builds()}/prepare`, {
         body: {
           name,
-          image_file: { path: `${name}.tar`, content_length: file.length },
-          multipart_upload: true,
+          image_file: { path: `${name}.tar`, content_length: contentLength },
+          ...(multipart ? { multipart_upload: true } : {}),
         },
       });
       assert.equal(res.statusCode, 200, res.body);
-      const { build_id, presigned_requests } = res.json<{
-        build_id: string;
-        presigned_requests: { url: string; byte_offset: number; content_length: number }[];
-      }>();
+      return res.json<PreparedBuild>();
+    }
+
+    async function sentBuild(name: string): Promise<{ buildId: string; uploadId: string }> {
+      const { build_id, presigned_requests } = await prepareBuild(name, file.length, true);
       assert.equal(presigned_requests.length, 6);
       for (const p of presigned_requests) {
         const sent = await putPresigned(
@@ -1144,17 +1151,7 @@ describe('completing an upload: who may, races, and what each refusal says', () 
     const completeBuild = (buildId: string) => svc.call('POST', `${builds()}/${buildId}/complete`);
 
     it('names the missing parts', async () => {
-      const res = await svc.call('POST', `${builds()}/prepare`, {
-        body: {
-          name: 'gap',
-          image_file: { path: 'gap.tar', content_length: file.length },
-          multipart_upload: true,
-        },
-      });
-      const { build_id, presigned_requests } = res.json<{
-        build_id: string;
-        presigned_requests: { url: string; byte_offset: number; content_length: number }[];
-      }>();
+      const { build_id, presigned_requests } = await prepareBuild('gap', file.length, true);
       const second = presigned_requests[1];
       assert.ok(second);
       const bytes = file.subarray(second.byte_offset, second.byte_offset + second.content_length);
@@ -1165,19 +1162,7 @@ describe('completing an upload: who may, races, and what each refusal says', () 
     });
 
     it('answers the first 100 part URLs of a large upload, and the rest a page at a time', async () => {
-      const res = await svc.call('POST', `${builds()}/prepare`, {
-        body: {
-          name: 'large',
-          image_file: { path: 'large.tar', content_length: 250 * MiB },
-          multipart_upload: true,
-        },
-      });
-      assert.equal(res.statusCode, 200, res.body);
-      const { build_id, part_count, presigned_requests } = res.json<{
-        build_id: string;
-        part_count: number;
-        presigned_requests: { byte_offset: number }[];
-      }>();
+      const { build_id, part_count, presigned_requests } = await prepareBuild('large', 250 * MiB, true);
       assert.equal(part_count, 250);
       assert.equal(presigned_requests.length, 100);
       assert.equal(presigned_requests.at(-1)?.byte_offset, 99 * MiB);
@@ -1191,14 +1176,7 @@ describe('completing an upload: who may, races, and what each refusal says', () 
     });
 
     it('a complete that finds the clean-up half way (claimed, files deleted, row left) answers 404', async () => {
-      const res = await svc.call('POST', `${builds()}/prepare`, {
-        body: { name: 'half-way', image_file: { path: 'half-way.tar', content_length: 16 } },
-      });
-      assert.equal(res.statusCode, 200, res.body);
-      const { build_id, presigned_requests } = res.json<{
-        build_id: string;
-        presigned_requests: { url: string }[];
-      }>();
+      const { build_id, presigned_requests } = await prepareBuild('half-way', 16, false);
       assert.equal(
         (await putPresigned(svc, presigned_requests[0]?.url ?? '', Buffer.alloc(16, 1))).statusCode,
         200,
