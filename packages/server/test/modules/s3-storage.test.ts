@@ -79,13 +79,18 @@ describe(`uploads with S3_ENDPOINT set, on ${S3_SERVER_NAME}`, () => {
   }
 
   /** The build's file as the bucket holds it, read through the service's own driver. */
-  async function storedBytes(buildId: string): Promise<Buffer | undefined> {
-    const row = await svc.deps.db
+  /** Where the build's upload lives in the bucket: the key its URLs write, and the frozen copy once complete. */
+  function keysOf(buildId: string) {
+    return svc.deps.db
       .selectFrom('builds')
       .innerJoin('uploads', 'uploads.upload_id', 'builds.upload_id')
       .select(['uploads.object_key', 'uploads.frozen_key'])
       .where('builds.build_id', '=', buildId)
       .executeTakeFirstOrThrow();
+  }
+
+  async function storedBytes(buildId: string): Promise<Buffer | undefined> {
+    const row = await keysOf(buildId);
     const stream = await svc.deps.blobs.openRead(row.frozen_key ?? row.object_key);
     return stream === undefined ? undefined : Buffer.concat(await stream.toArray());
   }
@@ -186,12 +191,7 @@ describe(`uploads with S3_ENDPOINT set, on ${S3_SERVER_NAME}`, () => {
 
   it('refuses at complete a file of another length than prepared (a store that let it through)', async () => {
     const prepared = await prepare('other-length', 1000);
-    const { object_key } = await svc.deps.db
-      .selectFrom('builds')
-      .innerJoin('uploads', 'uploads.upload_id', 'builds.upload_id')
-      .select('uploads.object_key')
-      .where('builds.build_id', '=', prepared.build_id)
-      .executeTakeFirstOrThrow();
+    const { object_key } = await keysOf(prepared.build_id);
     // Written with the bucket's own keys: no presigned URL would take these bytes on a store that checks.
     await bucketClient().send(
       new PutObjectCommand({ Bucket: server.bucket, Key: object_key, Body: randomBytes(999) }),
@@ -239,12 +239,7 @@ describe(`uploads with S3_ENDPOINT set, on ${S3_SERVER_NAME}`, () => {
     assert.ok(first !== undefined);
     assert.equal(await put(first.url, file.subarray(0, first.content_length)), 200);
     const client = bucketClient();
-    const { object_key: key } = await svc.deps.db
-      .selectFrom('builds')
-      .innerJoin('uploads', 'uploads.upload_id', 'builds.upload_id')
-      .select('uploads.object_key')
-      .where('builds.build_id', '=', prepared.build_id)
-      .executeTakeFirstOrThrow();
+    const { object_key: key } = await keysOf(prepared.build_id);
     const pending = async () =>
       ((await client.send(new ListMultipartUploadsCommand({ Bucket: server.bucket }))).Uploads ?? []).filter(
         (u) => u.Key === key,
