@@ -34,11 +34,16 @@ for (const m of modules) {
     continue;
   }
   console.log(`\n=== ${m.name}: ${m.mutate.join(', ')}`);
+  if (!runStryker(m, {})) failed = true;
+}
+
+/** Stryker on module `m` (stryker.config.mjs reads `env`'s GCM_MUTATE_* settings); whether it succeeded. */
+function runStryker(m, env) {
   const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs'], {
     stdio: 'inherit',
-    env: { ...process.env, GCM_MUTATE_MODULE: m.name },
+    env: { ...process.env, GCM_MUTATE_MODULE: m.name, ...env },
   });
-  if (run.status !== 0) failed = true;
+  return run.status === 0;
 }
 
 /** What identifies a mutant across runs whose line numbers differ: where it is by content, and what it does. */
@@ -87,16 +92,11 @@ function recheckSurvivors(m) {
   const unique = [...new Set(ranges)];
   console.log(`\n=== ${m.name}: recheck of ${unique.length} line range(s)`);
   if (unique.length === 0) return true;
-  const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs'], {
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      GCM_MUTATE_MODULE: m.name,
-      GCM_MUTATE_RANGES: JSON.stringify(unique),
-      GCM_MUTATE_REPORT: `${m.name}.recheck`,
-    },
+  const ran = runStryker(m, {
+    GCM_MUTATE_RANGES: JSON.stringify(unique),
+    GCM_MUTATE_REPORT: `${m.name}.recheck`,
   });
-  if (run.status !== 0) return false;
+  if (!ran) return false;
   const again = JSON.parse(readFileSync(`reports/mutation/${m.name}.recheck.json`, 'utf8'));
   const fresh = new Map();
   for (const [name, f] of Object.entries(again.files))
