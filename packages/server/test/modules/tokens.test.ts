@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { createService } from '../../src/composition-root.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -137,6 +137,38 @@ describe('tokens', () => {
       assert.equal(resB.json<Inspect>().agent.game_cloud?.token_id, b.cloudTokenId);
     });
 
+    it('answers the whole agent of a cloud and of a reporter token: their ids and times as minted', async () => {
+      const minted = new Date(svc.clock.now()).toISOString();
+      const cloud = await mintOk(a.gameId);
+      assert.deepEqual((await inspect(cloud.token)).json(), {
+        agent: {
+          game_cloud: {
+            game_id: a.gameId,
+            token_id: cloud.token_id,
+            create_ts: minted,
+            expire_ts: cloud.expire_ts,
+          },
+        },
+      });
+      const res = await svc.call(
+        'POST',
+        `/cloud/games/${a.gameId}/namespaces/${a.namespaceId}/tokens/reporter`,
+      );
+      assert.equal(res.statusCode, 200, res.body);
+      const reporter = res.json<Minted>();
+      assert.deepEqual((await inspect(reporter.token)).json(), {
+        agent: {
+          namespace_reporter: {
+            game_id: a.gameId,
+            namespace_id: a.namespaceId,
+            token_id: reporter.token_id,
+            create_ts: minted,
+            expire_ts: reporter.expire_ts,
+          },
+        },
+      });
+    });
+
     it('answers 401 API_UNAUTHORIZED without a token', async () => {
       assertError(await inspect(null), 401, 'API_UNAUTHORIZED');
     });
@@ -164,6 +196,28 @@ describe('tokens', () => {
       ]) {
         const res = await inspect(null, { authorization });
         assertError(res, 401, 'API_UNAUTHORIZED');
+      }
+    });
+
+    it('takes the Bearer scheme in any case, after one or more spaces, with white space after the token', async () => {
+      // RFC 9110 11.1: the scheme is case-insensitive; RFC 9110 5.6.3 allows more than one space.
+      for (const authorization of [
+        `bearer ${svc.operatorToken}`,
+        `BEARER ${svc.operatorToken}`,
+        `Bearer   ${svc.operatorToken}`,
+        `Bearer ${svc.operatorToken}\t `,
+        `bearer ${a.cloudToken}`,
+      ]) {
+        const res = await inspect(null, { authorization });
+        assert.equal(res.statusCode, 200, `${JSON.stringify(authorization)}: ${res.body}`);
+      }
+      for (const authorization of [
+        `xBearer ${svc.operatorToken}`,
+        `Bearer\t${svc.operatorToken}`,
+        `Bearer ${svc.operatorToken}\tx`,
+      ]) {
+        const body = assertError(await inspect(null, { authorization }), 401, 'API_UNAUTHORIZED');
+        assert.match(body.message, /Bearer <token>/, JSON.stringify(authorization));
       }
     });
 
@@ -609,6 +663,59 @@ describe('tokens signed with the service key but not as it mints them', () => {
     }
   });
 
+  /** A service of its own (these tests set its clock) with a fixture and a signer of its key. */
+  async function ownSigner(slug: string) {
+    const s = await startTestService({ clock: new ManualClock(Date.parse('2026-03-01T00:00:00.000Z')) });
+    const f = await createGameFixture(s, slug);
+    const key = await s.deps.db.selectFrom('signing_keys').selectAll().executeTakeFirstOrThrow();
+    const privateKey = await importJWK(JSON.parse(key.private_jwk) as JWK, 'EdDSA');
+    const claims = decodeSegment(f.cloudToken.split('.')[1]);
+    const signAs = (exp: number) =>
+      new SignJWT({ ...claims, exp })
+        .setProtectedHeader({ alg: 'EdDSA', kid: key.key_id, typ: 'JWT' })
+        .sign(privateKey);
+    const look = (token: string) => s.call('GET', '/cloud/auth/inspect', { token });
+    return { s, f, exp: Number(claims.exp), signAs, look };
+  }
+
+  it('stops at its own expiry to the millisecond when that comes before its row’s, checked once or from memory', async () => {
+    const { s, f, exp, signAs, look } = await ownSigner('exp-edge');
+    try {
+      const shortExp = exp - 30 * 86_400;
+      const seen = await signAs(shortExp);
+      assert.equal((await look(seen)).statusCode, 200);
+      s.clock.set(shortExp * 1000 - 1);
+      // Twice: the second answer comes from memory (signature and row cached).
+      for (let i = 0; i < 2; i++) assert.equal((await look(seen)).statusCode, 200, `use ${i}`);
+      s.clock.set(shortExp * 1000);
+      assertError(await look(seen), 401, 'TOKEN_EXPIRED');
+      // Never seen before: jose's own check of `exp`.
+      assertError(await look(await signAs(shortExp)), 401, 'TOKEN_EXPIRED');
+      // The token as minted lives on to its row's expiry.
+      assert.equal((await look(f.cloudToken)).statusCode, 200);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('stops at its row’s expiry to the millisecond, whatever its claims say', async () => {
+    const { s, f, exp, signAs, look } = await ownSigner('row-edge');
+    try {
+      const longer = await signAs(exp + 86_400);
+      const row = await s.deps.db
+        .selectFrom('tokens')
+        .select('expire_ts')
+        .where('token_id', '=', f.cloudTokenId)
+        .executeTakeFirstOrThrow();
+      s.clock.set(Number(row.expire_ts) - 1);
+      for (let i = 0; i < 2; i++) assert.equal((await look(longer)).statusCode, 200, `use ${i}`);
+      s.clock.set(Number(row.expire_ts));
+      assertError(await look(longer), 401, 'TOKEN_EXPIRED');
+    } finally {
+      await s.close();
+    }
+  });
+
   it('expires with its row, whatever expiry its claims say, from memory as from the store', async () => {
     const longer = await sign({ ...cloud, exp: Number(cloud.exp) + 10 * 365 * 86_400 });
     // Twice: the second check is the one that memory answers (signature and row cached).
@@ -669,5 +776,57 @@ describe('revoking tokens as a signed-in person', () => {
     assertError(await svc.call('GET', '/cloud/auth/inspect', { token: own.token }), 401, 'TOKEN_REVOKED');
     assert.equal((await revoke(admin, own.token_id)).statusCode, 204, 'twice is no error');
     assert.ok(await works(foreign.token), 'the other team’s token still works');
+  });
+});
+
+describe('a signing key another instance added', () => {
+  it('is looked up when a token names it, at most once a minute, and then signs new tokens', async () => {
+    const svc = await startTestService();
+    try {
+      const game = await createGameFixture(svc, 'new-key');
+      const claims = decodeSegment(game.cloudToken.split('.')[1]);
+      const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+      const keyId = '0190a0a0-0000-7000-8000-00000000c0de';
+      // Written as an instance that rotated keys would write it: newer than the key the service loaded.
+      const newest = await svc.deps.db
+        .selectFrom('signing_keys')
+        .select((eb) => eb.fn.max('create_ts').as('ts'))
+        .executeTakeFirstOrThrow();
+      await svc.deps.db
+        .insertInto('signing_keys')
+        .values({
+          key_id: keyId,
+          algorithm: 'EdDSA',
+          public_jwk: JSON.stringify(await exportJWK(publicKey)),
+          private_jwk: JSON.stringify(await exportJWK(privateKey)),
+          create_ts: Number(newest.ts) + 1000,
+        })
+        .execute();
+      const signed = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'EdDSA', kid: keyId, typ: 'JWT' })
+        .sign(privateKey);
+      const look = () => svc.call('GET', '/cloud/auth/inspect', { token: signed });
+
+      // The keys were loaded at start: a forged kid must not make every request a read of the store.
+      assertError(await look(), 401, 'API_UNAUTHORIZED');
+      svc.clock.advance(60_000);
+      assertError(await look(), 401, 'API_UNAUTHORIZED');
+      svc.clock.advance(1);
+      const res = await look();
+      assert.equal(res.statusCode, 200, res.body);
+
+      // The newest key signs from then on; the older one still verifies.
+      const minted = await svc.call('POST', `/cloud/games/${game.gameId}/tokens/cloud`);
+      assert.equal(minted.statusCode, 200, minted.body);
+      const token = minted.json<Minted>().token;
+      assert.equal(decodeSegment(token.split('.')[0]).kid, keyId);
+      assert.equal((await svc.call('GET', '/cloud/auth/inspect', { token })).statusCode, 200);
+      assert.equal(
+        (await svc.call('GET', '/cloud/auth/inspect', { token: game.cloudToken })).statusCode,
+        200,
+      );
+    } finally {
+      await svc.close();
+    }
   });
 });
