@@ -68,6 +68,8 @@ export const MUTATION_MODULES = [
       'packages/server/test/modules/lists.test.ts',
       'packages/server/test/modules/tenant-isolation.test.ts',
       'packages/server/test/modules/lobby-logs.test.ts',
+      // Device link tokens are signed and checked here too.
+      'packages/server/test/modules/device-links.test.ts',
       'packages/server/test/modules/accounts.test.ts',
     ],
   },
@@ -85,7 +87,9 @@ export const MUTATION_MODULES = [
     name: 'http-auth',
     mutate: ['packages/server/src/http/auth.ts'],
     testFiles: [
-      // The slowest last: a mutant stops at the first file that fails.
+      // The slowest last: a mutant stops at the first file that fails. auth-rules states each rule's
+      // refusals in a few seconds, so most mutants end there.
+      'packages/server/test/http/auth-rules.test.ts',
       'packages/server/test/modules/tokens.test.ts',
       'packages/server/test/http/rate-limits.test.ts',
       'packages/server/test/http/openapi.test.ts',

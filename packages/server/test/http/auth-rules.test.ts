@@ -1,0 +1,281 @@
+/**
+ * The rules of src/http/auth.ts one at a time, with what each refusal says: the authorization matrix
+ * (authorization-matrix.test.ts) proves every route's answer to every caller; this file pins down the
+ * rule's reasons, the order of its checks (a malformed id is bad input, not another game's; a blocked
+ * address is refused before its token or cookie is read), and the paths a person's session takes.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { addMember, asPerson, giveGame, newTeam, type Team } from '../helpers/people.js';
+import { createGameFixture, DEFAULT_LIMITS, startTestService, type TestService } from '../helpers/service.js';
+
+interface ErrorBody {
+  code: string;
+  message: string;
+  metadata?: { field?: string };
+}
+
+function refusal(res: LightMyRequestResponse, status: number, code: string): ErrorBody {
+  assert.equal(res.statusCode, status, res.body);
+  const body = res.json<ErrorBody>();
+  assert.equal(body.code, code, res.body);
+  return body;
+}
+
+const NOT_AN_ID = 'not-an-id';
+
+describe('auth rules: what each refusal of a token says', () => {
+  let svc: TestService;
+  let a: Awaited<ReturnType<typeof createGameFixture>>;
+  let b: Awaited<ReturnType<typeof createGameFixture>>;
+  let reporterA: string;
+  let reporterB: string;
+  let siblingNs: string;
+
+  before(async () => {
+    svc = await startTestService();
+    a = await createGameFixture(svc, 'rules-a');
+    b = await createGameFixture(svc, 'rules-b');
+    const mintReporter = async (gameId: string, namespaceId: string) => {
+      const res = await svc.call('POST', `/cloud/games/${gameId}/namespaces/${namespaceId}/tokens/reporter`);
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json<{ token: string }>().token;
+    };
+    reporterA = await mintReporter(a.gameId, a.namespaceId);
+    reporterB = await mintReporter(b.gameId, b.namespaceId);
+    const sibling = await svc.call('POST', `/cloud/games/${a.gameId}/namespaces`, {
+      body: { name_id: 'staging', display_name: 'Staging', version_id: a.versionId },
+    });
+    assert.equal(sibling.statusCode, 200, sibling.body);
+    siblingNs = sibling.json<{ namespace_id: string }>().namespace_id;
+  });
+  after(() => svc.close());
+
+  const lobbies = (gameId: string, namespaceId: string) =>
+    `/cloud/games/${gameId}/namespaces/${namespaceId}/logs/lobbies`;
+
+  // Each case twice: the first check reads the token's row, the second is answered from memory.
+  async function twice(call: () => Promise<LightMyRequestResponse>, status: number, code: string) {
+    const first = refusal(await call(), status, code);
+    const second = refusal(await call(), status, code);
+    assert.equal(second.message, first.message);
+    return first;
+  }
+
+  it('operator routes: any other token gets 403 saying it needs the operator token', async () => {
+    for (const token of [a.cloudToken, reporterA]) {
+      const body = await twice(
+        () => svc.call('POST', '/cloud/games', { token, body: { name_id: 'x', display_name: 'X' } }),
+        403,
+        'API_FORBIDDEN',
+      );
+      assert.equal(body.message, 'this operation needs the operator token');
+    }
+  });
+
+  it('game routes: another game’s token 403 names the game; a reporter token may only report lobbies', async () => {
+    const other = await twice(
+      () => svc.call('GET', `/cloud/games/${a.gameId}`, { token: b.cloudToken }),
+      403,
+      'API_FORBIDDEN',
+    );
+    assert.equal(other.message, 'this token belongs to another game');
+    const reporter = await twice(
+      () => svc.call('GET', `/cloud/games/${a.gameId}`, { token: reporterA }),
+      403,
+      'API_FORBIDDEN',
+    );
+    assert.equal(reporter.message, 'a lobby reporter token may only report lobbies');
+    const own = await svc.call('GET', `/cloud/games/${a.gameId}`, { token: a.cloudToken });
+    assert.equal(own.statusCode, 200, own.body);
+  });
+
+  it('`any` routes: a reporter token may only report lobbies; a cloud token is let in', async () => {
+    const body = await twice(
+      () => svc.call('GET', '/cloud/games', { token: reporterA }),
+      403,
+      'API_FORBIDDEN',
+    );
+    assert.equal(body.message, 'a lobby reporter token may only report lobbies');
+    assert.equal((await svc.call('GET', '/cloud/games', { token: a.cloudToken })).statusCode, 200);
+  });
+
+  it('reporter routes: a cloud token, or a reporter token of another namespace or game, gets 403 saying why', async () => {
+    const cloud = await twice(
+      () => svc.call('POST', lobbies(a.gameId, a.namespaceId), { token: a.cloudToken, body: {} }),
+      403,
+      'API_FORBIDDEN',
+    );
+    assert.equal(cloud.message, 'this operation needs the operator or a lobby reporter token');
+    for (const [name, url, token] of [
+      ['a sibling namespace', lobbies(a.gameId, siblingNs), reporterA],
+      ['another game', lobbies(a.gameId, a.namespaceId), reporterB],
+      ['its namespace id under another game', lobbies(b.gameId, a.namespaceId), reporterA],
+    ] as const) {
+      const body = await twice(() => svc.call('POST', url, { token, body: {} }), 403, 'API_FORBIDDEN');
+      assert.equal(body.message, 'this token belongs to another namespace', name);
+    }
+    // Its own namespace: past the rule, to the body's validation.
+    const own = await svc.call('POST', lobbies(a.gameId, a.namespaceId), { token: reporterA, body: {} });
+    assert.equal(own.statusCode, 400, own.body);
+  });
+
+  it('`self`: any valid token may ask who it is', async () => {
+    const res = await svc.call('GET', '/cloud/auth/inspect', { token: reporterA });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.ok(res.json<{ agent: Record<string, unknown> }>().agent.namespace_reporter !== undefined);
+  });
+
+  it('a name where an id goes is bad input (400 naming the field), not another game’s or namespace’s (403)', async () => {
+    const game = await twice(
+      () => svc.call('GET', `/cloud/games/${NOT_AN_ID}`, { token: a.cloudToken }),
+      400,
+      'API_BAD_PARAMS',
+    );
+    assert.equal(game.metadata?.field, 'game_id');
+    const namespace = await twice(
+      () => svc.call('POST', lobbies(a.gameId, NOT_AN_ID), { token: reporterA, body: {} }),
+      400,
+      'API_BAD_PARAMS',
+    );
+    assert.equal(namespace.metadata?.field, 'namespace_id');
+    const reporterGame = refusal(
+      await svc.call('POST', lobbies(NOT_AN_ID, a.namespaceId), { token: reporterA, body: {} }),
+      400,
+      'API_BAD_PARAMS',
+    );
+    assert.equal(reporterGame.metadata?.field, 'game_id');
+    // On an operator route the rule refuses first: a malformed id says nothing about who may call.
+    refusal(
+      await svc.call('PUT', `/cloud/games/${NOT_AN_ID}/team`, {
+        token: a.cloudToken,
+        body: { team_id: null },
+      }),
+      403,
+      'API_FORBIDDEN',
+    );
+  });
+});
+
+describe('auth rules: signed-in people', () => {
+  let svc: TestService;
+  let team: Team;
+  let viewer: string;
+  let gameId: string;
+
+  before(async () => {
+    svc = await startTestService();
+    team = await newTeam(svc, 'rules-team');
+    gameId = (await createGameFixture(svc, 'rules-people')).gameId;
+    await giveGame(svc, gameId, team.teamId);
+    viewer = await addMember(svc, team, 'viewer@rules.example', 'viewer');
+  });
+  after(() => svc.close());
+
+  it('may not call an operator route that names no role for people, and are told so', async () => {
+    const body = refusal(
+      await svc.call('POST', '/cloud/teams', {
+        token: null,
+        headers: asPerson(svc, team.owner.cookie),
+        body: { name: 'Another', slug: 'another-team', owner_email: 'someone@rules.example' },
+      }),
+      403,
+      'API_FORBIDDEN',
+    );
+    assert.equal(body.message, 'this operation needs the operator token; a signed-in person may not call it');
+  });
+
+  it('get 400 naming the field for a malformed game or team id, before any role is looked up', async () => {
+    const game = refusal(
+      await svc.call('GET', `/cloud/games/${NOT_AN_ID}`, { token: null, headers: asPerson(svc, viewer) }),
+      400,
+      'API_BAD_PARAMS',
+    );
+    assert.equal(game.metadata?.field, 'game_id');
+    const teamRes = refusal(
+      await svc.call('GET', `/cloud/teams/${NOT_AN_ID}/audit`, {
+        token: null,
+        headers: asPerson(svc, team.owner.cookie),
+      }),
+      400,
+      'API_BAD_PARAMS',
+    );
+    assert.equal(teamRes.metadata?.field, 'team_id');
+  });
+
+  it('read with GET or HEAD as viewers, with no Origin header (reads are not cross-site writes)', async () => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const res = await svc.app.inject({
+        method,
+        url: `/cloud/games/${gameId}`,
+        headers: { cookie: viewer },
+      });
+      assert.equal(res.statusCode, 200, `${method}: ${res.body}`);
+    }
+  });
+
+  it('need the team’s role on a team route: a viewer may not read the audit log, its owner may', async () => {
+    const refused = refusal(
+      await svc.call('GET', `/cloud/teams/${team.teamId}/audit`, {
+        token: null,
+        headers: asPerson(svc, viewer),
+      }),
+      403,
+      'API_FORBIDDEN',
+    );
+    assert.match(refused.message, /admin role/);
+    const owner = await svc.call('GET', `/cloud/teams/${team.teamId}/audit`, {
+      token: null,
+      headers: asPerson(svc, team.owner.cookie),
+    });
+    assert.equal(owner.statusCode, 200, owner.body);
+  });
+
+  it('a refused write names the page that sent it', async () => {
+    const body = refusal(
+      await svc.call('POST', `/cloud/games/${gameId}/versions`, {
+        token: null,
+        headers: { cookie: team.owner.cookie, origin: 'https://evil.example' },
+        body: { display_name: 'csrf', config: {} },
+      }),
+      403,
+      'AUTH_CROSS_ORIGIN',
+    );
+    assert.match(body.message, /https:\/\/evil\.example/);
+  });
+});
+
+describe('auth rules: session cookies and the failed-check limit (default: 20 a minute)', () => {
+  let svc: TestService;
+  let team: Team;
+
+  before(async () => {
+    svc = await startTestService({ env: DEFAULT_LIMITS });
+    team = await newTeam(svc, 'cookie-limits');
+  });
+  after(() => svc.close());
+
+  const fromAddress = (address: string, cookie: string) =>
+    svc.app.inject({ method: 'GET', url: '/cloud/games', headers: { cookie }, remoteAddress: address });
+
+  it('counts a session cookie that does not check out as a failure, and then refuses the address’s good one', async () => {
+    const address = '198.51.100.40';
+    const forged = `${team.owner.cookie.split('=')[0]}=forged.session`;
+    for (let i = 0; i < 20; i += 1) {
+      const res = await fromAddress(address, forged);
+      refusal(res, 401, 'API_UNAUTHORIZED');
+    }
+    refusal(await fromAddress(address, team.owner.cookie), 429, 'RATE_LIMITED');
+    const elsewhere = await fromAddress('198.51.100.41', team.owner.cookie);
+    assert.equal(elsewhere.statusCode, 200, elsewhere.body);
+  });
+
+  it('does not count good sessions', async () => {
+    const address = '198.51.100.42';
+    for (let i = 0; i < 25; i += 1) {
+      const res = await fromAddress(address, team.owner.cookie);
+      assert.equal(res.statusCode, 200, res.body);
+    }
+  });
+});
