@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { importJWK, type JWK, SignJWT } from 'jose';
 import { redactUrl } from '../../src/http/redact.js';
 import {
   deleteExpiredDeviceLinks,
@@ -244,6 +245,28 @@ describe('device links', () => {
         assertError(await completeLink(svc, bad, a.gameId), 400, 'TOKEN_INVALID');
       }
       assert.deepEqual(await resultOf(link.device_link_token), pending);
+    });
+
+    it('answers TOKEN_INVALID to a token signed with the service’s key that names no link or no expiry', async () => {
+      const link = await prepareLink(svc);
+      const key = await svc.deps.db.selectFrom('signing_keys').selectAll().executeTakeFirstOrThrow();
+      const privateKey = await importJWK(JSON.parse(key.private_jwk) as JWK, 'EdDSA');
+      const claims = payloadOf(link.device_link_token);
+      const without = (name: string) =>
+        Object.fromEntries(Object.entries(claims).filter(([k]) => k !== name));
+      for (const [name, forged] of [
+        ['no link', without('sub')],
+        ['a link id that is not a string', { ...claims, sub: 7 }],
+        ['no expiry', without('exp')],
+      ] as const) {
+        const token = await new SignJWT(forged)
+          .setProtectedHeader({ alg: 'EdDSA', kid: key.key_id, typ: 'JWT' })
+          .sign(privateKey);
+        for (const res of [await getLink(svc, token), await completeLink(svc, token, a.gameId)]) {
+          assert.equal(res.statusCode, 400, `${name}: ${res.body}`);
+          assert.equal(res.json<{ code: string }>().code, 'TOKEN_INVALID', name);
+        }
+      }
     });
 
     it('checks the signature before the expiry: a tampered expired token is invalid', async () => {

@@ -8,8 +8,20 @@ import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { createService } from '../../src/composition-root.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { PURGE_GRACE_MS, purgeDeleted } from '../../src/modules/purge/purge.service.js';
 import { addMember, asPerson, giveGame, newTeam } from '../helpers/people.js';
-import { createGameFixture, startTestService, type TestService, testConfig } from '../helpers/service.js';
+import {
+  createGameFixture,
+  secondInstance,
+  startTestService,
+  type TestService,
+  testConfig,
+} from '../helpers/service.js';
+import { pgOnly } from '../helpers/stores.js';
+import { until } from '../helpers/until.js';
+
+/** A bound that only a hang reaches. */
+const HANG_MS = 20_000;
 
 interface ErrorBody {
   code: string;
@@ -85,11 +97,21 @@ describe('tokens', () => {
       assert.deepEqual(Object.keys(minted).sort(), ['expire_ts', 'token', 'token_id']);
       const parts = minted.token.split('.');
       assert.equal(parts.length, 3);
+      // docs/interface-notes.md "Authentication": the header and claims, and nothing else.
       const header = decodeSegment(parts[0]);
+      assert.deepEqual(Object.keys(header).sort(), ['alg', 'kid', 'typ']);
       assert.equal(header.alg, 'EdDSA');
-      const payload = decodeSegment(parts[1]);
-      assert.equal(payload.game_id, a.gameId);
-      assert.equal(payload.jti, minted.token_id);
+      assert.equal(header.typ, 'JWT');
+      assert.equal(typeof header.kid, 'string');
+      const seconds = Math.floor(svc.clock.now() / 1000);
+      assert.deepEqual(decodeSegment(parts[1]), {
+        game_id: a.gameId,
+        iss: 'game-cloud-management',
+        aud: 'cloud',
+        jti: minted.token_id,
+        iat: seconds,
+        exp: seconds + 365 * 86_400,
+      });
       assert.equal(minted.expire_ts, new Date(svc.clock.now() + 365 * DAY_MS).toISOString());
       assert.match(minted.expire_ts, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
@@ -115,6 +137,27 @@ describe('tokens', () => {
 
     it('answers 404 GAME_NOT_FOUND for an unknown game', async () => {
       assertError(await mint(UNKNOWN_ID), 404, 'GAME_NOT_FOUND');
+    });
+
+    it('answers a replay (Idempotency-Key) with the same token, signed again, dead once the game is retired', async () => {
+      const doomed = await createGameFixture(svc, 'tok-replay');
+      const mintWithKey = () =>
+        svc.call('POST', `/cloud/games/${doomed.gameId}/tokens/cloud`, {
+          headers: { 'idempotency-key': 'replay-after-retire' },
+        });
+      const first = await mintWithKey();
+      assert.equal(first.statusCode, 200, first.body);
+      const replay = await mintWithKey();
+      assert.equal(replay.statusCode, 200, replay.body);
+      assert.deepEqual(replay.json(), first.json());
+      assert.equal((await svc.call('DELETE', `/cloud/games/${doomed.gameId}`)).statusCode, 204);
+      svc.clock.advance(PURGE_GRACE_MS + 1);
+      await purgeDeleted(svc.deps);
+      // Token rows outlive the purge (they are the audit of who held access), so the replay still answers
+      // the same text: revoked with its game, it opens nothing.
+      const afterPurge = await mintWithKey();
+      assert.deepEqual(afterPurge.json(), first.json());
+      assertError(await inspect(first.json<Minted>().token), 401, 'TOKEN_REVOKED');
     });
   });
 
@@ -169,8 +212,9 @@ describe('tokens', () => {
       });
     });
 
-    it('answers 401 API_UNAUTHORIZED without a token', async () => {
-      assertError(await inspect(null), 401, 'API_UNAUTHORIZED');
+    it('answers 401 API_UNAUTHORIZED without a token, saying how to send one', async () => {
+      const body = assertError(await inspect(null), 401, 'API_UNAUTHORIZED');
+      assert.equal(body.message, 'a valid bearer token is required (Authorization: Bearer <token>)');
     });
 
     it('answers 401 API_UNAUTHORIZED to garbage tokens', async () => {
@@ -624,6 +668,7 @@ describe('tokens signed with the service key but not as it mints them', () => {
     assert.equal((await inspect(await sign(cloud))).statusCode, 200);
     assert.equal((await inspect(await sign(reporter))).statusCode, 200);
     assert.equal((await inspect(await sign({ ...cloud, aud: ['cloud'] }))).statusCode, 200);
+    assert.equal((await inspect(await sign({ ...reporter, aud: ['reporter'] }))).statusCode, 200);
   });
 
   it('refuses claims its row does not match: another game, kind or namespace', async () => {
@@ -639,12 +684,15 @@ describe('tokens signed with the service key but not as it mints them', () => {
       const res = await inspect(await sign(claims));
       assert.equal(res.statusCode, 401, `${name}: ${res.body}`);
       assert.equal(res.json<ErrorBody>().code, 'API_UNAUTHORIZED', name);
+      assert.equal(res.json<ErrorBody>().message, 'the bearer token is not valid', name);
     }
   });
 
   it('refuses claims of a shape it never mints', async () => {
     const cases: [string, Record<string, unknown>, Record<string, unknown>?][] = [
       ['no token id', without(cloud, 'jti')],
+      // Never looked up: a list would reach the store's query as a value it cannot bind.
+      ['a token id that is not a string', { ...cloud, jti: [a.cloudTokenId] }],
       ['no game', without(cloud, 'game_id')],
       ['a game id that is not a string', { ...cloud, game_id: 7 }],
       ['no expiry', without(cloud, 'exp')],
@@ -660,6 +708,7 @@ describe('tokens signed with the service key but not as it mints them', () => {
       const res = await inspect(await sign(claims, header));
       assert.equal(res.statusCode, 401, `${name}: ${res.body}`);
       assert.equal(res.json<ErrorBody>().code, 'API_UNAUTHORIZED', name);
+      assert.equal(res.json<ErrorBody>().message, 'the bearer token is not valid', name);
     }
   });
 
@@ -828,5 +877,37 @@ describe('a signing key another instance added', () => {
     } finally {
       await svc.close();
     }
+  });
+});
+
+describe('revocation across two instances on one PostgreSQL', pgOnly, () => {
+  let a: TestService;
+  let b: TestService;
+  before(async () => {
+    a = await startTestService();
+    b = await secondInstance(a);
+  });
+  after(async () => {
+    await b.close();
+    await a.close();
+  });
+
+  const inspectOn = (svc: TestService, token: string) => svc.call('GET', '/cloud/auth/inspect', { token });
+
+  it('stops on B a token B had in memory as soon as A’s revocation commits, long before a cached row ages out', async () => {
+    const game = await createGameFixture(a, 'two-revoke');
+    // Twice on B: its row is then in B's memory.
+    for (let i = 0; i < 2; i++) assert.equal((await inspectOn(b, game.cloudToken)).statusCode, 200);
+    assert.equal((await a.call('DELETE', `/cloud/tokens/${game.cloudTokenId}`)).statusCode, 204);
+    // The bound catches a hang only: without the invalidation B would answer 200 for a minute (the entry's
+    // age limit on a shared store).
+    await until('B refuses the revoked token', HANG_MS, async () => {
+      const res = await inspectOn(b, game.cloudToken);
+      if (res.statusCode === 200) return false;
+      assertError(res, 401, 'TOKEN_REVOKED');
+      return true;
+    });
+    // Revoking again on B is no error, and changes nothing more.
+    assert.equal((await b.call('DELETE', `/cloud/tokens/${game.cloudTokenId}`)).statusCode, 204);
   });
 });
