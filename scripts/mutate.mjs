@@ -27,6 +27,7 @@ const modules =
 mkdirSync('reports/mutation', { recursive: true });
 /** The statuses a recheck looks at again. */
 const STILL_ALIVE = new Set(['Survived', 'NoCoverage']);
+const DETECTED = new Set(['Killed', 'Timeout']);
 let failed = false;
 for (const m of modules) {
   if (recheck) {
@@ -34,7 +35,14 @@ for (const m of modules) {
     continue;
   }
   console.log(`\n=== ${m.name}: ${m.mutate.join(', ')}`);
-  if (!runStryker(m, {})) failed = true;
+  const first = m.testFiles.filter((f) => !(m.lastFiles ?? []).includes(f));
+  if (!runStryker(m, { GCM_MUTATE_TEST_FILES: first.join(',') })) {
+    failed = true;
+    continue;
+  }
+  // The slowest files only against what the others left alive: the same verdicts as one run of every file,
+  // without a survivor or a hang paying minutes of them.
+  if (m.lastFiles !== undefined) failed = !recheckSurvivors(m, m.lastFiles) || failed;
 }
 
 /** Stryker on module `m` (stryker.config.mjs reads `env`'s GCM_MUTATE_* settings); whether it succeeded. */
@@ -63,8 +71,11 @@ function mutantKey(file, source, mutant) {
   ]);
 }
 
-/** Re-runs Stryker on the lines of the module's surviving mutants and merges their new status. */
-function recheckSurvivors(m) {
+/**
+ * Re-runs Stryker on the lines of the module's surviving mutants and merges their new status; with
+ * `testFiles`, only those files run (else GCM_MUTATE_TEST_FILES's, or all of the module's).
+ */
+function recheckSurvivors(m, testFiles) {
   const file = `reports/mutation/${m.name}.json`;
   if (!existsSync(file)) {
     console.error(`${m.name}: no report to recheck; run \`npm run mutate -- ${m.name}\` first`);
@@ -95,6 +106,7 @@ function recheckSurvivors(m) {
   const ran = runStryker(m, {
     GCM_MUTATE_RANGES: JSON.stringify(unique),
     GCM_MUTATE_REPORT: `${m.name}.recheck`,
+    ...(testFiles === undefined ? {} : { GCM_MUTATE_TEST_FILES: testFiles.join(',') }),
   });
   if (!ran) return false;
   const again = JSON.parse(readFileSync(`reports/mutation/${m.name}.recheck.json`, 'utf8'));
@@ -106,7 +118,8 @@ function recheckSurvivors(m) {
     for (const [i, mutant] of f.mutants.entries()) {
       if (!STILL_ALIVE.has(mutant.status)) continue;
       const now = fresh.get(mutantKey(name, f.source, mutant));
-      if (now === undefined || now.status === mutant.status) continue;
+      // Only a kill changes a verdict: a recheck with fewer files may find a survivor uncovered by them.
+      if (now === undefined || !DETECTED.has(now.status)) continue;
       f.mutants[i] = { ...mutant, status: now.status, killedBy: now.killedBy, rechecked: true };
       changed += 1;
     }
