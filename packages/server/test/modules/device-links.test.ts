@@ -254,11 +254,12 @@ describe('device links', () => {
       const claims = payloadOf(link.device_link_token);
       const without = (name: string) =>
         Object.fromEntries(Object.entries(claims).filter(([k]) => k !== name));
-      for (const [name, forged] of [
+      const cases: [string, Record<string, unknown>][] = [
         ['no link', without('sub')],
         ['a link id that is not a string', { ...claims, sub: 7 }],
         ['no expiry', without('exp')],
-      ] as const) {
+      ];
+      for (const [name, forged] of cases) {
         const token = await new SignJWT(forged)
           .setProtectedHeader({ alg: 'EdDSA', kid: key.key_id, typ: 'JWT' })
           .sign(privateKey);
