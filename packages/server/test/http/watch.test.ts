@@ -13,12 +13,7 @@ import {
 } from '../helpers/billing.js';
 import { startListening } from '../helpers/listening.js';
 import type { TestService } from '../helpers/service.js';
-
-/**
- * Half the 40 s watch timeout: an answer later than this waited for the timeout (a hang), however loaded
- * the machine. Not a speed: the wake-up latency is measured by `npm run bench` (billing-watch).
- */
-const HANG_MS = 20_000;
+import { HANG_MS } from '../helpers/until.js';
 
 /** watch_index (2.6), through the billing endpoint, over real sockets. */
 describe('watch_index', () => {

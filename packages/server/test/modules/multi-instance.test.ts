@@ -26,13 +26,7 @@ import {
 } from '../helpers/service.js';
 import { pgOnly } from '../helpers/stores.js';
 import { proxyDatabase } from '../helpers/tcp-proxy.js';
-import { until } from '../helpers/until.js';
-
-/**
- * Half the 40 s watch timeout: an answer later than this waited for the timeout (a hang), however loaded
- * the machine. Not a speed: how fast watchers wake is `npm run bench`'s to say.
- */
-const HANG_MS = 20_000;
+import { HANG_MS, until } from '../helpers/until.js';
 
 describe('job leases', () => {
   let svc: TestService;

@@ -18,10 +18,7 @@ import {
   testConfig,
 } from '../helpers/service.js';
 import { pgOnly } from '../helpers/stores.js';
-import { until } from '../helpers/until.js';
-
-/** A bound that only a hang reaches. */
-const HANG_MS = 20_000;
+import { HANG_MS, until } from '../helpers/until.js';
 
 interface ErrorBody {
   code: string;
