@@ -59,10 +59,12 @@ export interface AuthSources {
   trustedOrigins: ReadonlySet<string>;
 }
 
-/** The role a person needs on a route that names none: reads for viewers, writes for members. */
-export function defaultPersonRole(rule: AuthRule, method: string): TeamRole | null {
-  if (rule === 'operator' || rule === 'public') return null;
-  if (rule === 'self') return 'viewer';
+/**
+ * The role a person needs on a route that names none: reads for viewers, writes for members. On `any` and
+ * `self` routes, whose paths name no game or team, it is only a yes: the person sees what their teams own.
+ */
+function defaultPersonRole(rule: Exclude<AuthRule, 'public'>, method: string): TeamRole | null {
+  if (rule === 'operator') return null;
   return method === 'GET' || method === 'HEAD' ? 'viewer' : 'member';
 }
 
@@ -102,16 +104,19 @@ interface DocumentedSchema {
   security?: Record<string, string[]>[];
 }
 
-/** The OpenAPI text and security of a route say whether, and as what, a signed-in person may call it. */
+/**
+ * The OpenAPI text and security of a route say whether, and as what, a signed-in person may call it. A
+ * route without a schema (none of the API's: routeOptions makes one for each) is not in the document.
+ */
 function describePeople(schema: DocumentedSchema | undefined, rule: AuthRule, role: TeamRole | null): void {
   if (schema === undefined || role === null) return;
   // A GET's HEAD twin shares its schema object: describe it once.
   if (schema.security?.some((scheme) => 'sessionCookie' in scheme)) return;
-  schema.description = `${schema.description ?? ''} ${
+  const people =
     rule === 'any' || rule === 'self'
       ? 'Or a signed-in person (session cookie), who sees what their teams own.'
-      : `Or a signed-in person (session cookie) with the ${role} role or stronger in the team that owns the game.`
-  }`.trim();
+      : `Or a signed-in person (session cookie) with the ${role} role or stronger in the team that owns the game.`;
+  schema.description = schema.description === undefined ? people : `${schema.description} ${people}`;
   schema.security = [...(schema.security ?? []), { sessionCookie: [] }];
 }
 
@@ -136,7 +141,8 @@ function authorize(
   return undefined;
 }
 
-const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+// No OPTIONS: no route answers it past CORS, whose preflights are answered before any auth hook (cors.ts).
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 /**
  * A session cookie's person: the session is read from the store, a write must come from a trusted origin
@@ -195,7 +201,7 @@ function permit(rule: Exclude<AuthRule, 'public'>, caller: TokenCaller, request:
   if (rule === 'operator') throw errors.forbidden('this operation needs the operator token');
   // A name_id where an id goes is bad input, not another game's: say so before comparing.
   const malformed = malformedPathId(params, 'game_id') ?? malformedPathId(params, 'namespace_id');
-  if (malformed !== undefined && (rule === 'game' || rule === 'reporter')) throw malformed;
+  if (malformed !== undefined) throw malformed;
   if (rule === 'reporter') {
     if (caller.kind !== 'namespace_reporter') {
       throw errors.forbidden('this operation needs the operator or a lobby reporter token');
