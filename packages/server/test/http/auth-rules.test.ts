@@ -6,7 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifySchema,
+  type LightMyRequestResponse,
+} from 'fastify';
+import { sql } from 'kysely';
+import { callerOf, registerAuth } from '../../src/http/auth.js';
+import { registerErrorHandling } from '../../src/http/errors.js';
+import { AuthFailureGuard } from '../../src/http/rate-limits.js';
 import { addMember, asPerson, giveGame, newTeam, type Team } from '../helpers/people.js';
 import { createGameFixture, DEFAULT_LIMITS, startTestService, type TestService } from '../helpers/service.js';
 
@@ -244,6 +253,40 @@ describe('auth rules: signed-in people', () => {
     );
     assert.match(body.message, /https:\/\/evil\.example/);
   });
+
+  it('a refused write quotes at most 200 characters of the page’s origin', async () => {
+    const origin = `https://${'a'.repeat(300)}.example`;
+    const body = refusal(
+      await svc.call('POST', `/cloud/games/${gameId}/versions`, {
+        token: null,
+        headers: { cookie: team.owner.cookie, origin },
+        body: { display_name: 'csrf', config: {} },
+      }),
+      403,
+      'AUTH_CROSS_ORIGIN',
+    );
+    assert.equal(
+      body.message,
+      `a write with a session cookie from the page at ${origin.slice(0, 200)} is refused`,
+    );
+  });
+
+  it('a write with no Origin is refused, saying what to send, unless the browser says it is same-origin', async () => {
+    const write = (headers: Record<string, string>) =>
+      svc.call('POST', `/cloud/games/${gameId}/versions`, {
+        token: null,
+        headers: { cookie: team.owner.cookie, ...headers },
+        body: { display_name: 'no-origin', config: {} },
+      });
+    const body = refusal(await write({}), 403, 'AUTH_CROSS_ORIGIN');
+    assert.equal(
+      body.message,
+      'a write with a session cookie must carry an Origin header of a trusted origin (or use a bearer token)',
+    );
+    refusal(await write({ 'sec-fetch-site': 'cross-site' }), 403, 'AUTH_CROSS_ORIGIN');
+    const same = await write({ 'sec-fetch-site': 'same-origin' });
+    assert.equal(same.statusCode, 200, same.body);
+  });
 });
 
 describe('auth rules: session cookies and the failed-check limit (default: 20 a minute)', () => {
@@ -271,11 +314,149 @@ describe('auth rules: session cookies and the failed-check limit (default: 20 a 
     assert.equal(elsewhere.statusCode, 200, elsewhere.body);
   });
 
+  it('refuses a blocked address’s good token even when memory already knows the token', async () => {
+    const game = await createGameFixture(svc, 'cached-blocked');
+    const address = '198.51.100.43';
+    const inspect = (token: string) =>
+      svc.app.inject({
+        method: 'GET',
+        url: '/cloud/auth/inspect',
+        headers: { authorization: `Bearer ${token}` },
+        remoteAddress: address,
+      });
+    // Twice: the second answer comes from the token's cached check.
+    for (let i = 0; i < 2; i += 1) assert.equal((await inspect(game.cloudToken)).statusCode, 200);
+    for (let i = 0; i < 20; i += 1) refusal(await inspect('not.a-real.token'), 401, 'API_UNAUTHORIZED');
+    refusal(await inspect(game.cloudToken), 429, 'RATE_LIMITED');
+  });
+
+  it('does not count a check the store failed as a failed one: the address keeps its good token and cookie', async () => {
+    const game = await createGameFixture(svc, 'store-failure');
+    // Minted now and never used: its check must read its row.
+    const minted = await svc.call('POST', `/cloud/games/${game.gameId}/tokens/cloud`);
+    assert.equal(minted.statusCode, 200, minted.body);
+    const token = minted.json<{ token: string }>().token;
+    const address = '198.51.100.44';
+    const asToken = () =>
+      svc.app.inject({
+        method: 'GET',
+        url: `/cloud/games/${game.gameId}`,
+        headers: { authorization: `Bearer ${token}` },
+        remoteAddress: address,
+      });
+    // A table that is not there fails each check's read in the store itself, as an outage would.
+    const hide = async (table: string, away: string, during: () => Promise<void>) => {
+      await sql`ALTER TABLE ${sql.table(table)} RENAME TO ${sql.table(away)}`.execute(svc.deps.db);
+      try {
+        await during();
+      } finally {
+        await sql`ALTER TABLE ${sql.table(away)} RENAME TO ${sql.table(table)}`.execute(svc.deps.db);
+      }
+    };
+    const failsInStore = (res: LightMyRequestResponse) =>
+      assert.ok(res.statusCode >= 500, `${res.statusCode} ${res.body}`);
+    await hide('tokens', 'tokens_away', async () => {
+      for (let i = 0; i < 25; i += 1) failsInStore(await asToken());
+    });
+    const back = await asToken();
+    assert.equal(back.statusCode, 200, back.body);
+    await hide('user_sessions', 'user_sessions_away', async () => {
+      for (let i = 0; i < 25; i += 1) failsInStore(await fromAddress(address, team.owner.cookie));
+    });
+    const person = await fromAddress(address, team.owner.cookie);
+    assert.equal(person.statusCode, 200, person.body);
+  });
+
   it('does not count good sessions', async () => {
     const address = '198.51.100.42';
     for (let i = 0; i < 25; i += 1) {
       const res = await fromAddress(address, team.owner.cookie);
       assert.equal(res.statusCode, 200, res.body);
     }
+  });
+});
+
+/**
+ * The hook on routes the API does not build through routeOptions: one that declares no rule is the
+ * operator's (a forgotten declaration fails closed), one with no schema or a bare one still gets its
+ * people's text and security, and a handler that asks for the caller where no hook set one gets 401.
+ */
+describe('auth rules: routes that declare nothing', () => {
+  let svc: TestService;
+  let app: FastifyInstance;
+  let game: Awaited<ReturnType<typeof createGameFixture>>;
+  let team: Team;
+  const bare: { description?: string; security?: Record<string, string[]>[] } = {};
+  const documented = { description: 'Lists things.', security: [{ bearerAuth: [] as string[] }] };
+
+  before(async () => {
+    svc = await startTestService();
+    game = await createGameFixture(svc, 'undeclared');
+    team = await newTeam(svc, 'undeclared-team');
+    app = Fastify();
+    registerErrorHandling(app, 1024);
+    registerAuth(app, {
+      tokens: svc.deps.tokens,
+      guard: new AuthFailureGuard(
+        svc.deps.rateCounters,
+        svc.clock,
+        svc.deps.config.rateLimits,
+        svc.deps.metrics,
+      ),
+      people: svc.deps.people,
+      trustedOrigins: new Set(),
+    });
+    const kind = async (request: FastifyRequest) => ({ kind: callerOf(request).kind });
+    app.get('/undeclared', kind);
+    app.get('/public-caller', { config: { auth: 'public' } }, kind);
+    app.get('/games/:game_id/plain', { config: { auth: 'game' } }, kind);
+    app.post('/games/:game_id/bare', { config: { auth: 'game' }, schema: bare as FastifySchema }, kind);
+    app.get('/listed', { config: { auth: 'any' }, schema: documented as FastifySchema }, kind);
+    await app.ready();
+  });
+  after(async () => {
+    await app.close();
+    await svc.close();
+  });
+
+  const get = (url: string, headers: Record<string, string>) => app.inject({ method: 'GET', url, headers });
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+  it('a route with no rule is the operator’s alone: a game’s token and a person are refused', async () => {
+    const operator = await get('/undeclared', bearer(svc.operatorToken));
+    assert.equal(operator.statusCode, 200, operator.body);
+    assert.deepEqual(operator.json(), { kind: 'operator' });
+    const cloud = refusal(await get('/undeclared', bearer(game.cloudToken)), 403, 'API_FORBIDDEN');
+    assert.equal(cloud.message, 'this operation needs the operator token');
+    const person = refusal(await get('/undeclared', { cookie: team.owner.cookie }), 403, 'API_FORBIDDEN');
+    assert.equal(
+      person.message,
+      'this operation needs the operator token; a signed-in person may not call it',
+    );
+  });
+
+  it('a handler of a public route that asks for the caller gets 401, not a request with no caller', async () => {
+    refusal(await get('/public-caller', bearer(svc.operatorToken)), 401, 'API_UNAUTHORIZED');
+  });
+
+  it('a route with no schema is checked like any other', async () => {
+    const own = await get(`/games/${game.gameId}/plain`, bearer(game.cloudToken));
+    assert.deepEqual(own.json(), { kind: 'game_cloud' });
+    refusal(await get(`/games/${NOT_AN_ID}/plain`, bearer(game.cloudToken)), 400, 'API_BAD_PARAMS');
+  });
+
+  it('a bare schema gets the people’s text and security; a documented one keeps its own first, once', () => {
+    // Fastify marks the schema objects it compiled with a symbol: compare the two fields.
+    const fields = (schema: typeof bare) => ({ description: schema.description, security: schema.security });
+    assert.deepEqual(fields(bare), {
+      description:
+        'Or a signed-in person (session cookie) with the member role or stronger in the team that owns the game.',
+      security: [{ sessionCookie: [] }],
+    });
+    // GET's HEAD twin shares the schema object: the text is added once.
+    assert.deepEqual(fields(documented), {
+      description: 'Lists things. Or a signed-in person (session cookie), who sees what their teams own.',
+      security: [{ bearerAuth: [] }, { sessionCookie: [] }],
+    });
   });
 });
