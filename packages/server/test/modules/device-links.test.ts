@@ -3,7 +3,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { importJWK, type JWK, SignJWT } from 'jose';
 import { redactUrl } from '../../src/http/redact.js';
 import {
   deleteExpiredDeviceLinks,
@@ -18,6 +17,7 @@ import {
   prepareLink,
   untilWaiting,
 } from '../helpers/device-links.js';
+import { claimsOf, serviceSigner } from '../helpers/jwt.js';
 import { startListening } from '../helpers/listening.js';
 import { dumpTestDatabase, onPostgres } from '../helpers/postgres.js';
 import { type RaceGate, raceGate } from '../helpers/race-gate.js';
@@ -25,11 +25,6 @@ import { createGameFixture, startTestService, type TestService } from '../helper
 
 const HOUR_MS = 60 * 60 * 1000;
 const UNKNOWN_ID = '0190a0a0-0000-7000-8000-00000000beef';
-
-function payloadOf(jwt: string): Record<string, unknown> {
-  const segment = jwt.split('.')[1] ?? '';
-  return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as Record<string, unknown>;
-}
 
 /** Replaces one character of the signature: still well-formed, no longer signed by the service. */
 function tamperSignature(jwt: string): string {
@@ -79,7 +74,7 @@ describe('device links', () => {
       ]);
       assert.match(link.device_link_user_code, /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
       assert.equal(link.device_link_url, `http://localhost:8080/devices/link/${link.device_link_token}`);
-      const claims = payloadOf(link.device_link_token);
+      const claims = claimsOf(link.device_link_token);
       assert.equal(claims.sub, link.device_link_id);
       assert.equal(claims.aud, 'device_link');
       assert.equal(claims.exp, (svc.clock.now() + HOUR_MS) / 1000);
@@ -153,7 +148,7 @@ describe('device links', () => {
       assert.equal(res.statusCode, 204, res.body);
       const token = (await resultOf(link.device_link_token)).cloud_token;
       assert.ok(token !== undefined);
-      assert.equal(payloadOf(token).game_id, a.gameId);
+      assert.equal(claimsOf(token).game_id, a.gameId);
       assert.equal((await linkRow(link.device_link_id))?.game_id, a.gameId);
     });
 
@@ -238,7 +233,7 @@ describe('device links', () => {
       const forged = tamperSignature(link.device_link_token);
       const [header, , signature] = link.device_link_token.split('.');
       const otherLink = Buffer.from(
-        JSON.stringify({ ...payloadOf(link.device_link_token), sub: UNKNOWN_ID }),
+        JSON.stringify({ ...claimsOf(link.device_link_token), sub: UNKNOWN_ID }),
       ).toString('base64url');
       for (const bad of [forged, `${header}.${otherLink}.${signature}`, 'not-a-jwt', a.cloudToken]) {
         assertError(await getLink(svc, bad), 400, 'TOKEN_INVALID');
@@ -249,9 +244,8 @@ describe('device links', () => {
 
     it('answers TOKEN_INVALID to a token signed with the service’s key that names no link or no expiry', async () => {
       const link = await prepareLink(svc);
-      const key = await svc.deps.db.selectFrom('signing_keys').selectAll().executeTakeFirstOrThrow();
-      const privateKey = await importJWK(JSON.parse(key.private_jwk) as JWK, 'EdDSA');
-      const claims = payloadOf(link.device_link_token);
+      const sign = await serviceSigner(svc);
+      const claims = claimsOf(link.device_link_token);
       const without = (name: string) =>
         Object.fromEntries(Object.entries(claims).filter(([k]) => k !== name));
       const cases: [string, Record<string, unknown>][] = [
@@ -260,9 +254,7 @@ describe('device links', () => {
         ['no expiry', without('exp')],
       ];
       for (const [name, forged] of cases) {
-        const token = await new SignJWT(forged)
-          .setProtectedHeader({ alg: 'EdDSA', kid: key.key_id, typ: 'JWT' })
-          .sign(privateKey);
+        const token = await sign(forged);
         for (const res of [await getLink(svc, token), await completeLink(svc, token, a.gameId)]) {
           assert.equal(res.statusCode, 400, `${name}: ${res.body}`);
           assert.equal(res.json<{ code: string }>().code, 'TOKEN_INVALID', name);

@@ -4,11 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { createService } from '../../src/composition-root.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { PURGE_GRACE_MS, purgeDeleted } from '../../src/modules/purge/purge.service.js';
+import { type Signer, serviceSigner } from '../helpers/jwt.js';
 import { addMember, asPerson, giveGame, newTeam } from '../helpers/people.js';
 import {
   createGameFixture,
@@ -633,7 +634,7 @@ describe('tokens signed with the service key but not as it mints them', () => {
   let svc: TestService;
   let a: Awaited<ReturnType<typeof createGameFixture>>;
   let b: Awaited<ReturnType<typeof createGameFixture>>;
-  let sign: (claims: Record<string, unknown>, header?: Record<string, unknown>) => Promise<string>;
+  let sign: Signer;
   let cloud: Record<string, unknown>;
   let reporter: Record<string, unknown>;
 
@@ -641,10 +642,7 @@ describe('tokens signed with the service key but not as it mints them', () => {
     svc = await startTestService();
     a = await createGameFixture(svc, 'sig-a');
     b = await createGameFixture(svc, 'sig-b');
-    const key = await svc.deps.db.selectFrom('signing_keys').selectAll().executeTakeFirstOrThrow();
-    const privateKey = await importJWK(JSON.parse(key.private_jwk) as JWK, 'EdDSA');
-    sign = (claims, header = { alg: 'EdDSA', kid: key.key_id, typ: 'JWT' }) =>
-      new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(privateKey);
+    sign = await serviceSigner(svc);
     cloud = decodeSegment(a.cloudToken.split('.')[1]);
     const minted = await svc.call(
       'POST',
@@ -713,13 +711,9 @@ describe('tokens signed with the service key but not as it mints them', () => {
   async function ownSigner(slug: string) {
     const s = await startTestService({ clock: new ManualClock(Date.parse('2026-03-01T00:00:00.000Z')) });
     const f = await createGameFixture(s, slug);
-    const key = await s.deps.db.selectFrom('signing_keys').selectAll().executeTakeFirstOrThrow();
-    const privateKey = await importJWK(JSON.parse(key.private_jwk) as JWK, 'EdDSA');
+    const sign = await serviceSigner(s);
     const claims = decodeSegment(f.cloudToken.split('.')[1]);
-    const signAs = (exp: number) =>
-      new SignJWT({ ...claims, exp })
-        .setProtectedHeader({ alg: 'EdDSA', kid: key.key_id, typ: 'JWT' })
-        .sign(privateKey);
+    const signAs = (exp: number) => sign({ ...claims, exp });
     const look = (token: string) => s.call('GET', '/cloud/auth/inspect', { token });
     return { s, f, exp: Number(claims.exp), signAs, look };
   }
