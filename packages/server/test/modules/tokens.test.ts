@@ -9,7 +9,7 @@ import { createService } from '../../src/composition-root.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { PURGE_GRACE_MS, purgeDeleted } from '../../src/modules/purge/purge.service.js';
-import { type Signer, serviceSigner } from '../helpers/jwt.js';
+import { claimsOf, decodeSegment, encodeSegment, type Signer, serviceSigner } from '../helpers/jwt.js';
 import { addMember, asPerson, giveGame, newTeam } from '../helpers/people.js';
 import {
   createGameFixture,
@@ -49,15 +49,6 @@ function assertError(res: LightMyRequestResponse, status: number, code: string):
   const body = res.json<ErrorBody>();
   assert.equal(body.code, code, res.body);
   return body;
-}
-
-function decodeSegment(segment: string | undefined): Record<string, unknown> {
-  assert.ok(segment !== undefined);
-  return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as Record<string, unknown>;
-}
-
-function encodeSegment(value: unknown): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 }
 
 describe('tokens', () => {
@@ -643,13 +634,13 @@ describe('tokens signed with the service key but not as it mints them', () => {
     a = await createGameFixture(svc, 'sig-a');
     b = await createGameFixture(svc, 'sig-b');
     sign = await serviceSigner(svc);
-    cloud = decodeSegment(a.cloudToken.split('.')[1]);
+    cloud = claimsOf(a.cloudToken);
     const minted = await svc.call(
       'POST',
       `/cloud/games/${a.gameId}/namespaces/${a.namespaceId}/tokens/reporter`,
     );
     assert.equal(minted.statusCode, 200, minted.body);
-    reporter = decodeSegment(minted.json<{ token: string }>().token.split('.')[1]);
+    reporter = claimsOf(minted.json<{ token: string }>().token);
   });
   after(async () => {
     await svc.close();
@@ -712,7 +703,7 @@ describe('tokens signed with the service key but not as it mints them', () => {
     const s = await startTestService({ clock: new ManualClock(Date.parse('2026-03-01T00:00:00.000Z')) });
     const f = await createGameFixture(s, slug);
     const sign = await serviceSigner(s);
-    const claims = decodeSegment(f.cloudToken.split('.')[1]);
+    const claims = claimsOf(f.cloudToken);
     const signAs = (exp: number) => sign({ ...claims, exp });
     const look = (token: string) => s.call('GET', '/cloud/auth/inspect', { token });
     return { s, f, exp: Number(claims.exp), signAs, look };
@@ -824,7 +815,7 @@ describe('a signing key another instance added', () => {
     const svc = await startTestService();
     try {
       const game = await createGameFixture(svc, 'new-key');
-      const claims = decodeSegment(game.cloudToken.split('.')[1]);
+      const claims = claimsOf(game.cloudToken);
       const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
       const keyId = '0190a0a0-0000-7000-8000-00000000c0de';
       // Written as an instance that rotated keys would write it: newer than the key the service loaded.
