@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import type { LightMyRequestResponse } from 'fastify';
 import type { TestService } from './service.js';
 
 export interface PreparedLink {
@@ -12,14 +11,6 @@ export interface PreparedLink {
 export interface LinkResult {
   cloud_token?: string;
   watch: { index: string };
-}
-
-/** Asserts an error answer's status and code; returns its body. */
-export function assertError(res: LightMyRequestResponse, status: number, code: string) {
-  assert.equal(res.statusCode, status, res.body);
-  const body = res.json<{ code: string; message: string; metadata?: Record<string, unknown> }>();
-  assert.equal(body.code, code, res.body);
-  return body;
 }
 
 /** POST /cloud/devices/links, with no token, as a command-line tool starts its login. */

@@ -16,21 +16,9 @@ import { sql } from 'kysely';
 import { callerOf, registerAuth } from '../../src/http/auth.js';
 import { registerErrorHandling } from '../../src/http/errors.js';
 import { AuthFailureGuard } from '../../src/http/rate-limits.js';
+import { assertError } from '../helpers/error-answer.js';
 import { addMember, asPerson, giveGame, newTeam, type Team } from '../helpers/people.js';
 import { createGameFixture, DEFAULT_LIMITS, startTestService, type TestService } from '../helpers/service.js';
-
-interface ErrorBody {
-  code: string;
-  message: string;
-  metadata?: { field?: string };
-}
-
-function refusal(res: LightMyRequestResponse, status: number, code: string): ErrorBody {
-  assert.equal(res.statusCode, status, res.body);
-  const body = res.json<ErrorBody>();
-  assert.equal(body.code, code, res.body);
-  return body;
-}
 
 const NOT_AN_ID = 'not-an-id';
 
@@ -66,8 +54,8 @@ describe('auth rules: what each refusal of a token says', () => {
 
   // Each case twice: the first check reads the token's row, the second is answered from memory.
   async function twice(call: () => Promise<LightMyRequestResponse>, status: number, code: string) {
-    const first = refusal(await call(), status, code);
-    const second = refusal(await call(), status, code);
+    const first = assertError(await call(), status, code);
+    const second = assertError(await call(), status, code);
     assert.equal(second.message, first.message);
     return first;
   }
@@ -149,14 +137,14 @@ describe('auth rules: what each refusal of a token says', () => {
       'API_BAD_PARAMS',
     );
     assert.equal(namespace.metadata?.field, 'namespace_id');
-    const reporterGame = refusal(
+    const reporterGame = assertError(
       await svc.call('POST', lobbies(NOT_AN_ID, a.namespaceId), { token: reporterA, body: {} }),
       400,
       'API_BAD_PARAMS',
     );
     assert.equal(reporterGame.metadata?.field, 'game_id');
     // On an operator route the rule refuses first: a malformed id says nothing about who may call.
-    refusal(
+    assertError(
       await svc.call('PUT', `/cloud/games/${NOT_AN_ID}/team`, {
         token: a.cloudToken,
         body: { team_id: null },
@@ -183,7 +171,7 @@ describe('auth rules: signed-in people', () => {
   after(() => svc.close());
 
   it('may not call an operator route that names no role for people, and are told so', async () => {
-    const body = refusal(
+    const body = assertError(
       await svc.call('POST', '/cloud/teams', {
         token: null,
         headers: asPerson(svc, team.owner.cookie),
@@ -196,13 +184,13 @@ describe('auth rules: signed-in people', () => {
   });
 
   it('get 400 naming the field for a malformed game or team id, before any role is looked up', async () => {
-    const game = refusal(
+    const game = assertError(
       await svc.call('GET', `/cloud/games/${NOT_AN_ID}`, { token: null, headers: asPerson(svc, viewer) }),
       400,
       'API_BAD_PARAMS',
     );
     assert.equal(game.metadata?.field, 'game_id');
-    const teamRes = refusal(
+    const teamRes = assertError(
       await svc.call('GET', `/cloud/teams/${NOT_AN_ID}/audit`, {
         token: null,
         headers: asPerson(svc, team.owner.cookie),
@@ -225,7 +213,7 @@ describe('auth rules: signed-in people', () => {
   });
 
   it('need the team’s role on a team route: a viewer may not read the audit log, its owner may', async () => {
-    const refused = refusal(
+    const refused = assertError(
       await svc.call('GET', `/cloud/teams/${team.teamId}/audit`, {
         token: null,
         headers: asPerson(svc, viewer),
@@ -242,7 +230,7 @@ describe('auth rules: signed-in people', () => {
   });
 
   it('a refused write names the page that sent it', async () => {
-    const body = refusal(
+    const body = assertError(
       await svc.call('POST', `/cloud/games/${gameId}/versions`, {
         token: null,
         headers: { cookie: team.owner.cookie, origin: 'https://evil.example' },
@@ -256,7 +244,7 @@ describe('auth rules: signed-in people', () => {
 
   it('a refused write quotes at most 200 characters of the page’s origin', async () => {
     const origin = `https://${'a'.repeat(300)}.example`;
-    const body = refusal(
+    const body = assertError(
       await svc.call('POST', `/cloud/games/${gameId}/versions`, {
         token: null,
         headers: { cookie: team.owner.cookie, origin },
@@ -278,12 +266,12 @@ describe('auth rules: signed-in people', () => {
         headers: { cookie: team.owner.cookie, ...headers },
         body: { display_name: 'no-origin', config: {} },
       });
-    const body = refusal(await write({}), 403, 'AUTH_CROSS_ORIGIN');
+    const body = assertError(await write({}), 403, 'AUTH_CROSS_ORIGIN');
     assert.equal(
       body.message,
       'a write with a session cookie must carry an Origin header of a trusted origin (or use a bearer token)',
     );
-    refusal(await write({ 'sec-fetch-site': 'cross-site' }), 403, 'AUTH_CROSS_ORIGIN');
+    assertError(await write({ 'sec-fetch-site': 'cross-site' }), 403, 'AUTH_CROSS_ORIGIN');
     const same = await write({ 'sec-fetch-site': 'same-origin' });
     assert.equal(same.statusCode, 200, same.body);
   });
@@ -307,9 +295,9 @@ describe('auth rules: session cookies and the failed-check limit (default: 20 a 
     const forged = `${team.owner.cookie.split('=')[0]}=forged.session`;
     for (let i = 0; i < 20; i += 1) {
       const res = await fromAddress(address, forged);
-      refusal(res, 401, 'API_UNAUTHORIZED');
+      assertError(res, 401, 'API_UNAUTHORIZED');
     }
-    refusal(await fromAddress(address, team.owner.cookie), 429, 'RATE_LIMITED');
+    assertError(await fromAddress(address, team.owner.cookie), 429, 'RATE_LIMITED');
     const elsewhere = await fromAddress('198.51.100.41', team.owner.cookie);
     assert.equal(elsewhere.statusCode, 200, elsewhere.body);
   });
@@ -326,8 +314,8 @@ describe('auth rules: session cookies and the failed-check limit (default: 20 a 
       });
     // Twice: the second answer comes from the token's cached check.
     for (let i = 0; i < 2; i += 1) assert.equal((await inspect(game.cloudToken)).statusCode, 200);
-    for (let i = 0; i < 20; i += 1) refusal(await inspect('not.a-real.token'), 401, 'API_UNAUTHORIZED');
-    refusal(await inspect(game.cloudToken), 429, 'RATE_LIMITED');
+    for (let i = 0; i < 20; i += 1) assertError(await inspect('not.a-real.token'), 401, 'API_UNAUTHORIZED');
+    assertError(await inspect(game.cloudToken), 429, 'RATE_LIMITED');
   });
 
   it('does not count a check the store failed as a failed one: the address keeps its good token and cookie', async () => {
@@ -426,9 +414,9 @@ describe('auth rules: routes that declare nothing', () => {
     const operator = await get('/undeclared', bearer(svc.operatorToken));
     assert.equal(operator.statusCode, 200, operator.body);
     assert.deepEqual(operator.json(), { kind: 'operator' });
-    const cloud = refusal(await get('/undeclared', bearer(game.cloudToken)), 403, 'API_FORBIDDEN');
+    const cloud = assertError(await get('/undeclared', bearer(game.cloudToken)), 403, 'API_FORBIDDEN');
     assert.equal(cloud.message, 'this operation needs the operator token');
-    const person = refusal(await get('/undeclared', { cookie: team.owner.cookie }), 403, 'API_FORBIDDEN');
+    const person = assertError(await get('/undeclared', { cookie: team.owner.cookie }), 403, 'API_FORBIDDEN');
     assert.equal(
       person.message,
       'this operation needs the operator token; a signed-in person may not call it',
@@ -436,13 +424,13 @@ describe('auth rules: routes that declare nothing', () => {
   });
 
   it('a handler of a public route that asks for the caller gets 401, not a request with no caller', async () => {
-    refusal(await get('/public-caller', bearer(svc.operatorToken)), 401, 'API_UNAUTHORIZED');
+    assertError(await get('/public-caller', bearer(svc.operatorToken)), 401, 'API_UNAUTHORIZED');
   });
 
   it('a route with no schema is checked like any other', async () => {
     const own = await get(`/games/${game.gameId}/plain`, bearer(game.cloudToken));
     assert.deepEqual(own.json(), { kind: 'game_cloud' });
-    refusal(await get(`/games/${NOT_AN_ID}/plain`, bearer(game.cloudToken)), 400, 'API_BAD_PARAMS');
+    assertError(await get(`/games/${NOT_AN_ID}/plain`, bearer(game.cloudToken)), 400, 'API_BAD_PARAMS');
   });
 
   it('a bare schema gets the people’s text and security; a documented one keeps its own first, once', () => {

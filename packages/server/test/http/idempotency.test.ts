@@ -17,7 +17,8 @@ import {
 import { deleteExpiredKeys } from '../../src/http/idempotency.repository.js';
 import { routeOptions } from '../../src/http/route-options.js';
 import { putPresigned } from '../helpers/api-world.js';
-import { assertError, prepareLink } from '../helpers/device-links.js';
+import { prepareLink } from '../helpers/device-links.js';
+import { assertError } from '../helpers/error-answer.js';
 import { listOperations, readOpenApi } from '../helpers/openapi.js';
 import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
 import { diffSnapshots, snapshotStore } from '../helpers/store-snapshot.js';

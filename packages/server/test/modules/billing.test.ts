@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { DAY_MS } from '../../src/lib/clock.js';
 import { dueBillingQuery } from '../../src/modules/billing/billing.repository.js';
 import {
@@ -11,17 +10,13 @@ import {
   readBilling,
   waitForWaiters,
 } from '../helpers/billing.js';
+import { assertError } from '../helpers/error-answer.js';
 import { onPostgres } from '../helpers/postgres.js';
 import { queryPlan } from '../helpers/query-plan.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const PERIOD = 30 * DAY_MS;
 const iso = (ms: number) => new Date(ms).toISOString();
-
-function assertError(res: LightMyRequestResponse, status: number, code: string): void {
-  assert.equal(res.statusCode, status, res.body);
-  assert.equal(res.json<{ code: string }>().code, code, res.body);
-}
 
 /** The billing minus its watch index, with the subscription as [start, end] in epoch ms. */
 function shape(body: BillingBody) {

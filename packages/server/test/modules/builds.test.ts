@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
+import { assertError } from '../helpers/error-answer.js';
 import { startListening, uploadBuild as uploadCompleteBuild } from '../helpers/listening.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
 
@@ -20,13 +20,6 @@ interface Build {
 }
 
 const MiB = 1024 * 1024;
-
-function assertError(res: LightMyRequestResponse, status: number, code: string) {
-  assert.equal(res.statusCode, status, res.body);
-  const body = res.json<{ code: string; message: string }>();
-  assert.equal(body.code, code, res.body);
-  return body;
-}
 
 async function put(url: string, body: Buffer): Promise<number> {
   const res = await fetch(url, {

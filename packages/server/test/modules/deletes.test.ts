@@ -20,6 +20,7 @@ import {
   uploadedBuild,
 } from '../helpers/api-world.js';
 import { billingUrl, choosePlan, waitForWaiters } from '../helpers/billing.js';
+import { assertError } from '../helpers/error-answer.js';
 import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
 import { pgOnly } from '../helpers/stores.js';
 import { until } from '../helpers/until.js';
@@ -28,11 +29,6 @@ import { until } from '../helpers/until.js';
 const NO_PURGE_TIMER = { GCM_PURGE_INTERVAL_MS: '0', GCM_BILLING_TICK_MS: '0' };
 
 type Fixture = Awaited<ReturnType<typeof createGameFixture>>;
-
-function assertError(res: LightMyRequestResponse, status: number, code: string): void {
-  assert.equal(res.statusCode, status, res.body);
-  assert.equal(res.json<{ code: string }>().code, code, res.body);
-}
 
 function assertNoContent(res: LightMyRequestResponse): void {
   assert.equal(res.statusCode, 204, res.body);

@@ -9,7 +9,6 @@ import {
   USER_AGENT_MAX_LENGTH,
 } from '../../src/modules/device-links/device-links.service.js';
 import {
-  assertError,
   completeLink,
   getLink,
   type LinkResult,
@@ -17,6 +16,7 @@ import {
   prepareLink,
   untilWaiting,
 } from '../helpers/device-links.js';
+import { assertError } from '../helpers/error-answer.js';
 import { claimsOf, encodeSegment, serviceSigner } from '../helpers/jwt.js';
 import { startListening } from '../helpers/listening.js';
 import { dumpTestDatabase, onPostgres } from '../helpers/postgres.js';

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { VersionConfig } from '@gcm/contract';
 import { resolveVersionConfig, validateVersion } from '@gcm/contract';
 import type { LightMyRequestResponse } from 'fastify';
+import { assertError } from '../helpers/error-answer.js';
 import { startListening, uploadBuild, withNamedBuilds } from '../helpers/listening.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
 
@@ -19,13 +20,6 @@ interface Build {
 }
 
 const INHERITED = ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf'] as const;
-
-function assertError(res: LightMyRequestResponse, status: number, code: string) {
-  assert.equal(res.statusCode, status, res.body);
-  const body = res.json<{ code: string; message: string; metadata?: Record<string, unknown> }>();
-  assert.equal(body.code, code, res.body);
-  return body;
-}
 
 function assertNotPolluted(): void {
   const probe: Record<string, unknown> = {};

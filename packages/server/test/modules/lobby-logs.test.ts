@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { Migrator } from 'kysely';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 import { openDatabase } from '../../src/db/open-db.js';
 import { lobbiesBeforeQuery } from '../../src/modules/lobby-logs/lobby-logs.repository.js';
 import { lobbyWrites } from '../../src/modules/lobby-logs/lobby-logs.service.js';
+import { assertError } from '../helpers/error-answer.js';
 import { dropTestDatabase, onPostgres } from '../helpers/postgres.js';
 import { queryPlan } from '../helpers/query-plan.js';
 import { createGameFixture, startTestService, type TestService, testConfig } from '../helpers/service.js';
@@ -28,11 +28,6 @@ interface LobbySummary {
 }
 
 type Fixture = Awaited<ReturnType<typeof createGameFixture>> & { reporter: string };
-
-function assertError(res: LightMyRequestResponse, status: number, code: string): void {
-  assert.equal(res.statusCode, status, res.body);
-  assert.equal(res.json<{ code: string }>().code, code, res.body);
-}
 
 // Before the test clock's "now" (2026-01-01), which is the default cursor.
 const T0 = Date.parse('2025-12-01T10:00:00.000Z');

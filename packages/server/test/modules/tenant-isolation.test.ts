@@ -13,13 +13,13 @@ import type { LightMyRequestResponse } from 'fastify';
 import { addCdnUser, newNamespace, newWebhook, uploadedAvatar, uploadedBuild } from '../helpers/api-world.js';
 import { choosePlan, readBilling } from '../helpers/billing.js';
 import {
-  assertError,
   completeLink,
   getLink,
   type LinkResult,
   type PreparedLink,
   prepareLink,
 } from '../helpers/device-links.js';
+import { assertError } from '../helpers/error-answer.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
 import {
   diffSnapshots,

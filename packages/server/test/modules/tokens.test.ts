@@ -9,6 +9,7 @@ import { createService } from '../../src/composition-root.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { PURGE_GRACE_MS, purgeDeleted } from '../../src/modules/purge/purge.service.js';
+import { assertError, type ErrorBody } from '../helpers/error-answer.js';
 import { claimsOf, decodeSegment, encodeSegment, type Signer, serviceSigner } from '../helpers/jwt.js';
 import { addMember, asPerson, giveGame, newTeam } from '../helpers/people.js';
 import {
@@ -20,13 +21,6 @@ import {
 } from '../helpers/service.js';
 import { pgOnly } from '../helpers/stores.js';
 import { HANG_MS, until } from '../helpers/until.js';
-
-interface ErrorBody {
-  code: string;
-  message: string;
-  ray_id: string;
-  metadata?: Record<string, unknown>;
-}
 
 interface Minted {
   token: string;
@@ -43,13 +37,6 @@ interface Inspect {
 
 const DAY_MS = 24 * 3600 * 1000;
 const UNKNOWN_ID = '0190a0a0-0000-7000-8000-00000000beef';
-
-function assertError(res: LightMyRequestResponse, status: number, code: string): ErrorBody {
-  assert.equal(res.statusCode, status, res.body);
-  const body = res.json<ErrorBody>();
-  assert.equal(body.code, code, res.body);
-  return body;
-}
 
 describe('tokens', () => {
   let svc: TestService;
