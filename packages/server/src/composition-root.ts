@@ -32,7 +32,7 @@ import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { TokenAuthority } from './modules/tokens/token-authority.js';
 import { revokeStrandedPersonTokens } from './modules/tokens/tokens.service.js';
 import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
-import { deliverDue } from './modules/webhooks/webhooks.dispatcher.js';
+import { WebhookDispatcher } from './modules/webhooks/webhooks.dispatcher.js';
 import { WebhookOutbox } from './modules/webhooks/webhooks.outbox.js';
 import { deleteExpiredDeliveries, deleteWebhooksOf, teamScope } from './modules/webhooks/webhooks.service.js';
 
@@ -247,10 +247,12 @@ export async function createService(config: Config, options: StartOptions = {}) 
       intervalMs: IDEMPOTENCY_CLEANUP_INTERVAL_MS,
       run: () => deleteExpiredIdempotencyKeys(db, clock),
     });
+    // Its requests outlive the job's passes: stopped after the jobs, before the store closes.
+    const dispatcher = new WebhookDispatcher(deps);
     jobs.start({
       name: 'webhook-delivery',
       intervalMs: config.webhooks.pollMs,
-      run: () => deliverDue(deps),
+      run: () => dispatcher.pass(),
     });
     jobs.start({
       name: 'webhook-retention',
@@ -260,6 +262,9 @@ export async function createService(config: Config, options: StartOptions = {}) 
     const stopRelay = relay;
     app.addHook('onClose', async () => {
       await jobs.stop();
+      for (const err of await dispatcher.stop()) {
+        app.log.error({ err, job: 'webhook-delivery' }, 'background job failed');
+      }
       await billingScheduler.stop();
       await stopRelay?.close();
       await tokens.settle();

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { EventEmitter, once } from 'node:events';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WebhookEventBody } from '@gcm/contract';
@@ -12,9 +13,10 @@ export interface Received {
 
 /**
  * How the receiver answers: `ok` 204; `fail` 500; `drop` closes the connection without an answer;
- * `busy` 503 with Retry-After; `redirect` 302 elsewhere.
+ * `busy` 503 with Retry-After; `redirect` 302 elsewhere; `hang` reads the request and never answers,
+ * holding the connection open (a receiver that is up but stuck).
  */
-export type ReceiverMode = 'ok' | 'fail' | 'drop' | 'busy' | 'redirect';
+export type ReceiverMode = 'ok' | 'fail' | 'drop' | 'busy' | 'redirect' | 'hang';
 
 /**
  * A real HTTP server on a free local port that records what the service POSTs to it. Only answered
@@ -24,6 +26,8 @@ export class WebhookReceiver {
   readonly received: Received[] = [];
   readonly requests: { path: string; headers: IncomingHttpHeaders; body: string }[] = [];
   mode: ReceiverMode = 'ok';
+  /** Emits `received` with each answered delivery, as it arrives. */
+  private readonly arrivals = new EventEmitter();
 
   private constructor(
     private readonly server: http.Server,
@@ -59,9 +63,31 @@ export class WebhookReceiver {
       case 'drop':
         req.socket.destroy();
         return;
-      case 'ok':
-        this.received.push({ path, headers: req.headers, body, event: JSON.parse(body) as WebhookEventBody });
+      case 'hang':
+        return;
+      case 'ok': {
+        const received = { path, headers: req.headers, body, event: JSON.parse(body) as WebhookEventBody };
+        this.received.push(received);
         res.writeHead(204).end();
+        this.arrivals.emit('received', received);
+      }
+    }
+  }
+
+  /**
+   * The next delivery answered at `path` from now on; fails if none arrives within `withinMs`. A bound on
+   * an event, not a sleep: it resolves as soon as the delivery is in.
+   */
+  async nextAt(path: string, withinMs: number): Promise<Received> {
+    const signal = AbortSignal.timeout(withinMs);
+    try {
+      for (;;) {
+        const [received] = (await once(this.arrivals, 'received', { signal })) as [Received];
+        if (received.path === path) return received;
+      }
+    } catch (err) {
+      if (signal.aborted) throw new Error(`no delivery at ${path} within ${withinMs} ms`);
+      throw err;
     }
   }
 

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import {
   type CreateWebhookResponse,
@@ -36,6 +37,11 @@ const LOCAL_RECEIVER = {
 };
 /** A hang-catcher, not a timing assertion: deliveries go out within a poll or two. */
 const WAIT_MS = 15_000;
+/**
+ * How soon one game's delivery must arrive while another game's receiver hangs: well under the 10 s a
+ * hanging receiver holds a request, so a delivery that waited for one of them fails.
+ */
+const B_ARRIVES_MS = 5_000;
 
 type Game = Awaited<ReturnType<typeof createGameFixture>>;
 
@@ -562,6 +568,56 @@ describe('webhook deliveries across a restart', () => {
       await receiver.close();
       rmSync(dataDir, { recursive: true, force: true });
       if (onPostgres) await dropTestDatabase(dataDir);
+    }
+  });
+});
+
+describe('webhook deliveries of two tenants', () => {
+  it("sends one game's deliveries while another game's receiver hangs", async (t) => {
+    const stuck = await WebhookReceiver.start();
+    const healthy = await WebhookReceiver.start();
+    stuck.mode = 'hang';
+    const svc = await startTestService({ env: LOCAL_RECEIVER });
+    try {
+      const a = await createGameFixture(svc, 'tenant-a');
+      const b = await createGameFixture(svc, 'tenant-b');
+      const hookA = await create(svc, `/cloud/games/${a.gameId}`, {
+        url: `${stuck.url}/a`,
+        events: ['lobby.created'],
+      });
+      const hookB = await create(svc, `/cloud/games/${b.gameId}`, {
+        url: `${healthy.url}/b`,
+        events: ['lobby.created'],
+      });
+      // 30 pings, each its own resource: none waits behind another, all due at once.
+      for (let i = 0; i < 30; i++) {
+        const ping = await svc.call(
+          'POST',
+          `/cloud/games/${a.gameId}/webhooks/${hookA.webhook.webhook_id}/ping`,
+        );
+        assert.equal(ping.statusCode, 200, ping.body);
+      }
+      await until('A’s receiver holds requests', WAIT_MS, () => stuck.requests.length > 0);
+
+      const started = performance.now();
+      const arrival = healthy.nextAt('/b', B_ARRIVES_MS);
+      const ping = await svc.call(
+        'POST',
+        `/cloud/games/${b.gameId}/webhooks/${hookB.webhook.webhook_id}/ping`,
+      );
+      assert.equal(ping.statusCode, 200, ping.body);
+      const received = await arrival;
+      const delayMs = Math.round(performance.now() - started);
+      t.diagnostic(`B's ping arrived ${delayMs} ms after it was queued, A's receiver hanging`);
+      assert.equal(received.event.type, 'ping');
+      assert.equal(received.headers['gcm-delivery-id'], ping.json<{ delivery_id: string }>().delivery_id);
+      // A's endpoint has its own share, 2 requests in flight, not every slot.
+      assert.equal(stuck.requests.length, 2);
+    } finally {
+      // With A's requests still held: stopping cuts them short rather than waiting out their timeout.
+      await svc.close();
+      await stuck.close();
+      await healthy.close();
     }
   });
 });

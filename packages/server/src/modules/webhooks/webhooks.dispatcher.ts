@@ -9,10 +9,15 @@ import { toTimestamp } from '../../lib/clock.js';
 import { isInternalAddress, publicLookup } from '../../lib/public-address.js';
 import * as repo from './webhooks.repository.js';
 
-/** Deliveries one pass takes; the next pass (GCM_WEBHOOK_POLL_MS later) takes more. */
+/** Due deliveries one pass reads at most; the next pass (GCM_WEBHOOK_POLL_MS later) reads more. */
 const PASS_BATCH = 64;
-/** Requests in flight at once per pass: one slow receiver does not hold every other endpoint up. */
-const CONCURRENCY = 8;
+/** Requests in flight at once from this instance, shared by every endpoint. */
+const SLOTS = 32;
+/**
+ * Requests in flight at once to one endpoint: a receiver that hangs holds this many slots and delays only
+ * its own endpoint's deliveries.
+ */
+const ENDPOINT_SLOTS = 2;
 /** How long a receiver has to answer, headers and body. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /**
@@ -28,6 +33,8 @@ const BACKOFF_S = [10, 30, 120, 300, 900, 1800, 3600, 7200, 14_400, 28_800, 28_8
 const RETRY_AFTER_MAX_S = 3600;
 
 export const USER_AGENT = 'gcm-webhooks/1';
+/** The attempt's error when the service stops before the receiver answered; it is retried as any other. */
+const STOPPING = 'cut short: the service is stopping';
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 over "<t>.<body>">`, as Stripe signs: the time binds the body. */
 export function signature(secret: string, unixSeconds: number, body: string): string {
@@ -55,11 +62,13 @@ function post(
   body: string,
   headers: Record<string, string>,
   allowInternal: boolean,
+  stopping: AbortSignal,
 ): Promise<Outcome> {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (!allowInternal && isIP(host) !== 0 && isInternalAddress(host)) {
     return Promise.resolve({ error: `${host} is an internal address` });
   }
+  if (stopping.aborted) return Promise.resolve({ error: STOPPING });
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
     let settled = false;
@@ -67,6 +76,7 @@ function post(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      stopping.removeEventListener('abort', cutShort);
       resolve(outcome);
     };
     const request = transport.request(
@@ -95,6 +105,8 @@ function post(
       request.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`));
     }, DELIVERY_TIMEOUT_MS);
     timer.unref();
+    const cutShort = () => request.destroy(new Error(STOPPING));
+    stopping.addEventListener('abort', cutShort, { once: true });
     request.on('error', (err: NodeJS.ErrnoException) => {
       done({ error: err.code === undefined ? err.message : `${err.code}: ${err.message}` });
     });
@@ -104,7 +116,7 @@ function post(
 
 type Due = Awaited<ReturnType<typeof repo.dueDeliveries>>[number];
 
-async function attempt(deps: Deps, delivery: Due): Promise<void> {
+async function attempt(deps: Deps, delivery: Due, stopping: AbortSignal): Promise<void> {
   const now = deps.clock.now();
   const seq = Number(delivery.seq);
   if (!(await repo.claimDelivery(deps.db, seq, Number(delivery.next_attempt_ts), now + CLAIM_MS))) return;
@@ -127,6 +139,7 @@ async function attempt(deps: Deps, delivery: Due): Promise<void> {
             [WEBHOOK_SIGNATURE_HEADER]: signature(delivery.secret, Math.floor(now / 1000), delivery.payload),
           },
           allowInternal,
+          stopping,
         );
   const record: WebhookAttempt = {
     ts: toTimestamp(now),
@@ -156,21 +169,79 @@ async function attempt(deps: Deps, delivery: Due): Promise<void> {
 }
 
 /**
- * The `webhook-delivery` job's pass: sends what is due, CONCURRENCY at a time, and records each attempt.
- * Run on one instance at a time (its lease); a delivery is claimed before it is sent, so even two passes at
- * a hand-over send it once, and one cut short by a crash is sent again later: at least once.
+ * Sends due deliveries, each from its claim to its recorded attempt, without a pass waiting for them: a pass
+ * (the `webhook-delivery` job, on one instance at a time) only tops the requests in flight up to SLOTS,
+ * ENDPOINT_SLOTS per endpoint, and returns. So a receiver that hangs for the whole timeout holds its own
+ * endpoint's slots and nobody else's, and the next pass, a poll later, sends what other endpoints have due.
+ * Free slots go to the endpoints with the fewest requests in flight first, then to older deliveries: an
+ * endpoint with nothing in flight is served before a busy one gets another slot.
+ *
+ * A delivery is claimed before it is sent, so even two instances at a lease hand-over send it once, and one
+ * cut short by a crash is sent again later: at least once. Order per resource is the due query's: a
+ * delivery is due only once no earlier one of its resource to its endpoint is pending.
  */
-export async function deliverDue(deps: Deps): Promise<number> {
-  const due = await repo.dueDeliveries(deps.db, deps.clock.now(), PASS_BATCH);
-  let next = 0;
-  const failures: unknown[] = [];
-  const worker = async () => {
-    while (next < due.length) {
-      const delivery = due[next++] as Due;
-      await attempt(deps, delivery).catch((err: unknown) => failures.push(err));
+export class WebhookDispatcher {
+  /** Requests in flight (or being claimed) per endpoint id; an endpoint with none has no entry. */
+  private readonly busy = new Map<string, number>();
+  private readonly sending = new Set<Promise<void>>();
+  /** Attempts that failed to be recorded since the last pass, reported by the next one. */
+  private failures: unknown[] = [];
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly deps: Deps) {}
+
+  /** One pass of the job: starts what is due into the free slots; answers how many it started. */
+  async pass(): Promise<number> {
+    const reported = this.failures;
+    this.failures = [];
+    let started = 0;
+    if (!this.stopping.signal.aborted && this.sending.size < SLOTS) {
+      const full = [...this.busy].filter(([, n]) => n >= ENDPOINT_SLOTS).map(([id]) => id);
+      const due = await repo.dueDeliveries(this.deps.db, this.deps.clock.now(), {
+        perEndpoint: ENDPOINT_SLOTS,
+        skipEndpoints: full,
+        limit: PASS_BATCH,
+      });
+      const load = (d: Due) => (this.busy.get(d.webhook_id) ?? 0) + Number(d.rank);
+      due.sort((x, y) => load(x) - load(y) || Number(x.seq) - Number(y.seq));
+      for (const delivery of due) {
+        if (this.sending.size >= SLOTS) break;
+        if ((this.busy.get(delivery.webhook_id) ?? 0) >= ENDPOINT_SLOTS) continue;
+        this.send(delivery);
+        started++;
+      }
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, worker));
-  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} delivery record(s) failed`);
-  return due.length;
+    if (reported.length > 0) {
+      throw new AggregateError(reported, `${reported.length} delivery record(s) failed`);
+    }
+    return started;
+  }
+
+  /**
+   * Cuts every request in flight short (each recorded as a failed attempt, retried later), waits for them,
+   * and answers the failures no pass has reported.
+   */
+  async stop(): Promise<unknown[]> {
+    this.stopping.abort();
+    await Promise.all(this.sending);
+    const left = this.failures;
+    this.failures = [];
+    return left;
+  }
+
+  private send(delivery: Due): void {
+    const endpoint = delivery.webhook_id;
+    this.busy.set(endpoint, (this.busy.get(endpoint) ?? 0) + 1);
+    const sent: Promise<void> = attempt(this.deps, delivery, this.stopping.signal)
+      .catch((err: unknown) => {
+        this.failures.push(err);
+      })
+      .finally(() => {
+        this.sending.delete(sent);
+        const left = (this.busy.get(endpoint) ?? 1) - 1;
+        if (left > 0) this.busy.set(endpoint, left);
+        else this.busy.delete(endpoint);
+      });
+    this.sending.add(sent);
+  }
 }

@@ -125,13 +125,19 @@ export async function insertDeliveries(db: Db, rows: Insertable<WebhookDeliverie
 
 /**
  * Deliveries due now whose endpoint is enabled and which are the oldest pending delivery of their resource
- * to their endpoint: a later event of a lobby waits until the earlier one is delivered or given up.
+ * to their endpoint: a later event of a lobby waits until the earlier one is delivered or given up. At most
+ * `perEndpoint` of each endpoint, with their `rank` in it (1 its oldest), and none of `skipEndpoints`: one
+ * endpoint's backlog cannot fill the answer, so every endpoint with something due is in it, oldest first.
  */
-export function dueDeliveries(db: Db, now: number, limit: number) {
-  return db
+export function dueDeliveries(
+  db: Db,
+  now: number,
+  options: { perEndpoint: number; skipEndpoints: readonly string[]; limit: number },
+) {
+  const ranked = db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.webhook_id', 'd.webhook_id')
-    .select([
+    .select((eb) => [
       'd.seq',
       'd.delivery_id',
       'd.webhook_id',
@@ -143,10 +149,15 @@ export function dueDeliveries(db: Db, now: number, limit: number) {
       'd.next_attempt_ts',
       'e.url',
       'e.secret',
+      eb.fn
+        .agg<number | string>('row_number')
+        .over((ob) => ob.partitionBy('d.webhook_id').orderBy('d.seq'))
+        .as('rank'),
     ])
     .where('d.state', '=', PENDING)
     .where('d.next_attempt_ts', '<=', now)
     .where('e.enabled', '=', 1)
+    .$if(options.skipEndpoints.length > 0, (qb) => qb.where('d.webhook_id', 'not in', options.skipEndpoints))
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
@@ -158,9 +169,14 @@ export function dueDeliveries(db: Db, now: number, limit: number) {
             .whereRef('p.seq', '<', 'd.seq'),
         ),
       ),
-    )
-    .orderBy('d.seq')
-    .limit(limit)
+    );
+  return db
+    .selectFrom(ranked.as('due'))
+    .selectAll()
+    .where('due.rank', '<=', options.perEndpoint)
+    .orderBy('due.rank')
+    .orderBy('due.seq')
+    .limit(options.limit)
     .execute();
 }
 
