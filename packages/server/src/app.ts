@@ -19,6 +19,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { AuthFailureGuard, registerRouteLimits } from './http/rate-limits.js';
 import { redactUrl } from './http/redact.js';
 import { recordRoutes } from './http/route-table.js';
+import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
 import { newRayId } from './lib/ids.js';
 import { UNMATCHED_ROUTE } from './lib/metrics.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
@@ -55,6 +56,7 @@ export type AppDeps = Deps & WithNamespaces & { backups: Backups };
 
 /** Builds the whole HTTP service around `deps`; never listens, so tests drive it with inject or listen(0). */
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
+  const everyAnswer = securityHeaders(deps.config.publicUrl);
   const app = Fastify({
     logger: options.logger ?? {
       level: deps.config.logLevel,
@@ -78,7 +80,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     trustProxy: deps.config.trustProxy === false ? false : [...deps.config.trustProxy],
     // Refused by the onRequest hook below instead, with the service's error body and a reason.
     return503OnClosing: false,
-    frameworkErrors: frameworkErrorHandler(MAX_PARAM_LENGTH),
+    frameworkErrors: frameworkErrorHandler(MAX_PARAM_LENGTH, everyAnswer),
     forceCloseConnections: 'idle',
     ...connectionServerOptions(deps.config.connections),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -124,6 +126,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     if (readiness.shuttingDown) return sendError(request, reply, errors.serviceUnavailable('shutting_down'));
     done();
   });
+  registerSecurityHeaders(app, everyAnswer);
   // One histogram observation per answer, by the route's pattern: never the raw path, whose values are
   // unbounded. Paths no route matched share one series.
   const { metrics } = deps;

@@ -82,15 +82,18 @@ export function uploadOrigins(
 
 /**
  * What the app may do in the browser: its own scripts, styles and API calls (and upload PUTs to
- * `connectOrigins`), images from itself or made in the page (data:, blob: previews), nothing inline, no
- * framing, no plugins.
+ * `connectOrigins`), images from itself or made in the page (data:, blob: previews), nothing inline (but
+ * the `styleHashes`, inline styles known to the byte), no framing, no plugins.
  */
-export function pageHeaders(connectOrigins: readonly string[] = []): Readonly<Record<string, string>> {
+export function pageHeaders(
+  connectOrigins: readonly string[] = [],
+  styleHashes: readonly string[] = [],
+): Readonly<Record<string, string>> {
   return {
     'content-security-policy': [
       "default-src 'self'",
       "script-src 'self'",
-      "style-src 'self'",
+      ["style-src 'self'", ...styleHashes.map((hash) => `'${hash}'`)].join(' '),
       "img-src 'self' data: blob:",
       ["connect-src 'self'", ...connectOrigins].join(' '),
       "font-src 'self'",

@@ -255,10 +255,15 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, e: AppEr
 /**
  * Fastify's `frameworkErrors`: a path the router cannot even decode (`%c0%af`, bad percent-escapes) or
  * with a segment over `maxParamLength` fails before any route or hook; it gets the service's error body
- * too. Messages name the fault and never echo the path (it may be kilobytes long).
+ * too, and the `headers` every answer carries (security-headers.ts). Messages name the fault and never echo
+ * the path (it may be kilobytes long).
  */
-export function frameworkErrorHandler(maxParamLength: number): FastifyServerOptions['frameworkErrors'] {
+export function frameworkErrorHandler(
+  maxParamLength: number,
+  headers: Readonly<Record<string, string>>,
+): FastifyServerOptions['frameworkErrors'] {
   return (error, request, reply) => {
+    reply.headers(headers);
     const e = errors.badParams(
       error.code === 'FST_ERR_BAD_URL'
         ? 'the path is not valid percent-encoded UTF-8'

@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import * as contract from '@gcm/contract';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import type { AuthRule } from './auth.js';
+import { pageHeaders } from './dashboard.js';
 import { BODY_EXAMPLES, EXAMPLE_ID } from './openapi-examples.js';
 import type { TypedApp } from './typed-app.js';
 
@@ -254,6 +255,13 @@ export function hoistComponents<D extends object>(document: D): D {
 }
 
 /**
+ * The one inline style swagger-ui's page has: the `<style>` inside its top bar's logo (an SVG), whose text
+ * is `.logo_small_svg__cls-2{fill:#fff}.logo_small_svg__cls-3{fill:#85ea2d}`. Should an upgrade change it,
+ * the browser test of the page (test/browser/docs-page.test.ts) reports the refused style and its hash.
+ */
+const SWAGGER_LOGO_STYLE = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
+
+/**
  * Registers the document at `/openapi.json` and the swagger-ui page at `/docs`, reading that document.
  * `publicUrl` is where clients reach the service (GCM_PUBLIC_URL): the document's one server.
  */
@@ -300,11 +308,20 @@ export async function registerOpenApi(app: TypedApp, publicUrl: string): Promise
       },
     },
   });
-  await app.register(swaggerUi, {
-    routePrefix: DOCS_PATH,
-    theme: { title: API_TITLE },
-    // With `urls`, swagger-ui loads the first of them rather than the plugin's own `/docs/json` copy.
-    uiConfig: { urls: [{ url: OPENAPI_PATH, name: API_TITLE }] },
+  // The page is held to the dashboard's rules (its own scripts and styles only, no framing); "Try it out"
+  // may call the service at its public URL, should the page be read at another address.
+  const docsHeaders = pageHeaders([new URL(publicUrl).origin], [SWAGGER_LOGO_STYLE]);
+  await app.register(async (docs) => {
+    docs.addHook('onSend', (_request, reply, payload, done) => {
+      reply.headers(docsHeaders);
+      done(null, payload);
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: DOCS_PATH,
+      theme: { title: API_TITLE },
+      // With `urls`, swagger-ui loads the first of them rather than the plugin's own `/docs/json` copy.
+      uiConfig: { urls: [{ url: OPENAPI_PATH, name: API_TITLE }] },
+    });
   });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
 }

@@ -9,7 +9,8 @@ import type { TestService } from '../helpers/service.js';
 
 /**
  * The `/docs` page in a real headless browser (Debian's chromium, as in device-link-page.test.ts): it is
- * titled for the service, reads `/openapi.json` (not the plugin's own copy) and renders its operations.
+ * titled for the service, reads `/openapi.json` (not the plugin's own copy) and renders its operations,
+ * all within its Content-Security-Policy (the browser reports no violation).
  */
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -51,10 +52,15 @@ describe('docs page in a browser', { skip, timeout: 120_000 }, () => {
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    // Chromium reports each CSP violation (a refused script, style, image or fetch) on the console.
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
     const requested: string[] = [];
     page.on('request', (request) => requested.push(new URL(request.url()).pathname));
 
-    await page.goto(`${publicUrl}/docs`);
+    const answer = await page.goto(`${publicUrl}/docs`);
+    assert.match((await answer?.allHeaders())?.['content-security-policy'] ?? '', /script-src 'self'/);
     assert.equal(await page.title(), 'Game Cloud Management API');
     await page.locator('.info .title', { hasText: 'Game Cloud Management API' }).waitFor();
     // An operation of each kind is listed: one that needs a token and one that does not.
