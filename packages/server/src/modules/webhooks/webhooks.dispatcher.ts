@@ -9,8 +9,10 @@ import { toTimestamp } from '../../lib/clock.js';
 import { isInternalAddress, publicLookup } from '../../lib/public-address.js';
 import * as repo from './webhooks.repository.js';
 
-/** Due deliveries one pass reads at most; the next pass (GCM_WEBHOOK_POLL_MS later) reads more. */
-const PASS_BATCH = 64;
+/** Endpoints with pending deliveries one pass looks at, at most; the next pass goes on from there. */
+const ENDPOINTS_PER_PASS = 1024;
+/** Endpoints whose due deliveries one query reads (a part of the statement each). */
+const ENDPOINTS_PER_QUERY = 64;
 /** Requests in flight at once from this instance, shared by every endpoint. */
 const SLOTS = 32;
 /**
@@ -173,8 +175,9 @@ async function attempt(deps: Deps, delivery: Due, stopping: AbortSignal): Promis
  * (the `webhook-delivery` job, on one instance at a time) only tops the requests in flight up to SLOTS,
  * ENDPOINT_SLOTS per endpoint, and returns. So a receiver that hangs for the whole timeout holds its own
  * endpoint's slots and nobody else's, and the next pass, a poll later, sends what other endpoints have due.
- * Free slots go to the endpoints with the fewest requests in flight first, then to older deliveries: an
- * endpoint with nothing in flight is served before a busy one gets another slot.
+ * Free slots go round robin over the endpoints with something due, those with the fewest requests in flight
+ * first: an endpoint with nothing in flight is served before a busy one gets another slot, and each
+ * endpoint's own deliveries go oldest first.
  *
  * A delivery is claimed before it is sent, so even two instances at a lease hand-over send it once, and one
  * cut short by a crash is sent again later: at least once. Order per resource is the due query's: a
@@ -187,6 +190,8 @@ export class WebhookDispatcher {
   /** Attempts that failed to be recorded since the last pass, reported by the next one. */
   private failures: unknown[] = [];
   private readonly stopping = new AbortController();
+  /** The endpoint a delivery was last started to: the next pass begins its round after it. */
+  private lastServed = '';
 
   constructor(private readonly deps: Deps) {}
 
@@ -195,26 +200,57 @@ export class WebhookDispatcher {
     const reported = this.failures;
     this.failures = [];
     let started = 0;
-    if (!this.stopping.signal.aborted && this.sending.size < SLOTS) {
-      const full = [...this.busy].filter(([, n]) => n >= ENDPOINT_SLOTS).map(([id]) => id);
-      const due = await repo.dueDeliveries(this.deps.db, this.deps.clock.now(), {
-        perEndpoint: ENDPOINT_SLOTS,
-        skipEndpoints: full,
-        limit: PASS_BATCH,
-      });
-      const load = (d: Due) => (this.busy.get(d.webhook_id) ?? 0) + Number(d.rank);
-      due.sort((x, y) => load(x) - load(y) || Number(x.seq) - Number(y.seq));
-      for (const delivery of due) {
-        if (this.sending.size >= SLOTS) break;
-        if ((this.busy.get(delivery.webhook_id) ?? 0) >= ENDPOINT_SLOTS) continue;
-        this.send(delivery);
-        started++;
-      }
-    }
+    if (!this.stopping.signal.aborted && this.sending.size < SLOTS) started = await this.fill();
     if (reported.length > 0) {
       throw new AggregateError(reported, `${reported.length} delivery record(s) failed`);
     }
     return started;
+  }
+
+  /**
+   * Round robin over the endpoints with pending deliveries, from the one after the last served, those with
+   * nothing in flight first: a group of them at a time, until the free slots are taken or every endpoint
+   * has been asked.
+   */
+  private async fill(): Promise<number> {
+    const { db, clock } = this.deps;
+    const pending = await repo.endpointsWithPending(db, ENDPOINTS_PER_PASS);
+    const after = this.lastServed;
+    const turn = [...pending.filter((id) => id > after), ...pending.filter((id) => id <= after)];
+    const enabled = await repo.enabledEndpoints(db, turn);
+    const open = turn.filter((id) => enabled.has(id) && this.load(id) < ENDPOINT_SLOTS);
+    // Stable: round-robin order within each load.
+    open.sort((x, y) => this.load(x) - this.load(y));
+    let started = 0;
+    for (let from = 0; from < open.length && this.sending.size < SLOTS; from += ENDPOINTS_PER_QUERY) {
+      const group = open.slice(from, from + ENDPOINTS_PER_QUERY);
+      const due = await repo.dueDeliveries(
+        db,
+        clock.now(),
+        new Map(group.map((id) => [id, ENDPOINT_SLOTS - this.load(id)])),
+      );
+      const byEndpoint = new Map<string, Due[]>();
+      for (const delivery of due) {
+        byEndpoint.set(delivery.webhook_id, [...(byEndpoint.get(delivery.webhook_id) ?? []), delivery]);
+      }
+      // One delivery per endpoint in each round, in the group's order, until the slots run out.
+      let last = -1;
+      for (let round = 0; round < ENDPOINT_SLOTS; round++) {
+        group.forEach((id, index) => {
+          const delivery = byEndpoint.get(id)?.[round];
+          if (delivery === undefined || this.sending.size >= SLOTS) return;
+          this.send(delivery);
+          last = Math.max(last, index);
+          started++;
+        });
+      }
+      if (last >= 0) this.lastServed = group[last] as string;
+    }
+    return started;
+  }
+
+  private load(webhookId: string): number {
+    return this.busy.get(webhookId) ?? 0;
   }
 
   /**

@@ -124,60 +124,102 @@ export async function insertDeliveries(db: Db, rows: Insertable<WebhookDeliverie
 }
 
 /**
- * Deliveries due now whose endpoint is enabled and which are the oldest pending delivery of their resource
- * to their endpoint: a later event of a lobby waits until the earlier one is delivered or given up. At most
- * `perEndpoint` of each endpoint, with their `rank` in it (1 its oldest), and none of `skipEndpoints`: one
- * endpoint's backlog cannot fill the answer, so every endpoint with something due is in it, oldest first.
+ * The endpoints with pending deliveries (due or not), in id order, at most `limit`: a loose index scan,
+ * each step one lookup of the next id in webhook_deliveries_queue, so its cost grows with the endpoints that
+ * have something pending, not with how much one of them has (a receiver down for a day).
  */
-export function dueDeliveries(
-  db: Db,
-  now: number,
-  options: { perEndpoint: number; skipEndpoints: readonly string[]; limit: number },
-) {
-  const ranked = db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_endpoints as e', 'e.webhook_id', 'd.webhook_id')
-    .select((eb) => [
-      'd.seq',
-      'd.delivery_id',
-      'd.webhook_id',
-      'd.event_id',
-      'd.event_type',
-      'd.payload',
-      'd.attempt_count',
-      'd.attempts',
-      'd.next_attempt_ts',
-      'e.url',
-      'e.secret',
-      eb.fn
-        .agg<number | string>('row_number')
-        .over((ob) => ob.partitionBy('d.webhook_id').orderBy('d.seq'))
-        .as('rank'),
-    ])
-    .where('d.state', '=', PENDING)
-    .where('d.next_attempt_ts', '<=', now)
-    .where('e.enabled', '=', 1)
-    .$if(options.skipEndpoints.length > 0, (qb) => qb.where('d.webhook_id', 'not in', options.skipEndpoints))
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('webhook_deliveries as p')
-            .select('p.seq')
-            .whereRef('p.webhook_id', '=', 'd.webhook_id')
-            .whereRef('p.resource_key', '=', 'd.resource_key')
-            .where('p.state', '=', PENDING)
-            .whereRef('p.seq', '<', 'd.seq'),
+export async function endpointsWithPending(db: Db, limit: number): Promise<string[]> {
+  const rows = await db
+    .withRecursive('queues(webhook_id)', (qc) =>
+      qc
+        .selectFrom('webhook_deliveries')
+        .select((eb) => eb.fn.min<string | null>('webhook_id').as('webhook_id'))
+        .where('state', '=', PENDING)
+        .unionAll((eb) =>
+          eb
+            .selectFrom('queues')
+            .select((q) =>
+              q
+                .selectFrom('webhook_deliveries as n')
+                .select((n) => n.fn.min<string | null>('n.webhook_id').as('next'))
+                .where('n.state', '=', PENDING)
+                .whereRef('n.webhook_id', '>', 'queues.webhook_id')
+                .as('webhook_id'),
+            )
+            .where('queues.webhook_id', 'is not', null),
         ),
-      ),
-    );
-  return db
-    .selectFrom(ranked.as('due'))
-    .selectAll()
-    .where('due.rank', '<=', options.perEndpoint)
-    .orderBy('due.rank')
-    .orderBy('due.seq')
-    .limit(options.limit)
+    )
+    .selectFrom('queues')
+    .select('webhook_id')
+    .where('webhook_id', 'is not', null)
+    .limit(limit)
     .execute();
+  return rows.map((row) => row.webhook_id as string);
+}
+
+/**
+ * Of each endpoint in `take` (endpoint id → how many), that many of its oldest deliveries that are due now
+ * and are the oldest pending delivery of their resource to the endpoint (a later event of a lobby waits
+ * until the earlier one is delivered or given up); none of a disabled endpoint. One statement, a part per
+ * endpoint, each read in `seq` order from webhook_deliveries_queue.
+ */
+export async function dueDeliveries(db: Db, now: number, take: ReadonlyMap<string, number>) {
+  const parts = [...take].map(([webhookId, count]) =>
+    db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_endpoints as e', 'e.webhook_id', 'd.webhook_id')
+      .select([
+        'd.seq',
+        'd.delivery_id',
+        'd.webhook_id',
+        'd.event_id',
+        'd.event_type',
+        'd.payload',
+        'd.attempt_count',
+        'd.attempts',
+        'd.next_attempt_ts',
+        'e.url',
+        'e.secret',
+      ])
+      .where('d.webhook_id', '=', webhookId)
+      .where('d.state', '=', PENDING)
+      .where('d.next_attempt_ts', '<=', now)
+      .where('e.enabled', '=', 1)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('webhook_deliveries as p')
+              .select('p.seq')
+              .whereRef('p.webhook_id', '=', 'd.webhook_id')
+              .whereRef('p.resource_key', '=', 'd.resource_key')
+              .where('p.state', '=', PENDING)
+              .whereRef('p.seq', '<', 'd.seq'),
+          ),
+        ),
+      )
+      .orderBy('d.seq')
+      .limit(count),
+  );
+  const [first, ...rest] = parts;
+  if (first === undefined) return [];
+  // Each part keeps its own ORDER BY and LIMIT inside the union (a subquery), as both stores require.
+  const union = rest.reduce(
+    (all, part) => all.unionAll(db.selectFrom(part.as('x')).selectAll()),
+    db.selectFrom(first.as('x')).selectAll(),
+  );
+  return union.execute();
+}
+
+/** Of `webhookIds`, the enabled endpoints. */
+export async function enabledEndpoints(db: Db, webhookIds: readonly string[]): Promise<Set<string>> {
+  if (webhookIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select('webhook_id')
+    .where('webhook_id', 'in', webhookIds)
+    .where('enabled', '=', 1)
+    .execute();
+  return new Set(rows.map((row) => row.webhook_id));
 }
 
 /**
