@@ -44,6 +44,7 @@ const SETTINGS: ReadonlyArray<
   ['GCM_BUILD_PART_SIZE_BYTES', (c) => c.buildPartSizeBytes],
   ['GCM_REGIONS', (c) => c.regions],
   ['GCM_MAX_CONNECTIONS', (c) => c.connections.maxConnections],
+  ['GCM_MAX_CONNECTIONS_PER_ADDRESS', (c) => c.connections.maxConnectionsPerAddress],
   ['GCM_HEADERS_TIMEOUT_MS', (c) => c.connections.headersTimeoutMs],
   ['GCM_BODY_TIMEOUT_MS', (c) => c.connections.bodyTimeoutMs],
   ['GCM_KEEP_ALIVE_TIMEOUT_MS', (c) => c.connections.keepAliveTimeoutMs],

@@ -105,6 +105,11 @@ export interface RateLimitConfig {
 export interface ConnectionConfig {
   /** Open connections at most; further ones are closed on accept, so the process never runs out of fds. */
   readonly maxConnections: number;
+  /**
+   * Open connections one peer address (an IPv6 peer: its /64) may hold; further ones from it are closed on
+   * accept, so a few addresses cannot take the whole cap. 0: no per-address cap. Trusted proxies are exempt.
+   */
+  readonly maxConnectionsPerAddress: number;
   /** From a connection's (or a keep-alive request's) first byte until its headers are complete. */
   readonly headersTimeoutMs: number;
   /** From a request's headers until its body is complete; the signed upload PUT has none (it may be GiBs). */
@@ -250,8 +255,15 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('GCM_SMTP_URL must be an smtp:// or smtps:// URL');
   }
   const mailFrom = read('GCM_MAIL_FROM') ?? 'Game Cloud Manager <no-reply@localhost>';
+  const maxConnections = int('GCM_MAX_CONNECTIONS', defaultMaxConnections(openFileLimit()), 1, 1_000_000);
   const connections = {
-    maxConnections: int('GCM_MAX_CONNECTIONS', defaultMaxConnections(openFileLimit()), 1, 1_000_000),
+    maxConnections,
+    maxConnectionsPerAddress: int(
+      'GCM_MAX_CONNECTIONS_PER_ADDRESS',
+      defaultMaxConnectionsPerAddress(maxConnections),
+      0,
+      1_000_000,
+    ),
     headersTimeoutMs: int('GCM_HEADERS_TIMEOUT_MS', 20_000, 100, 300_000),
     bodyTimeoutMs: int('GCM_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
     keepAliveTimeoutMs: int('GCM_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
@@ -389,6 +401,14 @@ function isAddressOrCidr(value: string): boolean {
   if (family === 0 || rest.length > 0) return false;
   if (prefix === undefined) return true;
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * A tenth of the connection cap: it takes ten addresses to fill the cap (five, the probe's attack, hold half
+ * of it), and a busy office or lobby host behind one NAT address still gets 1,638 at the default cap.
+ */
+export function defaultMaxConnectionsPerAddress(maxConnections: number): number {
+  return Math.max(1, Math.floor(maxConnections / 10));
 }
 
 /** Open files this process may hold (the soft limit, which Node raises to the hard one at start). */
