@@ -5,23 +5,39 @@ import {
   GetVersionResponse,
   PageQuery,
   RegionsResponse,
-  ValidationResult,
   VersionBody,
   VersionList,
   VersionParams,
+  VersionValidationResult,
 } from '@gcm/contract';
+import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
+import { callerKey, VersionValidator } from './version-validator.js';
 import {
   createVersion,
   getVersion,
   listRegions,
   listVersions,
+  type ValidationRun,
   validateGameVersion,
 } from './versions.service.js';
 
 export function versionsRoutes(app: TypedApp, deps: Deps): void {
+  const validator = new VersionValidator(deps.config.versionValidation, app.log);
+  app.addHook('onClose', () => validator.close());
+  const runOf = (request: FastifyRequest): ValidationRun => {
+    const length = Number(request.headers['content-length']);
+    return {
+      validator,
+      caller: callerKey(request.caller),
+      bodyBytes: Number.isSafeInteger(length) ? length : undefined,
+    };
+  };
+  // A configuration's own limit, far under the global one: what a body may hold is what validating it costs.
+  const bodyLimit = deps.config.versionValidation.bodyLimitBytes;
+
   app.post(
     '/cloud/games/:game_id/versions/validate',
     routeOptions(
@@ -30,12 +46,11 @@ export function versionsRoutes(app: TypedApp, deps: Deps): void {
         auth: 'game',
         summary: 'Validate a game version (display name and configuration) without creating it',
         tag: 'versions',
+        bodyLimit,
       },
-      { params: GameIdParams, body: VersionBody, response: { 200: ValidationResult } },
+      { params: GameIdParams, body: VersionBody, response: { 200: VersionValidationResult } },
     ),
-    async (request) => ({
-      errors: await validateGameVersion(deps, request.params.game_id, request.body),
-    }),
+    async (request) => validateGameVersion(deps, runOf(request), request.params.game_id, request.body),
   );
 
   app.post(
@@ -47,6 +62,7 @@ export function versionsRoutes(app: TypedApp, deps: Deps): void {
         summary: 'Create a game version; refused with VALIDATION_ERROR when validateGameVersion finds errors',
         tag: 'versions',
         idempotent: true,
+        bodyLimit,
       },
       {
         params: GameIdParams,
@@ -54,7 +70,9 @@ export function versionsRoutes(app: TypedApp, deps: Deps): void {
         response: { 200: CreateVersionResponse },
       },
     ),
-    async (request) => ({ version_id: await createVersion(deps, request.params.game_id, request.body) }),
+    async (request) => ({
+      version_id: await createVersion(deps, runOf(request), request.params.game_id, request.body),
+    }),
   );
 
   app.get(
