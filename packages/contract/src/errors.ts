@@ -118,7 +118,7 @@ export const ERROR_CATALOGUE = {
   VALIDATION_BUSY: {
     status: 429,
     summary:
-      'This caller already has 8 large version configurations waiting to be validated; retry after Retry-After.',
+      'This caller already has 8 large version configurations waiting for their turn; retry after Retry-After.',
   },
   VALIDATION_UNAVAILABLE: {
     status: 503,

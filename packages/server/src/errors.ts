@@ -158,8 +158,8 @@ export const errors = {
   validationBusy: (waiting: number) =>
     make(
       'VALIDATION_BUSY',
-      `this caller already has ${waiting} large version configurations waiting to be validated; ` +
-        'wait for their answers, then retry',
+      `this caller already has ${waiting} large version configurations waiting for their turn ` +
+        '(one is validated at a time per caller); wait for their answers, then retry',
       { retry_after_seconds: 1 },
     ),
   validationUnavailable: (reason: 'timeout' | 'failed', timeoutMs: number) =>

@@ -165,6 +165,38 @@ describe('the versions body limit (GCM_VERSION_BODY_LIMIT_BYTES)', () => {
   });
 });
 
+describe('one caller, many large bodies at once', () => {
+  it('one is validated at a time, 8 wait their turn, the next is 429 VALIDATION_BUSY; another caller is not held', async () => {
+    const svc = await startTestService({ env: LARGE_THROUGH_POOL });
+    try {
+      const { gameId, cloudToken } = await createGameFixture(svc, 'vv-busy');
+      const url = `/cloud/games/${gameId}/versions/validate`;
+      const body = { display_name: 'flood', config: brokenConfig(64, 64) };
+      // All sent before the first is answered: its validation alone takes a worker's start and tens of ms.
+      const flood = await Promise.all(
+        Array.from({ length: 12 }, () => svc.call('POST', url, { token: cloudToken, body })),
+      );
+      const statuses = flood.map((r) => r.statusCode).sort();
+      assert.deepEqual(statuses, [...Array(9).fill(200), ...Array(3).fill(429)], String(statuses));
+      const busy = assertError<{ code: string; metadata: { retry_after_seconds: number } }>(
+        flood.find((r) => r.statusCode === 429) ?? flood[0]!,
+        429,
+        'VALIDATION_BUSY',
+      );
+      assert.equal(busy.metadata.retry_after_seconds, 1);
+      // The operator is another caller, with turns of its own.
+      const [own, other] = await Promise.all([
+        Promise.all(Array.from({ length: 9 }, () => svc.call('POST', url, { token: cloudToken, body }))),
+        svc.call('POST', url, { body }),
+      ]);
+      assert.equal(other.statusCode, 200, other.body.slice(0, 300));
+      assert.ok(own.every((r) => r.statusCode === 200));
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
 describe('a validation worker that runs out of time or memory', () => {
   it('out of time (GCM_VALIDATE_TIMEOUT_MS): 503 VALIDATION_UNAVAILABLE saying so; other requests are answered', async () => {
     const svc = await startTestService({ env: { ...LARGE_THROUGH_POOL, GCM_VALIDATE_TIMEOUT_MS: '1' } });
@@ -192,6 +224,8 @@ describe('a validation worker that runs out of time or memory', () => {
         ...LARGE_THROUGH_POOL,
         // A worker starts in 24 MB (under tsx, as here); built, in less.
         GCM_VALIDATE_WORKER_HEAP_MB: '24',
+        // Near its heap limit a worker collects garbage again and again: let it reach the limit.
+        GCM_VALIDATE_TIMEOUT_MS: '120000',
         GCM_VERSION_BODY_LIMIT_BYTES: String(4 * 1024 * 1024),
       },
     });

@@ -6,7 +6,7 @@ import { errors } from '../../errors.js';
 import type { Caller } from '../tokens/token-authority.js';
 import runValidation, { type FoundErrors, type ValidationTask } from './validate-task.js';
 
-/** Large validations one caller may have waiting for a worker; one more is answered 429 VALIDATION_BUSY. */
+/** Large bodies one caller may have waiting for its turn; one more is answered 429 VALIDATION_BUSY. */
 export const WAITING_PER_CALLER = 8;
 
 // Under tsx (the tests) this module is TypeScript and so is its sibling; built, both are JavaScript. The
@@ -14,7 +14,7 @@ export const WAITING_PER_CALLER = 8;
 const UNDER_TSX = import.meta.url.endsWith('.ts');
 const TASK_FILE = fileURLToPath(new URL(`./validate-task${UNDER_TSX ? '.ts' : '.js'}`, import.meta.url));
 
-/** Who waits in which queue: one queue per token (a person: per person), so one flood shares with the rest. */
+/** Whose turn a large body waits for: its token's (a person's, the operator's). */
 export function callerKey(caller: Caller | null): string {
   if (caller === null) return 'anonymous';
   switch (caller.kind) {
@@ -28,69 +28,60 @@ export function callerKey(caller: Caller | null): string {
 }
 
 /**
- * Validates version configurations off the event loop. A 250 KiB configuration breaking every rule takes
+ * Validates version configurations off the event loop. A 200 KiB configuration breaking every rule takes
  * 50-150 ms of CPU to validate; on the event loop that delayed every other request by as much, times the
- * number a caller sent at once. Bodies over `inlineMaxBytes` go to worker threads (piscina); callers take
- * turns for the workers (round robin over per-caller queues), so a caller flooding the pool delays another
- * caller's validation by at most one validation per worker, and nobody else's requests at all. Small
- * bodies stay inline: a worker's round trip costs more than validating them.
+ * number a caller sent at once. Bodies over `inlineMaxBytes` go to worker threads (piscina). What stays on
+ * the event loop for such a body (parsing it, its schema check, copying it to a worker: a few milliseconds)
+ * is capped per caller: each caller (token, person, the operator) has one large body in progress at a time,
+ * the next ones wait unread (admit), so one caller's flood costs another request at most one body's parsing
+ * and takes one worker at a time. Small bodies stay inline: a worker's round trip costs more than
+ * validating them.
  */
 export class VersionValidator {
   private pool: Piscina<ValidationTask, FoundErrors> | undefined;
-  private running = 0;
-  /** Callers with validations waiting, in the order they get their next turn. */
-  private readonly waiting = new Map<string, (() => void)[]>();
+  /** Per caller with a large body in progress: the requests waiting for it to end, first first. */
+  private readonly inProgress = new Map<string, (() => void)[]>();
 
   constructor(
     private readonly settings: VersionValidationConfig,
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  /** `bodyBytes`: the request's content-length; undefined (chunked) counts as large. */
-  async validate(caller: string, task: ValidationTask, bodyBytes: number | undefined): Promise<FoundErrors> {
-    if (bodyBytes !== undefined && bodyBytes <= this.settings.inlineMaxBytes) return runValidation(task);
-    await this.turn(caller);
-    try {
-      return await this.inWorker(task);
-    } finally {
-      this.running--;
-      this.startNext();
+  /** Whether a body of this size (undefined: chunked, size unknown) is validated in a worker. */
+  isLarge(bodyBytes: number | undefined): boolean {
+    return bodyBytes === undefined || bodyBytes > this.settings.inlineMaxBytes;
+  }
+
+  /**
+   * Resolves, with the function that ends it, when it is `caller`'s turn for a large body; throws 429
+   * VALIDATION_BUSY when WAITING_PER_CALLER already wait.
+   */
+  async admit(caller: string): Promise<() => void> {
+    const waiting = this.inProgress.get(caller);
+    if (waiting === undefined) {
+      this.inProgress.set(caller, []);
+    } else {
+      if (waiting.length >= WAITING_PER_CALLER) throw errors.validationBusy(waiting.length);
+      await new Promise<void>((resolve) => waiting.push(resolve));
     }
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const next = this.inProgress.get(caller)?.shift();
+      if (next === undefined) this.inProgress.delete(caller);
+      else next();
+    };
+  }
+
+  async validate(task: ValidationTask, bodyBytes: number | undefined): Promise<FoundErrors> {
+    return this.isLarge(bodyBytes) ? this.inWorker(task) : runValidation(task);
   }
 
   async close(): Promise<void> {
     const pool = this.pool;
     this.pool = undefined;
     await pool?.destroy();
-  }
-
-  /** Resolves when `caller` may use a worker (this.running counts it then). */
-  private turn(caller: string): Promise<void> {
-    if (this.running < this.settings.threads && this.waiting.size === 0) {
-      this.running++;
-      return Promise.resolve();
-    }
-    const queue = this.waiting.get(caller) ?? [];
-    if (queue.length >= WAITING_PER_CALLER) throw errors.validationBusy(queue.length);
-    return new Promise((resolve) => {
-      queue.push(resolve);
-      this.waiting.set(caller, queue);
-    });
-  }
-
-  private startNext(): void {
-    while (this.running < this.settings.threads) {
-      const first = this.waiting.entries().next();
-      if (first.done === true) return;
-      const [caller, queue] = first.value;
-      const start = queue.shift();
-      // To the back of the line: the next turn is another caller's.
-      this.waiting.delete(caller);
-      if (queue.length > 0) this.waiting.set(caller, queue);
-      if (start === undefined) continue;
-      this.running++;
-      start();
-    }
   }
 
   /** Made at the first large validation: a service that never sees one starts no thread. */
@@ -100,7 +91,7 @@ export class VersionValidator {
       filename: TASK_FILE,
       minThreads: this.settings.threads,
       maxThreads: this.settings.threads,
-      // The turns above keep at most one task per worker; piscina's own queue stays empty.
+      // Its queue holds at most one task per caller (admit).
       idleTimeout: Number.POSITIVE_INFINITY,
       resourceLimits: { maxOldGenerationSizeMb: this.settings.workerHeapMb },
       ...(UNDER_TSX ? { execArgv: ['--import', 'tsx'] } : {}),

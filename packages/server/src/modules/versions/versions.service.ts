@@ -65,10 +65,9 @@ function sameFacts(a: ValidateFacts, b: ValidateFacts): boolean {
   );
 }
 
-/** How a request's validation is run: who asks (callers take turns for the workers) and its body's size. */
+/** How a request's validation is run: on the event loop or in a worker, by its body's size. */
 export interface ValidationRun {
   readonly validator: VersionValidator;
-  readonly caller: string;
   readonly bodyBytes: number | undefined;
 }
 
@@ -80,7 +79,7 @@ export async function validateGameVersion(
 ): Promise<VersionValidationResult> {
   assertOneRuntimeName(input.config);
   const facts = await factsOf(deps.db, deps, gameId, input);
-  const found = await run.validator.validate(run.caller, { input, facts }, run.bodyBytes);
+  const found = await run.validator.validate({ input, facts }, run.bodyBytes);
   return { errors: found.errors, error_count: found.total };
 }
 
@@ -94,7 +93,7 @@ export async function createVersion(
   // Validated before the transaction: a large configuration takes a worker tens of milliseconds, and the
   // transaction (on SQLite, the one connection) must not be held meanwhile.
   const facts = await factsOf(deps.db, deps, gameId, input);
-  const found = await run.validator.validate(run.caller, { input, facts }, run.bodyBytes);
+  const found = await run.validator.validate({ input, facts }, run.bodyBytes);
   if (found.total > 0) throw errors.validation(found.errors, found.total);
   const versionId = newId();
   await deps.db.transaction().execute(async (trx) => {
@@ -104,7 +103,7 @@ export async function createVersion(
     // Another write changed the facts since (a version took the name, a build went): validate again,
     // under the lock this time. Rare, so the transaction is held for it.
     if (!sameFacts(facts, now)) {
-      const again = await run.validator.validate(run.caller, { input, facts: now }, run.bodyBytes);
+      const again = await run.validator.validate({ input, facts: now }, run.bodyBytes);
       if (again.total > 0) throw errors.validation(again.errors, again.total);
     }
     await repo.insertVersion(trx, {
