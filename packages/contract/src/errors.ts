@@ -115,6 +115,16 @@ export const ERROR_CATALOGUE = {
     summary:
       'This instance is shutting down, or not ready (GET /readyz); metadata.reason says which. Retry: another instance may answer.',
   },
+  VALIDATION_BUSY: {
+    status: 429,
+    summary:
+      'This caller already has 8 large version configurations waiting for their turn; retry after Retry-After.',
+  },
+  VALIDATION_UNAVAILABLE: {
+    status: 503,
+    summary:
+      'The version configuration could not be validated: its worker ran out of time or memory; retry, or send a smaller one.',
+  },
   ERROR: { status: 500, summary: 'An unexpected error; the ray_id identifies it in the logs.' },
 } as const satisfies Record<string, { status: number; summary: string; inputStatus?: number }>;
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DisplayNameText, Id, Timestamp } from './common.js';
+import { DisplayNameText, Id, Timestamp, ValidationErrorSchema } from './common.js';
 import { VersionSummary } from './games.js';
 import { NextCursor } from './paging.js';
 import { VersionConfigSchema } from './version-config/schema.js';
@@ -28,6 +28,24 @@ export const VersionFull = Type.Object({
   }),
 });
 
+/** The most errors a version validation answers; `error_count` says how many it found. */
+export const VERSION_ERRORS_ANSWERED = 100;
+
+/**
+ * `POST .../versions/validate`: the interface's `{errors}` (4.10), at most the first 100 of them, and the
+ * count of all (a member the interface does not name, which its clients ignore).
+ */
+export const VersionValidationResult = Type.Object({
+  errors: Type.Array(ValidationErrorSchema, {
+    maxItems: VERSION_ERRORS_ANSWERED,
+    description: `the first ${VERSION_ERRORS_ANSWERED} errors found, in a stable order`,
+  }),
+  error_count: Type.Integer({
+    minimum: 0,
+    description: `how many errors were found; more than errors holds when over ${VERSION_ERRORS_ANSWERED}`,
+  }),
+});
+
 export const RegionsResponse = Type.Object({
   regions: Type.Array(Type.Object({ region_id: Type.String(), name_id: Type.String() })),
 });
@@ -43,6 +61,7 @@ export type VersionBody = Static<typeof VersionBody>;
 export type GetVersionQuery = Static<typeof GetVersionQuery>;
 export type VersionFull = Static<typeof VersionFull>;
 export type RegionsResponse = Static<typeof RegionsResponse>;
+export type VersionValidationResult = Static<typeof VersionValidationResult>;
 export type VersionList = Static<typeof VersionList>;
 
 export const CreateVersionResponse = Type.Object({ version_id: Id });

@@ -84,7 +84,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     forceCloseConnections: 'idle',
     ...connectionServerOptions(deps.config.connections),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  registerConnectionLimits(app, deps.config.connections);
+  registerConnectionLimits(app, deps.config.connections, deps.config.trustProxy);
 
   // Bodyless POSTs that still say application/json are common from CLIs; let an empty body through and
   // let the route's schema decide whether it needed one.

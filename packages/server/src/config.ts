@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -18,6 +19,8 @@ export interface Config {
   readonly operatorToken: string | undefined;
   readonly cloudTokenTtlDays: number;
   readonly bodyLimitBytes: number;
+  /** Version configurations: their body limit and where they are validated (modules/versions). */
+  readonly versionValidation: VersionValidationConfig;
   readonly shutdownTimeoutMs: number;
   /** How long a request with watch_index waits for a change before answering with the current data. */
   readonly watchTimeoutMs: number;
@@ -58,6 +61,19 @@ export interface Config {
   readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
   /** Webhook endpoints and the delivery job (src/modules/webhooks). */
   readonly webhooks: WebhookConfig;
+}
+
+export interface VersionValidationConfig {
+  /** The body limit of POST .../versions and .../versions/validate, in place of bodyLimitBytes. */
+  readonly bodyLimitBytes: number;
+  /** Bodies up to this size are validated on the event loop, where a worker would cost more than it saves. */
+  readonly inlineMaxBytes: number;
+  /** Worker threads validating larger ones. */
+  readonly threads: number;
+  /** A validation running longer than this in a worker is stopped (the worker with it) and answered 503. */
+  readonly timeoutMs: number;
+  /** The old-generation heap of each worker: a validation that needs more ends that worker, answered 503. */
+  readonly workerHeapMb: number;
 }
 
 export interface WebhookConfig {
@@ -105,6 +121,11 @@ export interface RateLimitConfig {
 export interface ConnectionConfig {
   /** Open connections at most; further ones are closed on accept, so the process never runs out of fds. */
   readonly maxConnections: number;
+  /**
+   * Open connections one peer address (an IPv6 peer: its /64) may hold; further ones from it are closed on
+   * accept, so a few addresses cannot take the whole cap. 0: no per-address cap. Trusted proxies are exempt.
+   */
+  readonly maxConnectionsPerAddress: number;
   /** From a connection's (or a keep-alive request's) first byte until its headers are complete. */
   readonly headersTimeoutMs: number;
   /** From a request's headers until its body is complete; the signed upload PUT has none (it may be GiBs). */
@@ -192,6 +213,14 @@ export function loadConfig(env: Env = process.env): Config {
 
   const cloudTokenTtlDays = int('GCM_CLOUD_TOKEN_TTL_DAYS', 365, 1, 3650);
   const bodyLimitBytes = int('GCM_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024);
+  const versionValidation: VersionValidationConfig = Object.freeze({
+    // The largest configuration every rule allows is about 115 KiB: twice that, with room for formatting.
+    bodyLimitBytes: int('GCM_VERSION_BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+    inlineMaxBytes: int('GCM_VALIDATE_INLINE_MAX_BYTES', 16 * 1024, 0, 64 * 1024 * 1024),
+    threads: int('GCM_VALIDATE_THREADS', Math.max(1, availableParallelism() - 1), 1, 64),
+    timeoutMs: int('GCM_VALIDATE_TIMEOUT_MS', 10_000, 1, 120_000),
+    workerHeapMb: int('GCM_VALIDATE_WORKER_HEAP_MB', 256, 16, 4096),
+  });
   const shutdownTimeoutMs = int('GCM_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 120_000);
 
   const rawRegions = read('GCM_REGIONS') ?? DEFAULT_REGIONS.join(',');
@@ -250,8 +279,15 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('GCM_SMTP_URL must be an smtp:// or smtps:// URL');
   }
   const mailFrom = read('GCM_MAIL_FROM') ?? 'Game Cloud Manager <no-reply@localhost>';
+  const maxConnections = int('GCM_MAX_CONNECTIONS', defaultMaxConnections(openFileLimit()), 1, 1_000_000);
   const connections = {
-    maxConnections: int('GCM_MAX_CONNECTIONS', defaultMaxConnections(openFileLimit()), 1, 1_000_000),
+    maxConnections,
+    maxConnectionsPerAddress: int(
+      'GCM_MAX_CONNECTIONS_PER_ADDRESS',
+      defaultMaxConnectionsPerAddress(maxConnections),
+      0,
+      1_000_000,
+    ),
     headersTimeoutMs: int('GCM_HEADERS_TIMEOUT_MS', 20_000, 100, 300_000),
     bodyTimeoutMs: int('GCM_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
     keepAliveTimeoutMs: int('GCM_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
@@ -297,6 +333,7 @@ export function loadConfig(env: Env = process.env): Config {
     operatorToken,
     cloudTokenTtlDays,
     bodyLimitBytes,
+    versionValidation,
     shutdownTimeoutMs,
     regions: Object.freeze(regions),
     buildPartSizeBytes,
@@ -389,6 +426,14 @@ function isAddressOrCidr(value: string): boolean {
   if (family === 0 || rest.length > 0) return false;
   if (prefix === undefined) return true;
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * A tenth of the connection cap: it takes ten addresses to fill the cap (five, the probe's attack, hold half
+ * of it), and a busy office or lobby host behind one NAT address still gets 1,638 at the default cap.
+ */
+export function defaultMaxConnectionsPerAddress(maxConnections: number): number {
+  return Math.max(1, Math.floor(maxConnections / 10));
 }
 
 /** Open files this process may hold (the soft limit, which Node raises to the hard one at start). */

@@ -34,17 +34,19 @@ function make(
   return new AppError(status, code, message, metadata);
 }
 
-/** Items a VALIDATION_ERROR's message spells out; metadata.errors always holds them all. */
+/** Items a VALIDATION_ERROR's message spells out. */
 export const VALIDATION_MESSAGE_ITEMS = 20;
 
 /**
  * Each item as `path: message`, so the one line a log or a terminal shows says what to fix. Only the first
- * few: a 1 MiB configuration can break thousands of rules, and the answer should not carry them twice.
+ * few: a large configuration can break thousands of rules, and the answer should not carry them twice.
+ * `total`: how many were found, when `items` are only the first of them.
  */
-function validationMessage(items: ValidationErrorItem[]): string {
+function validationMessage(items: ValidationErrorItem[], total: number): string {
   const shown = items.slice(0, VALIDATION_MESSAGE_ITEMS).map((i) => `${i.path.join('.')}: ${i.message}`);
-  const more = items.length - shown.length;
-  return `validation failed: ${shown.join('; ')}${more > 0 ? `; and ${more} more in metadata.errors` : ''}`;
+  const more = total - shown.length;
+  const where = total > items.length ? `the first ${items.length} in metadata.errors` : 'in metadata.errors';
+  return `validation failed: ${shown.join('; ')}${more > 0 ? `; and ${more} more (${where})` : ''}`;
 }
 
 export type NotReadyReason = 'shutting_down' | 'store_unavailable' | 'migrations_pending';
@@ -147,8 +149,29 @@ export const errors = {
   tokenNotFound: () => make('TOKEN_NOT_FOUND', 'no token with this token_id (or it belongs to another game)'),
   cdnAuthUserNotFound: (user: string) =>
     make('CDN_AUTH_USER_NOT_FOUND', `no CDN user named "${user}" in this namespace`),
-  validation: (items: ValidationErrorItem[]) =>
-    make('VALIDATION_ERROR', validationMessage(items), { errors: items }),
+  /** `total`: how many errors were found, when `items` are only the first (a version's, at most 100). */
+  validation: (items: ValidationErrorItem[], total = items.length) =>
+    make('VALIDATION_ERROR', validationMessage(items, total), {
+      errors: items,
+      ...(total > items.length ? { error_count: total } : {}),
+    }),
+  validationBusy: (waiting: number) =>
+    make(
+      'VALIDATION_BUSY',
+      `this caller already has ${waiting} large version configurations waiting for their turn ` +
+        '(one is validated at a time per caller); wait for their answers, then retry',
+      { retry_after_seconds: 1 },
+    ),
+  validationUnavailable: (reason: 'timeout' | 'failed', timeoutMs: number) =>
+    make(
+      'VALIDATION_UNAVAILABLE',
+      reason === 'timeout'
+        ? `the version configuration could not be validated within ${timeoutMs} ms ` +
+            '(GCM_VALIDATE_TIMEOUT_MS); retry, or send a smaller configuration'
+        : 'the version configuration could not be validated: its worker stopped (out of memory, ' +
+            'GCM_VALIDATE_WORKER_HEAP_MB, or failing to start); retry, or send a smaller configuration',
+      { reason },
+    ),
   cdnInvalidPassword: () =>
     make(
       'CDN_INVALID_AUTH_USER_PASSWORD',

@@ -26,15 +26,25 @@ export interface RunningService {
 export async function startService(
   registry: ChildRegistry,
   workDir: string,
-  options: { dataDir?: string; name?: string; operatorToken?: string; databaseUrl?: string } = {},
+  options: {
+    dataDir?: string;
+    name?: string;
+    operatorToken?: string;
+    databaseUrl?: string;
+    /** More variables; the ones set here (data dir, port, token, regions) are kept. */
+    env?: Record<string, string>;
+    /** Another build's server package to run (its `dist/main.js`), for a before/after comparison. */
+    root?: string;
+  } = {},
 ): Promise<RunningService> {
   const dataDir = options.dataDir ?? path.join(workDir, 'service-data');
   mkdirSync(dataDir, { recursive: true });
   const port = await freePort();
   const operatorToken = options.operatorToken ?? `bench_op_${randomBytes(32).toString('base64url')}`;
   const child = registry.spawn(options.name ?? 'service', ['dist/main.js'], {
-    cwd: PROJECT_ROOT,
+    cwd: options.root ?? PROJECT_ROOT,
     env: {
+      ...options.env,
       GCM_DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       PORT: String(port),

@@ -4,12 +4,14 @@ import { buildsList } from './builds-list.js';
 import { lobbyPage } from './lobby-page.js';
 import { lobbyWrites } from './lobby-writes.js';
 import { namespaceRead } from './namespace-read.js';
+import { validateContention } from './validate-contention.js';
 import { versionValidate } from './version-validate.js';
 
 /** Every scenario, in the order a full run goes through them; add new ones here. */
 export const SCENARIOS: readonly Scenario[] = [
   namespaceRead,
   versionValidate,
+  validateContention,
   lobbyPage,
   lobbyWrites,
   buildsList,

@@ -1,7 +1,10 @@
 import type { ServerOptions } from 'node:http';
+import type { Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
+import proxyAddr from '@fastify/proxy-addr';
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import type { ConnectionConfig } from '../config.js';
+import type { Config, ConnectionConfig } from '../config.js';
 import { errors } from '../errors.js';
 
 /**
@@ -43,12 +46,16 @@ export function connectionServerOptions(config: ConnectionConfig): {
 }
 
 /**
- * The connection cap and the body deadline. Past the cap Node closes new connections on accept (each is
- * logged, at most once every 10 s), so the process never meets its open-file limit, where every accept
- * would fail and reset connections until some close; the timeouts above reap the idle and slow ones that
- * hold the cap, so normal clients get in again.
+ * The connection cap, its per-address share and the body deadline. Past the cap Node closes new
+ * connections on accept (each is logged, at most once every 10 s), so the process never meets its
+ * open-file limit, where every accept would fail and reset connections until some close; the timeouts above
+ * reap the idle and slow ones that hold the cap, so normal clients get in again.
  */
-export function registerConnectionLimits(app: FastifyInstance, config: ConnectionConfig): void {
+export function registerConnectionLimits(
+  app: FastifyInstance,
+  config: ConnectionConfig,
+  trustProxy: Config['trustProxy'],
+): void {
   app.server.maxConnections = config.maxConnections;
   let dropped = 0;
   let loggedAt = 0;
@@ -63,7 +70,57 @@ export function registerConnectionLimits(app: FastifyInstance, config: Connectio
     loggedAt = now;
     dropped = 0;
   });
+  registerPerAddressCap(app, config, trustProxy);
   registerBodyDeadline(app, config.bodyTimeoutMs);
+}
+
+/**
+ * At most `maxConnectionsPerAddress` open connections per peer address, counted as the rate limits count a
+ * client (an IPv6 peer by its /64, an IPv4-mapped one as IPv4); one more is closed on accept, unanswered,
+ * like a connection past the global cap. At accept time the peer is all that is known, so behind a proxy
+ * every client shares the proxy's address: the proxies of GCM_TRUST_PROXY are exempt (they hold the
+ * connections of many clients, and the global cap still bounds them); a client reaching the service past
+ * the proxies is held to the share.
+ */
+function registerPerAddressCap(
+  app: FastifyInstance,
+  config: ConnectionConfig,
+  trustProxy: Config['trustProxy'],
+): void {
+  const cap = config.maxConnectionsPerAddress;
+  if (cap === 0) return;
+  const isTrustedProxy = trustProxy === false ? () => false : proxyAddr.compile([...trustProxy]);
+  const open = new Map<string, number>();
+  let dropped = 0;
+  let loggedAt = 0;
+  app.server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress;
+    // No address: the peer is gone already, and Node closes the socket itself.
+    if (address === undefined || isTrustedProxy(address, 0)) return;
+    const key = rateLimit.normalizeIP(address);
+    const count = open.get(key) ?? 0;
+    if (count >= cap) {
+      socket.destroy();
+      dropped++;
+      const now = Date.now();
+      if (now - loggedAt >= DROP_LOG_INTERVAL_MS) {
+        app.log.warn(
+          { max_connections_per_address: cap, address: key, dropped },
+          'per-address connection cap reached: new connections from this address are being closed ' +
+            '(GCM_MAX_CONNECTIONS_PER_ADDRESS)',
+        );
+        loggedAt = now;
+        dropped = 0;
+      }
+      return;
+    }
+    open.set(key, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(key) ?? 1) - 1;
+      if (left <= 0) open.delete(key);
+      else open.set(key, left);
+    });
+  });
 }
 
 /**

@@ -200,7 +200,9 @@ function fromValidation(err: FastifyError, request: FastifyRequest): AppError {
 }
 
 /** Maps what Fastify itself throws (parsing, limits) onto the catalogue; anything else is a 500. */
-function toAppError(err: FastifyError, bodyLimit: number, request: FastifyRequest): AppError | undefined {
+function toAppError(err: FastifyError, globalLimit: number, request: FastifyRequest): AppError | undefined {
+  // A route may have a limit of its own (a version's configuration); a request that matched none has none.
+  const bodyLimit = request.routeOptions.bodyLimit ?? globalLimit;
   const contentType = request.headers['content-type'] ?? '';
   if (err instanceof AppError) return err;
   if (isStoreUnavailable(err)) return errors.storeUnavailable();

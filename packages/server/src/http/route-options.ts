@@ -33,6 +33,8 @@ interface RouteMeta {
    * in (lobby-log reports, upload bytes), which are records themselves and would drown the log.
    */
   audit?: false;
+  /** The route's own body limit, in place of GCM_BODY_LIMIT_BYTES (the 413 names it). */
+  bodyLimit?: number;
 }
 
 /**
@@ -47,6 +49,7 @@ export function routeOptions<S extends FastifySchema & { response: Record<string
   const idempotency: IdempotencyOption | undefined =
     meta.idempotent === undefined ? undefined : meta.idempotent === true ? {} : { answer: meta.idempotent };
   return {
+    ...(meta.bodyLimit === undefined ? {} : { bodyLimit: meta.bodyLimit }),
     config: {
       auth: meta.auth,
       limit: meta.limit,

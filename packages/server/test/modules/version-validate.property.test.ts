@@ -787,3 +787,44 @@ describe('POST /cloud/games/{game_id}/versions/validate with garbage', () => {
     assert.ok(answered200 >= 50, `only ${answered200} of 100 runs reached the validator`);
   });
 });
+
+describe('validation in a worker thread answers what the validator answers', () => {
+  let svc: TestService;
+  let gameId: string;
+
+  before(async () => {
+    // Every body through the worker pool, however small.
+    svc = await startTestService({ env: { GCM_VALIDATE_INLINE_MAX_BYTES: '0' } });
+    gameId = (await createGameFixture(svc, 'prop-pool')).gameId;
+  });
+  after(async () => {
+    await svc.close();
+  });
+
+  it('(d) a schema-valid config: the first 100 of the same errors in the same order, and their count', async () => {
+    let compared = 0;
+    await fc.assert(
+      fc.asyncProperty(anyConfig, async (config) => {
+        const clean = JSON.parse(JSON.stringify(withoutRefusedText(config))) as Obj;
+        fc.pre(Value.Check(VersionConfigSchema, clean) && !namesRuntimeTwice(clean) && !hasProtoKey(clean));
+        const res = await svc.call('POST', `/cloud/games/${gameId}/versions/validate`, {
+          body: { display_name: 'random', config: clean },
+        });
+        assert.equal(res.statusCode, 200, res.body);
+        const expected = validateVersion(
+          { display_name: 'random', config: clean as VersionConfig },
+          {
+            regions: ['lnd-atl', 'lnd-fra', 'lnd-sfo', 'lnd-sin'],
+            existingDisplayNames: [],
+            hostNetworkingEnabled: false,
+            buildIds: new Set(),
+          },
+        );
+        assert.deepEqual(res.json(), { errors: expected.slice(0, 100), error_count: expected.length });
+        compared++;
+      }),
+      { numRuns: 100 },
+    );
+    assert.ok(compared >= 50, `only ${compared} of 100 runs reached the validator`);
+  });
+});

@@ -3,6 +3,8 @@
  * through HTTP: a table with one case (or more) for every error path, each built from a valid base with one
  * thing changed so the expected error set is exact; then a large valid config created and read back as
  * given and resolved, schema-level refusals (API_BAD_BODY), auth, regions and the host-networking flag.
+ * Every validation here runs in a worker thread (GCM_VALIDATE_INLINE_MAX_BYTES=0), as large configurations'
+ * do: the table doubles as the proof that the workers answer what the event loop would.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -58,6 +60,7 @@ interface ResolvedConfig extends Obj {
 }
 
 const UNKNOWN_ID = '0190a0a0-0000-7000-8000-00000000c0de';
+const THROUGH_POOL = { GCM_VALIDATE_INLINE_MAX_BYTES: '0' };
 const DEFAULT_REGIONS = ['lnd-atl', 'lnd-fra', 'lnd-sfo', 'lnd-sin'];
 const RESERVED_ENV_KEYS = [
   'LOBBY_ID',
@@ -1303,7 +1306,7 @@ describe('version config validation (4.10, 2.9)', () => {
   let other: Awaited<ReturnType<typeof createGameFixture>>;
 
   before(async () => {
-    svc = withNamedBuilds((await startListening()).svc, NAMED_BUILDS);
+    svc = withNamedBuilds((await startListening({ env: THROUGH_POOL })).svc, NAMED_BUILDS);
     game = await createGameFixture(svc, 'vv-game');
     hostGame = await createGameFixture(svc, 'vv-host');
     other = await createGameFixture(svc, 'vv-other');
@@ -2334,7 +2337,10 @@ describe('version config validation with GCM_REGIONS', () => {
   let game: Awaited<ReturnType<typeof createGameFixture>>;
 
   before(async () => {
-    svc = withNamedBuilds((await startListening({ env: { GCM_REGIONS: 'a-1,b-2' } })).svc, NAMED_BUILDS);
+    svc = withNamedBuilds(
+      (await startListening({ env: { ...THROUGH_POOL, GCM_REGIONS: 'a-1,b-2' } })).svc,
+      NAMED_BUILDS,
+    );
     game = await createGameFixture(svc, 'vv-regions');
   });
   after(async () => {

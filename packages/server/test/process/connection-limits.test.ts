@@ -4,9 +4,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { defaultMaxConnections, loadConfig } from '../../src/config.js';
+import { defaultMaxConnections, defaultMaxConnectionsPerAddress, loadConfig } from '../../src/config.js';
 import { dropTestDatabase, onPostgres } from '../helpers/postgres.js';
 import { runServiceToExit, type ServiceProcess, startServiceProcess } from '../helpers/process.js';
+import { HANG_MS, until } from '../helpers/until.js';
 
 const CAP = 50;
 const HEADERS_TIMEOUT_MS = 1_000;
@@ -25,9 +26,14 @@ interface RawClient {
   closed: Promise<number>;
 }
 
-function connect(port: number): Promise<RawClient> {
+/** `localAddress`: the client's own loopback address (127.0.0.2, 127.0.0.3 … are all loopback on Linux). */
+function connect(port: number, localAddress?: string): Promise<RawClient> {
   const opened = Date.now();
-  const socket = net.connect(port, '127.0.0.1');
+  const socket = net.connect({
+    port,
+    host: '127.0.0.1',
+    ...(localAddress === undefined ? {} : { localAddress }),
+  });
   let received = '';
   socket.on('data', (chunk: Buffer) => {
     received += chunk.toString('latin1');
@@ -78,9 +84,9 @@ async function request(
 }
 
 /** Whether a new client is answered at all: a connection refused at the cap is closed with no answer. */
-async function answered(port: number): Promise<boolean> {
+async function answered(port: number, localAddress?: string): Promise<boolean> {
   try {
-    const client = await connect(port);
+    const client = await connect(port, localAddress);
     client.socket.write('GET /openapi.json HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n');
     await client.closed;
     return client.received().startsWith('HTTP/1.1 200');
@@ -100,6 +106,8 @@ describe('connection cap and timeouts (the real process)', { timeout: 90_000 }, 
     proc = await startServiceProcess({
       GCM_DATA_DIR: dataDir,
       GCM_MAX_CONNECTIONS: String(CAP),
+      // One address fills the whole cap here; the per-address share has its own tests below.
+      GCM_MAX_CONNECTIONS_PER_ADDRESS: '0',
       GCM_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
       GCM_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
       GCM_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
@@ -260,6 +268,91 @@ async function setUpNamespace(port: number, token: string) {
   return { gameId, namespaceId: ns.json?.namespace_id as string };
 }
 
+/**
+ * `count` connections from `localAddress`, each of which sends a keep-alive request and reads its answer
+ * (so it is known to be accepted and stays open for the keep-alive timeout), or was closed unanswered.
+ */
+async function holdFrom(port: number, localAddress: string, count: number) {
+  const clients = await Promise.all(Array.from({ length: count }, () => connect(port, localAddress)));
+  const accepted: RawClient[] = [];
+  await Promise.all(
+    clients.map(async (client) => {
+      client.socket.write('GET /openapi.json HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+      const answer = new Promise<boolean>((resolve) => {
+        const check = () => {
+          if (client.received().includes('\r\n\r\n')) resolve(true);
+        };
+        client.socket.on('data', check);
+        void client.closed.then(() => resolve(client.received().startsWith('HTTP/1.1 200')));
+      });
+      if (await answer) accepted.push(client);
+    }),
+  );
+  return { clients, accepted };
+}
+
+describe('per-address share of the connection cap (the real process)', { timeout: 60_000 }, () => {
+  const dataDir = path.join(mkdtempSync(path.join(os.tmpdir(), 'gcm-conn-addr-')), 'data');
+  let proc: ServiceProcess;
+  let port: number;
+  const held: RawClient[] = [];
+
+  before(async () => {
+    proc = await startServiceProcess({
+      GCM_DATA_DIR: dataDir,
+      // The default share, a tenth: 5 connections per address.
+      GCM_MAX_CONNECTIONS: String(CAP),
+      GCM_KEEP_ALIVE_TIMEOUT_MS: '30000',
+      // The proxy's address is exempt: the clients behind it share it.
+      GCM_TRUST_PROXY: '127.0.0.9',
+    });
+    port = Number(new URL(proc.baseUrl).port);
+  });
+  after(async () => {
+    for (const client of held) client.socket.destroy();
+    await proc?.stop();
+    rmSync(path.dirname(dataDir), { recursive: true, force: true });
+    if (onPostgres) await dropTestDatabase(dataDir);
+  });
+
+  it('five addresses trying to take the whole cap get their share each; a sixth address is still answered', async () => {
+    const share = defaultMaxConnectionsPerAddress(CAP);
+    const attackers = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6'];
+    // CAP / 5 each: together the whole cap, which used to lock every other client out.
+    for (const address of attackers) {
+      const { clients, accepted } = await holdFrom(port, address, CAP / attackers.length);
+      held.push(...clients);
+      assert.equal(accepted.length, share, `${address} holds its share of ${share}, no more`);
+    }
+    assert.equal(
+      await answered(port, '127.0.0.2'),
+      false,
+      'one more from an address at its share is refused',
+    );
+    assert.equal(await answered(port, '127.0.0.7'), true, 'another address still connects and is answered');
+    assert.equal(await answered(port, '127.0.0.1'), true);
+
+    // A connection let go gives its address room again.
+    const first = held.find((c) => !c.socket.destroyed && c.socket.localAddress === '127.0.0.2');
+    assert.ok(first);
+    first.socket.destroy();
+    await first.closed;
+    await until('a freed slot admits the address again', HANG_MS, () => answered(port, '127.0.0.2'));
+    assert.ok(
+      proc.lines.some(
+        (l) => l.includes('per-address connection cap reached') && l.includes('"address":"127.0.0.'),
+      ),
+      'the refusal is logged with the address',
+    );
+  });
+
+  it('a trusted proxy (GCM_TRUST_PROXY) is not held to the share', async () => {
+    const { clients, accepted } = await holdFrom(port, '127.0.0.9', 12);
+    held.push(...clients);
+    assert.equal(accepted.length, 12);
+  });
+});
+
 describe('connection configuration', () => {
   it('the default cap is 16,384, or 80% of the open-file limit when that is lower', () => {
     assert.equal(defaultMaxConnections(20_000), 16_000);
@@ -268,6 +361,17 @@ describe('connection configuration', () => {
     assert.equal(defaultMaxConnections(undefined), 16_384);
     // 10,000 watchers (npm run bench -- --only billing-watch) fit under this machine's default.
     assert.ok(loadConfig({}).connections.maxConnections >= 10_000);
+  });
+
+  it('the per-address share defaults to a tenth of the cap (at least 1); 0 turns it off', () => {
+    assert.equal(loadConfig({ GCM_MAX_CONNECTIONS: '2000' }).connections.maxConnectionsPerAddress, 200);
+    assert.equal(loadConfig({ GCM_MAX_CONNECTIONS: '5' }).connections.maxConnectionsPerAddress, 1);
+    const off = loadConfig({ GCM_MAX_CONNECTIONS_PER_ADDRESS: '0' });
+    assert.equal(off.connections.maxConnectionsPerAddress, 0);
+    assert.throws(
+      () => loadConfig({ GCM_MAX_CONNECTIONS_PER_ADDRESS: 'many' }),
+      /GCM_MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 0/,
+    );
   });
 
   it('the idle timeout must outlast the watch timeout, and bad values exit 2 naming the variable', async () => {

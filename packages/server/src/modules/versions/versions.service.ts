@@ -1,12 +1,20 @@
-import type { PageQuery, VersionBody, VersionConfig, VersionList } from '@gcm/contract';
-import { imageIdsOf, resolveVersionConfig, validateVersion } from '@gcm/contract';
+import type {
+  PageQuery,
+  ValidateFacts,
+  VersionBody,
+  VersionConfig,
+  VersionList,
+  VersionValidationResult,
+} from '@gcm/contract';
+import { imageIdsOf, resolveVersionConfig } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
-import { type AppError, errors, type ValidationErrorItem } from '../../errors.js';
+import { type AppError, errors } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import * as gamesRepo from '../games/games.repository.js';
+import type { VersionValidator } from './version-validator.js';
 import * as repo from './versions.repository.js';
 
 /** The runtime may be sent as `container` or (older clients) `docker`, never both at one place. */
@@ -30,38 +38,74 @@ function assertOneRuntimeName(config: VersionConfig): void {
   }
 }
 
-/** Runs the pure validator with the game's facts read through `db` (a transaction when creating). */
-async function validateWith(
-  deps: Deps,
-  db: Db,
-  gameId: string,
-  input: VersionBody,
-): Promise<ValidationErrorItem[]> {
+/** What a validation needs to know about the game, read through `db` (a transaction when creating). */
+async function factsOf(db: Db, deps: Deps, gameId: string, input: VersionBody): Promise<ValidateFacts> {
   const game = await gamesRepo.findGame(db, gameId);
   if (game === undefined) throw errors.gameNotFound();
   const existing = await repo.listVersionSummaries(db, gameId);
   const buildIds = await repo.completedBuildIdsAmong(db, gameId, imageIdsOf(input.config));
-  return validateVersion(input, {
+  return {
     regions: deps.config.regions,
-    existingDisplayNames: existing.map((v) => v.display_name),
+    // Only whether this name is taken matters: a game's thousand other names need not go to a worker.
+    existingDisplayNames: existing.some((v) => v.display_name === input.display_name)
+      ? [input.display_name]
+      : [],
     hostNetworkingEnabled: game.host_networking_enabled === 1,
     buildIds: new Set(buildIds),
-  });
+  };
 }
 
-export async function validateGameVersion(deps: Deps, gameId: string, input: VersionBody) {
-  assertOneRuntimeName(input.config);
-  return validateWith(deps, deps.db, gameId, input);
+/** Whether two readings of the facts give every rule the same answer. */
+function sameFacts(a: ValidateFacts, b: ValidateFacts): boolean {
+  return (
+    a.existingDisplayNames.length === b.existingDisplayNames.length &&
+    a.hostNetworkingEnabled === b.hostNetworkingEnabled &&
+    a.buildIds?.size === b.buildIds?.size &&
+    [...(a.buildIds ?? [])].every((id) => b.buildIds?.has(id))
+  );
 }
 
-export async function createVersion(deps: Deps, gameId: string, input: VersionBody): Promise<string> {
+/** How a request's validation is run: on the event loop or in a worker, by its body's size. */
+export interface ValidationRun {
+  readonly validator: VersionValidator;
+  readonly bodyBytes: number | undefined;
+}
+
+export async function validateGameVersion(
+  deps: Deps,
+  run: ValidationRun,
+  gameId: string,
+  input: VersionBody,
+): Promise<VersionValidationResult> {
   assertOneRuntimeName(input.config);
+  const facts = await factsOf(deps.db, deps, gameId, input);
+  const found = await run.validator.validate({ input, facts }, run.bodyBytes);
+  return { errors: found.errors, error_count: found.total };
+}
+
+export async function createVersion(
+  deps: Deps,
+  run: ValidationRun,
+  gameId: string,
+  input: VersionBody,
+): Promise<string> {
+  assertOneRuntimeName(input.config);
+  // Validated before the transaction: a large configuration takes a worker tens of milliseconds, and the
+  // transaction (on SQLite, the one connection) must not be held meanwhile.
+  const facts = await factsOf(deps.db, deps, gameId, input);
+  const found = await run.validator.validate({ input, facts }, run.bodyBytes);
+  if (found.total > 0) throw errors.validation(found.errors, found.total);
   const versionId = newId();
   await deps.db.transaction().execute(async (trx) => {
     // Locks the game row first, so two creates with one display name cannot both pass the check.
     if (!(await gamesRepo.lockGame(trx, gameId))) throw errors.gameNotFound();
-    const found = await validateWith(deps, trx, gameId, input);
-    if (found.length > 0) throw errors.validation(found);
+    const now = await factsOf(trx, deps, gameId, input);
+    // Another write changed the facts since (a version took the name, a build went): validate again,
+    // under the lock this time. Rare, so the transaction is held for it.
+    if (!sameFacts(facts, now)) {
+      const again = await run.validator.validate({ input, facts: now }, run.bodyBytes);
+      if (again.total > 0) throw errors.validation(again.errors, again.total);
+    }
     await repo.insertVersion(trx, {
       version_id: versionId,
       game_id: gameId,
