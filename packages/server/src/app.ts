@@ -48,6 +48,11 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions['logger'];
   /** The built dashboard to serve at `/` (default: packages/dashboard/dist); a missing folder is allowed. */
   dashboardDir?: string;
+  /**
+   * Where the service's own logger writes its JSON lines instead of stdout, with its level, redaction and
+   * serializers unchanged: tests read what an operator's log would hold. Ignored when `logger` is given.
+   */
+  logStream?: { write(line: string): void };
 }
 
 /** What the routes need: the shared Deps, and the module objects the composition root made over them. */
@@ -66,6 +71,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
           remote: req.ip,
         }),
       },
+      ...(options.logStream === undefined ? {} : { stream: options.logStream }),
     },
     bodyLimit: deps.config.bodyLimitBytes,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },

@@ -199,6 +199,15 @@ function fromValidation(err: FastifyError, request: FastifyRequest): AppError {
   return location.factory(message, { field });
 }
 
+/**
+ * The error is the request stream's own: the client closed its connection before its body arrived in full
+ * (Node destroys the request with ECONNRESET "aborted"). A store's ECONNRESET comes from another socket,
+ * so telling them apart by code alone would log every client that gives up as a database outage.
+ */
+function isClientAbort(err: unknown, request: FastifyRequest): boolean {
+  return err !== null && request.raw.errored === err;
+}
+
 /** Maps what Fastify itself throws (parsing, limits) onto the catalogue; anything else is a 500. */
 function toAppError(err: FastifyError, bodyLimit: number, request: FastifyRequest): AppError | undefined {
   const contentType = request.headers['content-type'] ?? '';
@@ -224,6 +233,12 @@ function toAppError(err: FastifyError, bodyLimit: number, request: FastifyReques
 
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (isClientAbort(err, request)) {
+      // The client's doing, and anyone can do it at will: not worth more than a debug line. The answer
+      // goes nowhere (the connection is gone) but keeps the one path every failure takes.
+      request.log.debug({ err }, 'the client closed the connection before its request body arrived');
+      return sendError(request, reply, errors.badBody('the request body was cut off: the connection closed'));
+    }
     const appError = toAppError(err, bodyLimit, request);
     if (appError === undefined) {
       request.log.error({ err }, 'unhandled error');
