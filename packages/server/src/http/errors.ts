@@ -15,6 +15,7 @@ import type {
   FastifyServerOptions,
 } from 'fastify';
 import { AppError, errors } from '../errors.js';
+import { BlobStoreError } from '../lib/blob/blob-storage.js';
 import { isStoreUnavailable } from '../lib/db-errors.js';
 
 interface AjvIssue {
@@ -212,6 +213,12 @@ function isClientAbort(err: unknown, request: FastifyRequest): boolean {
 function toAppError(err: FastifyError, bodyLimit: number, request: FastifyRequest): AppError | undefined {
   const contentType = request.headers['content-type'] ?? '';
   if (err instanceof AppError) return err;
+  // Before the database's check: a store's socket errors (ECONNREFUSED) look the same.
+  if (err instanceof BlobStoreError) {
+    return err.kind === 'unavailable'
+      ? errors.blobStoreUnavailable(err.message)
+      : errors.blobStoreError(err.message);
+  }
   if (isStoreUnavailable(err)) return errors.storeUnavailable();
   if (err.validation !== undefined) return fromValidation(err, request);
   switch (err.code) {
