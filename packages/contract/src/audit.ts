@@ -38,7 +38,12 @@ export const AuditEvent = Type.Object({
   method: Type.String(),
   path: Type.String({ description: 'the request path, without its query' }),
   game_id: Type.Optional(IdOf('the game the call was about')),
-  team_id: Type.Optional(IdOf('the team that owned the game (or the team managed) at the time')),
+  team_id: Type.Optional(
+    IdOf(
+      'the team that owned the game at the time, or the team the call named (path or body) when its caller ' +
+        'belongs to it',
+    ),
+  ),
   resource: Type.Record(Type.String(), Type.String(), {
     description: 'the ids the call named in its path, and those its answer made (`namespace_id`, …)',
   }),
@@ -48,7 +53,10 @@ export const AuditEvent = Type.Object({
 });
 export type AuditEvent = Static<typeof AuditEvent>;
 
-/** `GET /cloud/games/{game_id}/audit`, `GET /cloud/teams/{team_id}/audit` (query: PageQuery): newest first. */
+/**
+ * `GET /cloud/games/{game_id}/audit`, `GET /cloud/teams/{team_id}/audit` and the operator's `GET /cloud/audit`
+ * (every event) (query: PageQuery): newest first.
+ */
 export const AuditList = Type.Object({
   events: Type.Array(AuditEvent),
   cursor: NextCursor,

@@ -110,6 +110,16 @@ export const ERROR_CATALOGUE = {
     status: 503,
     summary: 'The database cannot be reached right now (restarting, failing over); retry shortly.',
   },
+  BLOB_STORE_UNAVAILABLE: {
+    status: 503,
+    summary:
+      'The blob store (S3) cannot be reached right now (connection refused, timed out, or it answered 503); retry shortly.',
+  },
+  BLOB_STORE_ERROR: {
+    status: 502,
+    summary:
+      "The blob store (S3) answered a call with an error; the ray_id finds the store's request id in the service's log.",
+  },
   SERVICE_UNAVAILABLE: {
     status: 503,
     summary:

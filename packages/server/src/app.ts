@@ -44,11 +44,31 @@ import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 /** Path parameters may be JWTs (the device link page); ids are bounded by their schemas anyway. */
 const MAX_PARAM_LENGTH = 2048;
 
+/** `http://host[:port]` at the start of a request target in absolute form (RFC 9112 3.2.2). */
+const ABSOLUTE_FORM_ORIGIN = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * A request line may name its target in absolute form (`GET http://host/path HTTP/1.1`), and Node passes it
+ * on as the url. Routes, the audit log, better-auth and the access log all expect a path, so it becomes
+ * the origin form a proxy would have sent: the same request, however its client wrote it.
+ */
+function originForm(url: string): string {
+  const origin = ABSOLUTE_FORM_ORIGIN.exec(url);
+  if (origin === null) return url;
+  const rest = url.slice(origin[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 export interface BuildAppOptions {
   /** A pino logger config or instance; `false` silences the service (tests). */
   logger?: FastifyServerOptions['logger'];
   /** The built dashboard to serve at `/` (default: packages/dashboard/dist); a missing folder is allowed. */
   dashboardDir?: string;
+  /**
+   * Where the service's own logger writes its JSON lines instead of stdout, with its level, redaction and
+   * serializers unchanged: tests read what an operator's log would hold. Ignored when `logger` is given.
+   */
+  logStream?: { write(line: string): void };
 }
 
 /** What the routes need: the shared Deps, and the module objects the composition root made over them. */
@@ -68,10 +88,12 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
           remote: req.ip,
         }),
       },
+      ...(options.logStream === undefined ? {} : { stream: options.logStream }),
     },
     bodyLimit: deps.config.bodyLimitBytes,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     genReqId: newRayId,
+    rewriteUrl: (req) => originForm(req.url ?? '/'),
     logController: new LogController({ requestIdLogLabel: 'ray_id' }),
     requestIdHeader: false,
     // Types are never coerced: "5" for a number is a client bug worth a clear 400, not a silent fix.

@@ -61,6 +61,7 @@ const SETTINGS: ReadonlyArray<
   ['S3_SECRET_ACCESS_KEY', (c) => c.s3?.secretAccessKey, maskAll],
   ['S3_REGION', (c) => c.s3?.region],
   ['S3_FORCE_PATH_STYLE', (c) => c.s3?.forcePathStyle],
+  ['S3_TIMEOUT_MS', (c) => c.s3?.timeoutMs],
   ['GCM_TRUST_PROXY', (c) => c.trustProxy],
   ['GCM_RATE_LIMIT_WINDOW_SECONDS', (c) => c.rateLimits.windowMs / 1000],
   ['GCM_RATE_LIMIT_AUTH_FAILURES', (c) => c.rateLimits.authFailures],

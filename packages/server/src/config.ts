@@ -144,6 +144,8 @@ export interface S3Config {
   readonly accessKeyId: string | undefined;
   readonly secretAccessKey: string | undefined;
   readonly forcePathStyle: boolean;
+  /** S3_TIMEOUT_MS: how long connecting to the store, and each wait for its next bytes, may take. */
+  readonly timeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -235,7 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   // S3 caps presigned URLs at 7 days; a minute is the least a client needs to start an upload.
   const uploadUrlTtlSeconds = int('GCM_UPLOAD_URL_TTL_SECONDS', 3600, 60, 604_800);
-  const s3 = readS3Config(read, problems);
+  const s3 = readS3Config(read, int, problems);
 
   // Under 60 s: common proxies and load balancers cut idle requests at 60 s.
   const watchTimeoutMs = int('GCM_WATCH_TIMEOUT_MS', 40_000, 10, 59_000);
@@ -468,7 +470,11 @@ function isPostgresUrl(raw: string): boolean {
 }
 
 /** S3 is chosen by S3_ENDPOINT and S3_BUCKET together; half a configuration is a mistake, not a fallback. */
-function readS3Config(read: (name: string) => string | undefined, problems: string[]): S3Config | undefined {
+function readS3Config(
+  read: (name: string) => string | undefined,
+  int: (name: string, fallback: number, min: number, max: number) => number,
+  problems: string[],
+): S3Config | undefined {
   const endpoint = read('S3_ENDPOINT');
   const bucket = read('S3_BUCKET');
   const accessKeyId = read('S3_ACCESS_KEY_ID');
@@ -506,5 +512,6 @@ function readS3Config(read: (name: string) => string | undefined, problems: stri
     accessKeyId,
     secretAccessKey,
     forcePathStyle: rawPathStyle !== 'false',
+    timeoutMs: int('S3_TIMEOUT_MS', 10_000, 100, 600_000),
   });
 }

@@ -312,6 +312,11 @@ export const errors = {
     ),
   storeUnavailable: () =>
     make('STORE_UNAVAILABLE', 'the database cannot be reached right now; retry shortly'),
+  /** `detail` says what failed: "the blob store could not be reached for HeadObject (ECONNREFUSED)". */
+  blobStoreUnavailable: (detail: string) => make('BLOB_STORE_UNAVAILABLE', `${detail}; retry shortly`),
+  /** `detail`: "the blob store answered 405 (MethodNotAllowed) to ListParts". */
+  blobStoreError: (detail: string) =>
+    make('BLOB_STORE_ERROR', `${detail}; the ray_id finds the store's request id in the service's log`),
   /** `reason`: shutting_down, store_unavailable or migrations_pending (GET /readyz). */
   serviceUnavailable: (reason: NotReadyReason) =>
     make('SERVICE_UNAVAILABLE', NOT_READY_MESSAGES[reason], { reason }),

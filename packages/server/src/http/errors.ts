@@ -15,6 +15,7 @@ import type {
   FastifyServerOptions,
 } from 'fastify';
 import { AppError, errors } from '../errors.js';
+import { BlobStoreError } from '../lib/blob/blob-storage.js';
 import { isStoreUnavailable } from '../lib/db-errors.js';
 
 interface AjvIssue {
@@ -199,12 +200,27 @@ function fromValidation(err: FastifyError, request: FastifyRequest): AppError {
   return location.factory(message, { field });
 }
 
+/**
+ * The error is the request stream's own: the client closed its connection before its body arrived in full
+ * (Node destroys the request with ECONNRESET "aborted"). A store's ECONNRESET comes from another socket,
+ * so telling them apart by code alone would log every client that gives up as a database outage.
+ */
+function isClientAbort(err: unknown, request: FastifyRequest): boolean {
+  return err !== null && request.raw.errored === err;
+}
+
 /** Maps what Fastify itself throws (parsing, limits) onto the catalogue; anything else is a 500. */
 function toAppError(err: FastifyError, globalLimit: number, request: FastifyRequest): AppError | undefined {
   // A route may have a limit of its own (a version's configuration); a request that matched none has none.
   const bodyLimit = request.routeOptions.bodyLimit ?? globalLimit;
   const contentType = request.headers['content-type'] ?? '';
   if (err instanceof AppError) return err;
+  // Before the database's check: a store's socket errors (ECONNREFUSED) look the same.
+  if (err instanceof BlobStoreError) {
+    return err.kind === 'unavailable'
+      ? errors.blobStoreUnavailable(err.message)
+      : errors.blobStoreError(err.message);
+  }
   if (isStoreUnavailable(err)) return errors.storeUnavailable();
   if (err.validation !== undefined) return fromValidation(err, request);
   switch (err.code) {
@@ -226,6 +242,12 @@ function toAppError(err: FastifyError, globalLimit: number, request: FastifyRequ
 
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (isClientAbort(err, request)) {
+      // The client's doing, and anyone can do it at will: not worth more than a debug line. The answer
+      // goes nowhere (the connection is gone) but keeps the one path every failure takes.
+      request.log.debug({ err }, 'the client closed the connection before its request body arrived');
+      return sendError(request, reply, errors.badBody('the request body was cut off: the connection closed'));
+    }
     const appError = toAppError(err, bodyLimit, request);
     if (appError === undefined) {
       request.log.error({ err }, 'unhandled error');

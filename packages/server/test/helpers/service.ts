@@ -19,6 +19,8 @@ export interface TestService {
   clock: ManualClock;
   dataDir: string;
   operatorToken: string;
+  /** The service's log lines (pino JSON, parsed), when started with `logLevel`; empty otherwise. */
+  logs: LogLine[];
   /** Sends a request through the real HTTP stack (app.inject); `token` becomes a bearer header. */
   call(
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
@@ -26,6 +28,13 @@ export interface TestService {
     options?: { token?: string | null; body?: unknown; headers?: Record<string, string> },
   ): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
+}
+
+/** One line of the service's log: pino's numeric level (30 info, 50 error), its message and fields. */
+export interface LogLine {
+  level: number;
+  msg?: string;
+  [field: string]: unknown;
 }
 
 /**
@@ -64,16 +73,29 @@ export async function testConfig(dataDir: string, env: Record<string, string> = 
  * production, with a manual clock. `env` adds or overrides environment variables.
  */
 export async function startTestService(
-  options: { env?: Record<string, string>; dataDir?: string; clock?: ManualClock; pauses?: TestPauses } = {},
+  options: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    clock?: ManualClock;
+    pauses?: TestPauses;
+    /** Log through the service's own logger at this level into `logs`, for tests of what is logged. */
+    logLevel?: 'debug' | 'info';
+  } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'gcm-test-'));
   const ownsDir = options.dataDir === undefined;
   const clock = options.clock ?? new ManualClock(Date.parse('2026-01-01T00:00:00.000Z'));
-  const config = await testConfig(dataDir, options.env);
+  const config = await testConfig(dataDir, {
+    ...options.env,
+    ...(options.logLevel === undefined ? {} : { LOG_LEVEL: options.logLevel }),
+  });
   const databaseUrl = onPostgres ? config.databaseUrl : undefined;
+  const logs: LogLine[] = [];
   const { app, deps, relay, newOperatorToken, billingScheduler } = await createService(config, {
     clock,
-    logger: false,
+    ...(options.logLevel === undefined
+      ? { logger: false }
+      : { logStream: { write: (line: string) => logs.push(JSON.parse(line) as LogLine) } }),
     ...(options.pauses === undefined ? {} : { pauses: options.pauses }),
   });
   // On a restart over an existing data dir the token is not new: read it back from its file.
@@ -91,6 +113,7 @@ export async function startTestService(
     clock,
     dataDir,
     operatorToken,
+    logs,
     call(method, url, { token, body, headers } = {}) {
       const all: Record<string, string> = { ...headers };
       const bearer = token === undefined ? operatorToken : token;

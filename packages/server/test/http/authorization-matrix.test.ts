@@ -346,6 +346,7 @@ const MATRIX: Record<string, Row> = {
     people: 'admin',
     request: ({ teamId }) => ({ params: { team_id: teamId }, query: { limit: '10' } }),
   },
+  'audit.list': { rule: 'operator', request: () => ({ query: { limit: '10' } }) },
   ...webhookRows('game'),
   ...webhookRows('team'),
 };

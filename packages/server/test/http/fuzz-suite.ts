@@ -208,6 +208,7 @@ const cursors = (
       `/games/${game.gameId}/environments/${game.namespaceId}/builds`,
       `/cloud/games/${game.gameId}/audit`,
       `/cloud/teams/${teamId}/audit`,
+      '/cloud/audit',
     ].map(async (url) => (await svc.call('GET', `${url}?limit=1`)).json<{ cursor?: string }>().cursor),
   )
 ).filter((c): c is string => c !== undefined);

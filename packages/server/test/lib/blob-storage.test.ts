@@ -80,6 +80,7 @@ function s3Harness(): Harness & { fake: FakeS3 } {
     forcePathStyle: true,
     clock,
     urlTtlSeconds: TTL_SECONDS,
+    timeoutMs: 10_000,
     requestHandler: fake.requestHandler,
   });
   return {
@@ -110,6 +111,7 @@ async function realS3HarnessOn(server: S3Server): Promise<Harness> {
     forcePathStyle: true,
     clock,
     urlTtlSeconds: TTL_SECONDS,
+    timeoutMs: 10_000,
   });
   return {
     storage,

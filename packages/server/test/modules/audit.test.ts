@@ -11,6 +11,27 @@ import { deleteExpiredAuditEvents } from '../../src/modules/audit/audit.service.
 import { addMember, asPerson, authCall, giveGame, newTeam, type Team } from '../helpers/people.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
 
+/**
+ * Pages of two walk the whole list, newest first, without gaps or repeats: the same events, in the same
+ * order, as one page of all. Answers that whole list.
+ */
+async function assertPagesWalk(list: (query: string) => Promise<AuditList>): Promise<AuditEvent[]> {
+  const all = (await list('?limit=1000')).events;
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await list(`?limit=2${cursor === undefined ? '' : `&cursor=${cursor}`}`);
+    assert.ok(page.events.length <= 2);
+    seen.push(...page.events.map((e) => e.event_id));
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  assert.deepEqual(
+    seen,
+    all.map((e) => e.event_id),
+  );
+  return all;
+}
+
 describe('audit log', () => {
   let svc: TestService;
   let team: Team;
@@ -156,20 +177,8 @@ describe('audit log', () => {
   });
 
   it('pages newest first with a cursor, without gaps or repeats', async () => {
-    const all = (await gameLog('?limit=1000')).events;
+    const all = await assertPagesWalk(gameLog);
     assert.ok(all.length >= 6, `${all.length} events`);
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await gameLog(`?limit=2${cursor === undefined ? '' : `&cursor=${cursor}`}`);
-      assert.ok(page.events.length <= 2);
-      seen.push(...page.events.map((e) => e.event_id));
-      cursor = page.cursor;
-    } while (cursor !== undefined);
-    assert.deepEqual(
-      seen,
-      all.map((e) => e.event_id),
-    );
     const times = all.map((e) => Date.parse(e.ts));
     assert.deepEqual(
       times,
@@ -226,6 +235,84 @@ describe('audit log', () => {
     assert.equal(unknown.json<{ code: string }>().code, 'TEAM_NOT_FOUND');
     const malformed = await svc.call('GET', '/cloud/teams/audited/audit');
     assert.equal(malformed.statusCode, 400, malformed.body);
+  });
+
+  /** Every event, as the operator's list has them, newest first. */
+  async function operatorLog(query = '?limit=1000'): Promise<AuditList> {
+    const res = await svc.call('GET', `/cloud/audit${query}`);
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<AuditList>();
+  }
+
+  async function teamEvents(teamId: string): Promise<AuditEvent[]> {
+    const res = await svc.call('GET', `/cloud/teams/${teamId}/audit?limit=1000`);
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<AuditList>().events;
+  }
+
+  it('records a member’s refused createGame and validateGame in the team they named', async () => {
+    for (const [path, body] of [
+      ['/cloud/games', { name_id: 'by-a-member', display_name: 'By a member', team_id: team.teamId }],
+      ['/cloud/games/validate', { display_name: 'By a member', team_id: team.teamId }],
+    ] as const) {
+      const res = await svc.call('POST', path, { token: null, headers: asPerson(svc, member), body });
+      assert.equal(res.statusCode, 403, res.body);
+      const listed = await svc.call('GET', `/cloud/teams/${team.teamId}/audit?limit=5`, {
+        token: null,
+        headers: asPerson(svc, admin),
+      });
+      const event = listed.json<AuditList>().events.find((e) => e.ray_id === res.headers['x-ray-id']);
+      assert.ok(event !== undefined, `${path}: the team's admins see it`);
+      assert.equal(event.team_id, team.teamId);
+      assert.equal(event.outcome, 'refused');
+      assert.equal(event.actor.email, 'member@audited.example');
+    }
+  });
+
+  it('records a call naming a team its caller is not in for the operator only', async () => {
+    const res = await svc.call('POST', '/cloud/games', {
+      token: null,
+      headers: asPerson(svc, other.owner.cookie),
+      body: { name_id: 'intruder', display_name: 'Intruder', team_id: team.teamId },
+    });
+    assert.equal(res.statusCode, 403, res.body);
+    const rayId = res.headers['x-ray-id'];
+    assert.ok(!(await teamEvents(team.teamId)).some((e) => e.ray_id === rayId), 'not in the named team');
+    assert.ok(!(await teamEvents(other.teamId)).some((e) => e.ray_id === rayId), 'nor in the caller’s');
+    const event = (await operatorLog()).events.find((e) => e.ray_id === rayId);
+    assert.ok(event !== undefined, 'the operator’s list has it');
+    assert.equal(event.team_id, undefined);
+    assert.equal(event.actor.email, other.owner.email);
+  });
+
+  it('lists refused calls to operator-only routes for the operator, who alone reads the list', async () => {
+    const body = { name: 'Not yours', slug: 'not-yours', owner_email: 'not-yours@example.com' };
+    const byToken = await svc.call('POST', '/cloud/teams', { token: game.cloudToken, body });
+    assert.equal(byToken.statusCode, 403, byToken.body);
+    const byAdmin = await svc.call('POST', '/cloud/teams', {
+      token: null,
+      headers: asPerson(svc, admin),
+      body,
+    });
+    assert.equal(byAdmin.statusCode, 403, byAdmin.body);
+    const newestTwo = (await operatorLog('?limit=2')).events;
+    assert.deepEqual(
+      newestTwo.map((e) => [e.ray_id, e.operation, e.actor.kind, e.outcome, e.game_id, e.team_id]),
+      [
+        [byAdmin.headers['x-ray-id'], 'teams.createTeam', 'person', 'refused', undefined, undefined],
+        [byToken.headers['x-ray-id'], 'teams.createTeam', 'cloud_token', 'refused', undefined, undefined],
+      ],
+    );
+    const all = await assertPagesWalk(operatorLog);
+    assert.ok(all.some((e) => e.game_id === game.gameId) && all.some((e) => e.team_id === other.teamId));
+    for (const [who, headers, token] of [
+      ['the owner', asPerson(svc, team.owner.cookie), null],
+      ['an admin', asPerson(svc, admin), null],
+      ['a cloud token', {}, game.cloudToken],
+    ] as const) {
+      const refused = await svc.call('GET', '/cloud/audit', { token, headers });
+      assert.equal(refused.statusCode, 403, `${who}: ${refused.body}`);
+    }
   });
 
   it('offers no way to change or delete an event', async () => {

@@ -864,7 +864,7 @@ describe('upload configuration', () => {
     assert.equal(config.uploadUrlTtlSeconds, 3600);
   });
 
-  it('reads S3 settings, region us-east-1 and path style by default', () => {
+  it('reads S3 settings, region us-east-1, path style and a 10 s timeout by default', () => {
     const config = loadConfig({ S3_ENDPOINT: 'https://minio.example:9000', S3_BUCKET: 'avatars' });
     assert.deepEqual(config.s3, {
       endpoint: 'https://minio.example:9000',
@@ -873,7 +873,14 @@ describe('upload configuration', () => {
       accessKeyId: undefined,
       secretAccessKey: undefined,
       forcePathStyle: true,
+      timeoutMs: 10_000,
     });
+    const s3 = { S3_ENDPOINT: 'https://minio.example:9000', S3_BUCKET: 'avatars' };
+    assert.equal(loadConfig({ ...s3, S3_TIMEOUT_MS: '250' }).s3?.timeoutMs, 250);
+    assert.throws(
+      () => loadConfig({ ...s3, S3_TIMEOUT_MS: '0' }),
+      (err: unknown) => err instanceof ConfigError && err.problems.some((p) => p.includes('S3_TIMEOUT_MS')),
+    );
   });
 
   it('refuses build parts under 5 MiB with S3, which would refuse to join them', () => {

@@ -183,3 +183,28 @@ export function assertValidKey(key: string): void {
     throw new Error(`invalid blob key "${key}"`);
   }
 }
+
+/**
+ * A failure of the blob store itself, not of the request: `unavailable` when it could not be reached (a
+ * refused connection, a timeout) or said so (503), `error` when it answered with any other error or with
+ * something that is not an answer. The service answers 503 or 502 for it, never 500, and logs these fields
+ * (the store's request ids find the call in the store's own logs).
+ */
+export class BlobStoreError extends Error {
+  constructor(
+    readonly kind: 'unavailable' | 'error',
+    /** The store's operation (`ListParts`, `HeadObject`). */
+    readonly operation: string,
+    message: string,
+    readonly details: {
+      status?: number | undefined;
+      s3Code?: string | undefined;
+      requestId?: string | undefined;
+      extendedRequestId?: string | undefined;
+    },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'BlobStoreError';
+  }
+}

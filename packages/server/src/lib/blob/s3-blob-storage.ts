@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -6,6 +6,7 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
+  type GetObjectCommandOutput,
   HeadObjectCommand,
   ListPartsCommand,
   type Part,
@@ -21,6 +22,7 @@ import {
   assertPresignableKey,
   assertValidKey,
   type BlobStorage,
+  BlobStoreError,
   type CompleteMultipartInput,
   type CompleteMultipartResult,
   frozenKeyFor,
@@ -38,6 +40,11 @@ export interface S3BlobStorageOptions {
   forcePathStyle: boolean;
   clock: Clock;
   urlTtlSeconds: number;
+  /**
+   * How long connecting, and then each wait for the store's next bytes, may take (the SDK retries a call
+   * that timed out, so a store that hangs fails a call after about three of these).
+   */
+  timeoutMs: number;
   /** Tests replace the HTTP transport; production leaves the SDK's own. */
   requestHandler?: S3ClientConfig['requestHandler'];
 }
@@ -62,16 +69,36 @@ export class S3BlobStorage implements BlobStorage {
       // Otherwise the SDK puts the CRC32 of an empty body into every presigned URL, and the store then
       // refuses the real upload as corrupt. Integrity comes from the signed length and the checks at complete.
       requestChecksumCalculation: 'WHEN_REQUIRED',
-      ...(options.requestHandler === undefined ? {} : { requestHandler: options.requestHandler }),
+      // The SDK's default is to wait for ever: a store that stopped answering would hold every request
+      // that needs it, and their connections, for good.
+      requestHandler: options.requestHandler ?? {
+        connectionTimeout: options.timeoutMs,
+        socketTimeout: options.timeoutMs,
+      },
     });
+  }
+
+  /**
+   * Every call to the store goes through here: whatever it fails with becomes a BlobStoreError naming the
+   * operation and the store's request id, with the SDK's error as its cause (a caller that expects an
+   * error, such as NoSuchKey, looks at the cause: isS3Error).
+   */
+  private async call<T>(operation: string, send: (client: S3Client) => Promise<T>): Promise<T> {
+    try {
+      return await send(this.client);
+    } catch (err) {
+      throw blobStoreErrorOf(operation, err);
+    }
   }
 
   async createMultipart(input: { key: string; uploadId: string }): Promise<{ multipartId: string }> {
     assertValidKey(input.key);
-    const out = await this.client.send(
-      new CreateMultipartUploadCommand({ Bucket: this.options.bucket, Key: input.key }),
+    const out = await this.call('CreateMultipartUpload', (c) =>
+      c.send(new CreateMultipartUploadCommand({ Bucket: this.options.bucket, Key: input.key })),
     );
-    if (out.UploadId === undefined) throw new Error('S3 CreateMultipartUpload returned no UploadId');
+    if (out.UploadId === undefined) {
+      throw new BlobStoreError('error', 'CreateMultipartUpload', 'the blob store answered no UploadId', {});
+    }
     return { multipartId: out.UploadId };
   }
 
@@ -82,14 +109,16 @@ export class S3BlobStorage implements BlobStorage {
     const now = this.options.clock.now();
     const signing = { expiresIn: this.options.urlTtlSeconds, signingDate: new Date(now) };
     const target = { Bucket: this.options.bucket, Key: input.key, ContentLength: input.contentLength };
-    const url =
+    // No call to the store, but the SDK's credential chain (an instance role) may need the network.
+    const url = await this.call('presign', (c) =>
       input.multipartId === undefined
-        ? await getSignedUrl(this.client, new PutObjectCommand(target), signing)
-        : await getSignedUrl(
-            this.client,
+        ? getSignedUrl(c, new PutObjectCommand(target), signing)
+        : getSignedUrl(
+            c,
             new UploadPartCommand({ ...target, UploadId: input.multipartId, PartNumber: input.part }),
             signing,
-          );
+          ),
+    );
     return { url, expireTs: Math.floor(now / 1000) * 1000 + this.options.urlTtlSeconds * 1000 };
   }
 
@@ -110,27 +139,31 @@ export class S3BlobStorage implements BlobStorage {
       .filter((p) => byNumber.get(p.part)?.Size !== p.contentLength)
       .map((p) => p.part);
     if (badParts.length > 0) return { ok: false, badParts };
-    await this.client.send(
-      new CompleteMultipartUploadCommand({
-        Bucket: this.options.bucket,
-        Key: input.key,
-        UploadId: input.multipartId,
-        MultipartUpload: {
-          Parts: input.parts.map((p) => ({ PartNumber: p.part, ETag: byNumber.get(p.part)?.ETag })),
-        },
-      }),
+    await this.call('CompleteMultipartUpload', (c) =>
+      c.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.options.bucket,
+          Key: input.key,
+          UploadId: input.multipartId,
+          MultipartUpload: {
+            Parts: input.parts.map((p) => ({ PartNumber: p.part, ETag: byNumber.get(p.part)?.ETag })),
+          },
+        }),
+      ),
     );
     return { ok: true };
   }
 
   async abortMultipart(input: { key: string; uploadId: string; multipartId: string }): Promise<void> {
     try {
-      await this.client.send(
-        new AbortMultipartUploadCommand({
-          Bucket: this.options.bucket,
-          Key: input.key,
-          UploadId: input.multipartId,
-        }),
+      await this.call('AbortMultipartUpload', (c) =>
+        c.send(
+          new AbortMultipartUploadCommand({
+            Bucket: this.options.bucket,
+            Key: input.key,
+            UploadId: input.multipartId,
+          }),
+        ),
       );
     } catch (err) {
       if (!isS3Error(err, 'NoSuchUpload', 404)) throw err;
@@ -143,12 +176,14 @@ export class S3BlobStorage implements BlobStorage {
     // S3 has no rename: a server-side copy (one atomic snapshot of the object), then the original goes.
     // Keys are [A-Za-z0-9._/-] only (assertValidKey), so the copy source needs no encoding.
     try {
-      await this.client.send(
-        new CopyObjectCommand({
-          Bucket: this.options.bucket,
-          Key: frozenKey,
-          CopySource: `${this.options.bucket}/${key}`,
-        }),
+      await this.call('CopyObject', (c) =>
+        c.send(
+          new CopyObjectCommand({
+            Bucket: this.options.bucket,
+            Key: frozenKey,
+            CopySource: `${this.options.bucket}/${key}`,
+          }),
+        ),
       );
     } catch (err) {
       if (isS3Error(err, 'NoSuchKey', 404)) return undefined;
@@ -156,13 +191,17 @@ export class S3BlobStorage implements BlobStorage {
     }
     await this.delete(key);
     const stored = await this.statObject(frozenKey);
-    if (stored === undefined) throw new Error(`S3 lost the frozen copy ${frozenKey}`);
+    if (stored === undefined) {
+      throw new BlobStoreError('error', 'HeadObject', `the blob store lost the copy ${frozenKey}`, {});
+    }
     return { key: frozenKey, size: stored.size };
   }
 
   async statObject(key: string): Promise<{ size: number } | undefined> {
     try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: key }));
+      const out = await this.call('HeadObject', (c) =>
+        c.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: key })),
+      );
       return { size: out.ContentLength ?? 0 };
     } catch (err) {
       if (isS3Error(err, 'NotFound', 404)) return undefined;
@@ -171,20 +210,27 @@ export class S3BlobStorage implements BlobStorage {
   }
 
   async openRead(key: string): Promise<Readable | undefined> {
+    let body: GetObjectCommandOutput['Body'];
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key }));
-      // On Node the SDK's body is an http.IncomingMessage (a Readable) with helper methods mixed in.
-      if (out.Body instanceof Readable) return out.Body;
-      if (out.Body === undefined) return undefined;
-      return Readable.from(Buffer.from(await out.Body.transformToByteArray()));
+      const out = await this.call('GetObject', (c) =>
+        c.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key })),
+      );
+      body = out.Body;
     } catch (err) {
       if (isS3Error(err, 'NoSuchKey', 404)) return undefined;
       throw err;
     }
+    if (body === undefined) return undefined;
+    // On Node the SDK's body is an http.IncomingMessage (a Readable) with helper methods mixed in.
+    if (body instanceof Readable) return withStoreErrors('GetObject', body);
+    const bytes = await this.call('GetObject', () => body.transformToByteArray());
+    return Readable.from(Buffer.from(bytes));
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: key }));
+    await this.call('DeleteObject', (c) =>
+      c.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: key })),
+    );
   }
 
   private async listParts(key: string, multipartId: string): Promise<Part[]> {
@@ -192,13 +238,15 @@ export class S3BlobStorage implements BlobStorage {
     let marker: string | undefined;
     // ListParts pages at 1,000 parts; a build may have up to 10,000.
     for (;;) {
-      const page = await this.client.send(
-        new ListPartsCommand({
-          Bucket: this.options.bucket,
-          Key: key,
-          UploadId: multipartId,
-          ...(marker === undefined ? {} : { PartNumberMarker: marker }),
-        }),
+      const page = await this.call('ListParts', (c) =>
+        c.send(
+          new ListPartsCommand({
+            Bucket: this.options.bucket,
+            Key: key,
+            UploadId: multipartId,
+            ...(marker === undefined ? {} : { PartNumberMarker: marker }),
+          }),
+        ),
       );
       parts.push(...(page.Parts ?? []));
       if (page.IsTruncated !== true || page.NextPartNumberMarker === undefined) return parts;
@@ -207,8 +255,82 @@ export class S3BlobStorage implements BlobStorage {
   }
 }
 
-/** S3 errors carry a code name; a HEAD's 404 has no body to name it, so the status decides too. */
+/**
+ * S3 errors carry a code name; a HEAD's 404 has no body to name it, so the status decides too. `err` is
+ * what the driver threw (a BlobStoreError): the SDK's error is its cause.
+ */
 function isS3Error(err: unknown, name: string, status: number): boolean {
-  if (!(err instanceof S3ServiceException)) return false;
-  return err.name === name || err.$metadata.httpStatusCode === status;
+  const sdkError = err instanceof BlobStoreError ? err.cause : err;
+  if (!(sdkError instanceof S3ServiceException)) return false;
+  return sdkError.name === name || sdkError.$metadata.httpStatusCode === status;
+}
+
+/** Socket errors of a store that cannot be reached (or went away): it may well answer again soon. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/** What the SDK failed with, as the store's failure: its status and request ids when it answered at all. */
+function blobStoreErrorOf(operation: string, err: unknown): BlobStoreError {
+  if (err instanceof BlobStoreError) return err;
+  const failure = (typeof err === 'object' && err !== null ? err : {}) as {
+    name?: unknown;
+    code?: unknown;
+    $metadata?: { httpStatusCode?: number; requestId?: string; extendedRequestId?: string };
+  };
+  const status = failure.$metadata?.httpStatusCode;
+  const name = typeof failure.name === 'string' ? failure.name : 'Error';
+  if (status !== undefined) {
+    // 503 is S3's "slow down" and "service unavailable": the store is there, and asks to be retried.
+    return new BlobStoreError(
+      status === 503 ? 'unavailable' : 'error',
+      operation,
+      `the blob store answered ${status} (${name}) to ${operation}`,
+      {
+        status,
+        s3Code: name,
+        requestId: failure.$metadata?.requestId,
+        extendedRequestId: failure.$metadata?.extendedRequestId,
+      },
+      { cause: err },
+    );
+  }
+  const code = typeof failure.code === 'string' ? failure.code : undefined;
+  if ((code !== undefined && UNREACHABLE.has(code)) || name === 'TimeoutError') {
+    return new BlobStoreError(
+      'unavailable',
+      operation,
+      `the blob store could not be reached for ${operation} (${code ?? name})`,
+      {},
+      { cause: err },
+    );
+  }
+  return new BlobStoreError(
+    'error',
+    operation,
+    `the blob store failed ${operation} (${name})`,
+    {},
+    {
+      cause: err,
+    },
+  );
+}
+
+/**
+ * The object's bytes as they arrive, a failure on the way (the store resets the connection) reported as
+ * the store's; the SDK's stream closes with ours, so a reader that stops early frees its connection.
+ */
+function withStoreErrors(operation: string, body: Readable): Readable {
+  const out = new PassThrough();
+  body.once('error', (err) => out.destroy(blobStoreErrorOf(operation, err)));
+  out.once('close', () => body.destroy());
+  return body.pipe(out);
 }

@@ -92,6 +92,33 @@ async function gameOf(
   return undefined;
 }
 
+/**
+ * The team a call named in its path or body (`team_id`: a team's routes, and the team a new game is to go
+ * to), when its caller belongs to that team: the operator; a person in it, whatever their role; a token of
+ * one of its games. The event then shows in that team's list, so a member's refused createGame is in front
+ * of the team's admins. A caller from outside is not recorded against the team it named: anyone could
+ * otherwise write into any team's list (and put their name in front of its admins) just by naming its id;
+ * their call is in the operator's list (`GET /cloud/audit`) with no team.
+ */
+async function teamNamedBy(
+  deps: Deps,
+  caller: Caller,
+  resource: Record<string, string>,
+  body: unknown,
+): Promise<string | undefined> {
+  const named = uuidAt(resource.team_id) ?? uuidAt((body as { team_id?: unknown } | null)?.team_id);
+  if (named === undefined) return undefined;
+  switch (caller.kind) {
+    case 'operator':
+      return named;
+    case 'person':
+      return caller.teams.has(named) ? named : undefined;
+    case 'game_cloud':
+    case 'namespace_reporter':
+      return (await repo.teamOfAnyGame(deps.db, caller.gameId)) === named ? named : undefined;
+  }
+}
+
 /** The team a better-auth team call was about, from its body or its answer. */
 function teamOfAuthCall(
   body: unknown,
@@ -133,7 +160,10 @@ export function registerAudit(app: FastifyInstance, deps: Deps): void {
       teamId = teamOfAuthCall(request.body, answer, path);
     } else {
       gameId = await gameOf(deps, resource, request.body);
-      teamId = gameId === undefined ? uuidAt(resource.team_id) : await repo.teamOfAnyGame(deps.db, gameId);
+      teamId =
+        gameId === undefined
+          ? await teamNamedBy(deps, caller, resource, request.body)
+          : await repo.teamOfAnyGame(deps.db, gameId);
     }
     const actor = actorOf(caller);
     await repo.insertEvent(deps.db, {

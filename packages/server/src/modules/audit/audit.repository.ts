@@ -7,14 +7,15 @@ export function insertEvent(db: Db, row: Insertable<AuditEventsTable>) {
   return db.insertInto('audit_events').values(row).execute();
 }
 
-/** One list's page, newest first: the events of a game, or of a team. */
+/** One list's page, newest first: the events of a game, or of a team, or (no scope) every event. */
 export function listEvents(
   db: Db,
-  scope: { column: 'game_id' | 'team_id'; id: string },
+  scope: { column: 'game_id' | 'team_id'; id: string } | undefined,
   after: PageKey | undefined,
   limit: number,
 ) {
-  let query = db.selectFrom('audit_events').selectAll().where(scope.column, '=', scope.id);
+  let query = db.selectFrom('audit_events').selectAll();
+  if (scope !== undefined) query = query.where(scope.column, '=', scope.id);
   if (after !== undefined) {
     query = query.where((eb) => eb(eb.refTuple('ts', 'event_id'), '<', eb.tuple(after.ts, after.id)));
   }

@@ -2,7 +2,7 @@ import { AuditList, GameIdParams, PageQuery, TeamIdParams } from '@gcm/contract'
 import type { Deps } from '../../deps.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { listGameAudit, listTeamAudit } from './audit.service.js';
+import { listAllAudit, listGameAudit, listTeamAudit } from './audit.service.js';
 
 const TAG = 'audit';
 
@@ -37,5 +37,21 @@ export function auditRoutes(app: TypedApp, deps: Deps): void {
       { params: TeamIdParams, querystring: PageQuery, response: { 200: AuditList } },
     ),
     async (request) => listTeamAudit(deps, request.params.team_id, request.query),
+  );
+
+  app.get(
+    '/cloud/audit',
+    routeOptions(
+      {
+        operationId: 'audit.list',
+        auth: 'operator',
+        summary:
+          "Every audit event, newest first and paged: the games' and teams' events, and those no other list " +
+          'shows (refused calls to operator-only routes, calls naming a team their caller is not in)',
+        tag: TAG,
+      },
+      { querystring: PageQuery, response: { 200: AuditList } },
+    ),
+    async (request) => listAllAudit(deps, request.query),
   );
 }

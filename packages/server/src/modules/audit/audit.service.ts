@@ -47,7 +47,7 @@ function eventOf(row: AuditEventsTable): AuditEvent {
 
 async function listOf(
   deps: Deps,
-  scope: { column: 'game_id' | 'team_id'; id: string },
+  scope: { column: 'game_id' | 'team_id'; id: string } | undefined,
   query: PageQuery,
 ): Promise<AuditList> {
   const page = readPage('audit', query);
@@ -64,6 +64,14 @@ export async function listGameAudit(deps: Deps, gameId: string, query: PageQuery
 export async function listTeamAudit(deps: Deps, teamId: string, query: PageQuery): Promise<AuditList> {
   if (!(await teamExists(deps.db, teamId))) throw errors.teamNotFound();
   return listOf(deps, { column: 'team_id', id: teamId }, query);
+}
+
+/**
+ * Every event, the operator's view: with those no game's or team's list shows (refused calls to
+ * operator-only routes, calls naming a team their caller is not in).
+ */
+export function listAllAudit(deps: Deps, query: PageQuery): Promise<AuditList> {
+  return listOf(deps, undefined, query);
 }
 
 /** The retention job's pass: deletes events older than GCM_AUDIT_RETENTION_DAYS. */
