@@ -1,5 +1,6 @@
 import { ERROR_CATALOGUE } from '@gcm/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createKeyedLock } from '../../db/keyed-lock.js';
 import type { Deps } from '../../deps.js';
 import { AppError, errors } from '../../errors.js';
 import type { TypedApp } from '../../http/typed-app.js';
@@ -26,12 +27,15 @@ const ANSWER_HEADERS = ['content-type', 'location', 'cache-control'] as const;
 /**
  * better-auth's standard endpoints under /auth (sign-up, sign-in, sign-out, get-session, change and reset
  * password, and organization/* for teams), passed through with these changes: each POST body is checked
- * field by field first (auth-bodies.ts, which also lists the endpoints served), the client's address is
- * the service's request.ip, the per-address `accountCalls` limit counts every call (shared by instances on PostgreSQL),
+ * field by field first (auth-bodies.ts, which also lists the endpoints served), one team's member changes
+ * take turns (so its last owner cannot leave however calls race), the client's address is the service's
+ * request.ip, the per-address `accountCalls` limit counts every call (shared by instances on PostgreSQL),
  * and a refusal comes back as the service's error body, better-auth's own code in metadata.auth_code.
  */
 export function accountsRoutes(app: TypedApp, deps: Deps): void {
   const origin = new URL(deps.config.publicUrl).origin;
+  const teamLock = createKeyedLock(deps.config.databaseUrl, (err, what) => app.log.warn({ err }, what));
+  app.addHook('onClose', () => teamLock.close());
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = (request.url.split('?', 1)[0] as string).slice(AUTH_BASE_PATH.length);
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
@@ -44,15 +48,22 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
     }
     headers.set(CLIENT_IP_HEADER, request.ip);
     if (hasBody) headers.set('content-type', 'application/json');
-    const answer = await deps.accounts.handler(
-      new Request(`${origin}${request.url}`, {
-        method: request.method,
-        headers,
-        body: hasBody ? JSON.stringify(body) : undefined,
-      }),
-    );
+    const call = async () => {
+      const answer = await deps.accounts.handler(
+        new Request(`${origin}${request.url}`, {
+          method: request.method,
+          headers,
+          body: hasBody ? JSON.stringify(body) : undefined,
+        }),
+      );
+      return { answer, text: await answer.text() };
+    };
+    // better-auth reads the team's owners and then writes, in separate statements: two owners leaving at
+    // once would each still see the other. One change of a team's members at a time, on every instance.
+    const teamId = MEMBERSHIP_CHANGES.has(path) ? body?.organizationId : undefined;
+    const { answer, text } =
+      typeof teamId === 'string' ? await teamLock.run(`team-members:${teamId}`, call) : await call();
     for (const cookie of answer.headers.getSetCookie()) reply.header('set-cookie', cookie);
-    const text = await answer.text();
     if (answer.status >= 400) throw refusal(answer.status, text, request);
     if (MEMBERSHIP_CHANGES.has(path)) {
       const teamId = teamOfMemberAnswer(text);
@@ -84,7 +95,10 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
   });
 }
 
-/** better-auth calls after which someone may have lost the role a token minted for them needs. */
+/**
+ * better-auth calls after which someone may have lost the role a token minted for them needs, or the team
+ * its last owner; each names its team (auth-bodies.ts).
+ */
 const MEMBERSHIP_CHANGES = new Set(
   ['leave', 'remove-member', 'update-member-role'].map((call) => `/organization/${call}`),
 );
