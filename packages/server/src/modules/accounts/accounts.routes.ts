@@ -1,10 +1,12 @@
 import { ERROR_CATALOGUE } from '@gcm/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createKeyedLock } from '../../db/keyed-lock.js';
 import type { Deps } from '../../deps.js';
 import { AppError, errors } from '../../errors.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { revokeStrandedPersonTokens } from '../tokens/tokens.service.js';
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER } from './accounts.js';
+import { checkAuthBody } from './auth-bodies.js';
 
 /** Request headers better-auth may read; the rest (tokens of our own, proxies' claims) stay out. */
 const FORWARDED_HEADERS = [
@@ -22,45 +24,48 @@ const FORWARDED_HEADERS = [
 /** Answer headers passed back to the client (set-cookie above all). */
 const ANSWER_HEADERS = ['content-type', 'location', 'cache-control'] as const;
 
-/** Longest string any /auth body field may hold (passwords are held to 128 by better-auth itself). */
-const MAX_AUTH_STRING = 1024;
-
 /**
  * better-auth's standard endpoints under /auth (sign-up, sign-in, sign-out, get-session, change and reset
- * password, and organization/* for teams), passed through as they are, with three changes: the client's
- * address is the service's request.ip, the per-address `accountCalls` limit counts every call (shared by
- * instances on PostgreSQL), and a refusal comes back as the service's error body, better-auth's own code in
- * metadata.auth_code.
+ * password, and organization/* for teams), passed through with these changes: each POST body is checked
+ * field by field first (auth-bodies.ts, which also lists the endpoints served), one team's member changes
+ * take turns (so its last owner cannot leave however calls race), the client's address is the service's
+ * request.ip, the per-address `accountCalls` limit counts every call (shared by instances on PostgreSQL),
+ * and a refusal comes back as the service's error body, better-auth's own code in metadata.auth_code.
  */
 export function accountsRoutes(app: TypedApp, deps: Deps): void {
   const origin = new URL(deps.config.publicUrl).origin;
+  const teamLock = createKeyedLock(deps.config.databaseUrl, (err, what) => app.log.warn({ err }, what));
+  app.addHook('onClose', () => teamLock.close());
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const tooLong = longString(request.body, []);
-    if (tooLong !== undefined) {
-      throw errors.badBody(`${tooLong} must be at most ${MAX_AUTH_STRING} characters`, {
-        field: tooLong,
-        max_length: MAX_AUTH_STRING,
-      });
-    }
+    const path = (request.url.split('?', 1)[0] as string).slice(AUTH_BASE_PATH.length);
+    const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+    const body = hasBody ? checkAuthBody(path, request.body) : undefined;
+    if (hasBody && body === undefined) throw errors.routeNotFound(request.method, request.url);
     const headers = new Headers();
     for (const name of FORWARDED_HEADERS) {
       const value = request.headers[name];
       if (typeof value === 'string') headers.set(name, value);
     }
     headers.set(CLIENT_IP_HEADER, request.ip);
-    const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
     if (hasBody) headers.set('content-type', 'application/json');
-    const answer = await deps.accounts.handler(
-      new Request(`${origin}${request.url}`, {
-        method: request.method,
-        headers,
-        body: hasBody ? JSON.stringify(request.body ?? {}) : undefined,
-      }),
-    );
+    const call = async () => {
+      const answer = await deps.accounts.handler(
+        new Request(`${origin}${request.url}`, {
+          method: request.method,
+          headers,
+          body: hasBody ? JSON.stringify(body) : undefined,
+        }),
+      );
+      return { answer, text: await answer.text() };
+    };
+    // better-auth reads the team's owners and then writes, in separate statements: two owners leaving at
+    // once would each still see the other. One change of a team's members at a time, on every instance.
+    const teamId = MEMBERSHIP_CHANGES.has(path) ? body?.organizationId : undefined;
+    const { answer, text } =
+      typeof teamId === 'string' ? await teamLock.run(`team-members:${teamId}`, call) : await call();
     for (const cookie of answer.headers.getSetCookie()) reply.header('set-cookie', cookie);
-    const text = await answer.text();
     if (answer.status >= 400) throw refusal(answer.status, text, request);
-    if (MEMBERSHIP_CHANGES.has(request.url.split('?', 1)[0] as string)) {
+    if (MEMBERSHIP_CHANGES.has(path)) {
       const teamId = teamOfMemberAnswer(text);
       // The change itself is made: a failure here must not answer it as failed. The minute sweep
       // (composition-root) revokes what this missed.
@@ -80,7 +85,7 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
 
   const config = { auth: 'public', limit: 'accountCalls' } as const;
   const summary = 'Accounts and teams: better-auth’s endpoints (README "People and teams")';
-  // No body schema: better-auth validates each endpoint's body itself (and a sign-out has none).
+  // No body schema: one route serves every endpoint, each checked against its own table (auth-bodies.ts).
   app.route({
     method: ['GET', 'POST'],
     url: `${AUTH_BASE_PATH}/*`,
@@ -90,9 +95,12 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
   });
 }
 
-/** better-auth calls after which someone may have lost the role a token minted for them needs. */
+/**
+ * better-auth calls after which someone may have lost the role a token minted for them needs, or the team
+ * its last owner; each names its team (auth-bodies.ts).
+ */
 const MEMBERSHIP_CHANGES = new Set(
-  ['leave', 'remove-member', 'update-member-role'].map((call) => `${AUTH_BASE_PATH}/organization/${call}`),
+  ['leave', 'remove-member', 'update-member-role'].map((call) => `/organization/${call}`),
 );
 
 /** The team of the member these calls answer (`{member: {organizationId}}` or the member itself). */
@@ -104,17 +112,6 @@ function teamOfMemberAnswer(text: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The dotted path of the first string longer than MAX_AUTH_STRING in `value`, if any. */
-function longString(value: unknown, path: string[]): string | undefined {
-  if (typeof value === 'string') return value.length > MAX_AUTH_STRING ? path.join('.') || 'body' : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  for (const [key, inner] of Object.entries(value)) {
-    const found = longString(inner, [...path, key]);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }
 
 /** better-auth's `{code, message}` refusal as the service's error; its 5xx as ours, logged. */

@@ -77,6 +77,16 @@ function refuse(message: string, code: string): never {
 }
 
 /**
+ * better-auth stores "admin,member" (or a list) as one role and grants the rights of each, which the
+ * service, reading one role a membership, would not see: every role written is exactly one. The /auth
+ * bodies are checked before this (auth-bodies.ts); this holds for every other way in (the server API, an
+ * invitation written before).
+ */
+async function assertOneRole(role: string): Promise<void> {
+  if (!isTeamRole(role)) refuse(`role must be exactly one of ${TEAM_ROLES.join(', ')}`, 'INVALID_ROLE');
+}
+
+/**
  * better-auth over the service's own store: people, sessions, credentials and teams (its "organizations")
  * in the tables of migration 0018. Its rate limiter is off: /auth routes are limited per address by the
  * service's own limits, which instances on PostgreSQL share.
@@ -276,6 +286,10 @@ export function createAccounts(options: AccountsOptions) {
             await joined(member, user);
           },
           afterAddMember: async ({ user, member }) => joined(member, user),
+          beforeAddMember: async ({ member }) => assertOneRole(member.role),
+          beforeUpdateMemberRole: async ({ newRole }) => assertOneRole(newRole),
+          beforeCreateInvitation: async ({ invitation }) => assertOneRole(invitation.role),
+          beforeAcceptInvitation: async ({ invitation }) => assertOneRole(invitation.role),
           afterDeleteOrganization: async ({ organization: team }) => {
             await options.teamDeleted?.(team.id);
           },
