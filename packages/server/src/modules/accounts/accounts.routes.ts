@@ -5,6 +5,7 @@ import { AppError, errors } from '../../errors.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { revokeStrandedPersonTokens } from '../tokens/tokens.service.js';
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER } from './accounts.js';
+import { guardPasswordCall } from './auth-call-guards.js';
 
 /** Request headers better-auth may read; the rest (tokens of our own, proxies' claims) stay out. */
 const FORWARDED_HEADERS = [
@@ -42,6 +43,7 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
         max_length: MAX_AUTH_STRING,
       });
     }
+    const settle = await guardPasswordCall(deps, request.url.split('?', 1)[0] as string, request.body);
     const headers = new Headers();
     for (const name of FORWARDED_HEADERS) {
       const value = request.headers[name];
@@ -57,6 +59,7 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
         body: hasBody ? JSON.stringify(request.body ?? {}) : undefined,
       }),
     );
+    await settle(answer.status);
     for (const cookie of answer.headers.getSetCookie()) reply.header('set-cookie', cookie);
     const text = await answer.text();
     if (answer.status >= 400) throw refusal(answer.status, text, request);

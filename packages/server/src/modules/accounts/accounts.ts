@@ -10,6 +10,7 @@ import type { Db } from '../../db/open-db.js';
 import { isPostgres } from '../../db/open-db.js';
 import { deleteInBatches } from '../../lib/batched-delete.js';
 import type { Mailer } from '../../lib/mail.js';
+import type { PasswordHashing } from './password-hashing.js';
 
 export { TEAM_ROLES, type TeamRole } from '@gcm/contract';
 
@@ -69,6 +70,8 @@ export interface AccountsOptions {
   }) => Promise<void>;
   /** A team is gone: what it alone owned (its webhook endpoints) goes too. */
   teamDeleted?: (teamId: string) => Promise<void>;
+  /** Hashes and checks passwords, a few at once (GCM_PASSWORD_HASH_CONCURRENCY). */
+  passwordHashing: PasswordHashing;
   /** better-auth's own warnings and errors, into the service's log. */
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }
@@ -129,6 +132,7 @@ export function createAccounts(options: AccountsOptions) {
       disableSignUp: config.accounts.signup === 'off',
       minPasswordLength: ACCOUNT_LIMITS.passwordMin,
       maxPasswordLength: ACCOUNT_LIMITS.passwordMax,
+      password: { hash: options.passwordHashing.hash, verify: options.passwordHashing.verify },
       revokeSessionsOnPasswordReset: true,
       // The token reached the person through the account's email (or the operator who made the account for
       // it): that proves the address, which listing one's invitations requires (markEmailVerified).
