@@ -26,7 +26,14 @@ export interface RunningService {
 export async function startService(
   registry: ChildRegistry,
   workDir: string,
-  options: { dataDir?: string; name?: string; operatorToken?: string; databaseUrl?: string } = {},
+  options: {
+    dataDir?: string;
+    name?: string;
+    operatorToken?: string;
+    databaseUrl?: string;
+    /** More environment variables (a scenario's own settings). */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<RunningService> {
   const dataDir = options.dataDir ?? path.join(workDir, 'service-data');
   mkdirSync(dataDir, { recursive: true });
@@ -42,6 +49,7 @@ export async function startService(
       GCM_OPERATOR_TOKEN: operatorToken,
       GCM_REGIONS: BENCH_REGIONS.join(','),
       ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
+      ...options.env,
     },
   });
   const baseUrl = `http://127.0.0.1:${port}`;
