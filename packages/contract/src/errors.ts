@@ -34,6 +34,18 @@ export const ERROR_CATALOGUE = {
     status: 400,
     summary: 'An /auth call was refused; metadata.auth_code says why (better-auth’s own code).',
   },
+  PASSWORD_TOO_WEAK: {
+    status: 400,
+    summary: 'The new password is too easy to guess; metadata names the field and says why.',
+  },
+  SIGN_IN_PAUSED: {
+    status: 429,
+    summary: 'Too many failed sign-ins for this account; wait metadata.retry_after_seconds (Retry-After).',
+  },
+  PASSWORD_HASHING_BUSY: {
+    status: 503,
+    summary: 'Too many sign-ins are waiting for a password check on this instance; retry shortly.',
+  },
   API_NOT_FOUND: { status: 404, summary: 'No such route.' },
   GAME_NOT_FOUND: { status: 404, summary: 'No such game.' },
   TEAM_NOT_FOUND: { status: 404, summary: 'No such team.' },

@@ -16,7 +16,9 @@ import { Metrics } from './lib/metrics.js';
 import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
 import { createAccounts, deleteExpiredSessions, loadAccountSecret } from './modules/accounts/accounts.js';
+import { PasswordHashing } from './modules/accounts/password-hashing.js';
 import { People } from './modules/accounts/people.js';
+import { pauseNotice, SignInLimit } from './modules/accounts/sign-in-limit.js';
 import { deleteExpiredAuditEvents } from './modules/audit/audit.service.js';
 import { Backups } from './modules/backups/backups.service.js';
 import { BillingScheduler } from './modules/billing/billing.scheduler.js';
@@ -84,6 +86,9 @@ export async function createService(config: Config, options: StartOptions = {}) 
   let logMail = (fields: Record<string, unknown>, message: string): void => {
     process.stderr.write(`${message}: ${JSON.stringify(fields)}\n`);
   };
+  let logPause = (fields: Record<string, unknown>, message: string): void => {
+    process.stderr.write(`${message}: ${JSON.stringify(fields)}\n`);
+  };
   let logMailError = (err: unknown, mail: Mail): void => {
     process.stderr.write(`mail to ${mail.to} failed: ${describeSmtpError(err)}\n`);
   };
@@ -130,10 +135,27 @@ export async function createService(config: Config, options: StartOptions = {}) 
             from: config.mailFrom,
             onError: (err, mail) => logMailError(err, mail),
           });
+    const passwordHashing = new PasswordHashing(
+      config.accounts.passwordHashes.concurrency,
+      config.accounts.passwordHashes.queueMax,
+    );
+    metrics.watchPasswordHashes(() => passwordHashing.stats);
+    const signIns = new SignInLimit(
+      rateCounters,
+      clock,
+      config.accounts.signInFailures,
+      pauseNotice({
+        db,
+        mailer,
+        publicUrl: config.publicUrl,
+        log: (fields, message) => logPause(fields, message),
+      }),
+    );
     const accounts = createAccounts({
       config,
       db,
       mailer,
+      passwordHashing,
       secret: await loadAccountSecret(db),
       teamOwnsGames: (teamId) => teamOwnsGames(db, teamId),
       memberJoined: (m) =>
@@ -159,6 +181,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
       caches,
       accounts,
       people: new People(db, accounts),
+      passwordHashing,
+      signIns,
       metrics,
       webhooks,
       pauses: options.pauses,
@@ -179,6 +203,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
       );
     app.addHook('onClose', () => mailer.close());
     logAccounts = (level, message) => app.log[level]({ component: 'better-auth' }, message);
+    logPause = (fields, message) => app.log.warn(fields, message);
     if (postgres !== undefined) {
       relay = new PgChangeRelay(postgres.clientConfig, postgres.pool, notifier, caches, app.log);
       await relay.start();

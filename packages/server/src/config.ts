@@ -97,6 +97,28 @@ export interface AccountsConfig {
   readonly trustedOrigins: readonly string[];
   readonly sessionTtlSeconds: number;
   readonly invitationTtlSeconds: number;
+  /** zxcvbn score (0-4) a new password needs (GCM_PASSWORD_MIN_SCORE); 0 turns the check off. */
+  readonly passwordMinScore: number;
+  readonly signInFailures: SignInFailureConfig;
+  readonly passwordHashes: PasswordHashConfig;
+}
+
+/** Failed sign-ins per account (email), whatever the addresses they come from (README "Rate limits"). */
+export interface SignInFailureConfig {
+  /** Failures in a window that pause the account's sign-ins; 0 turns the limit off. */
+  readonly max: number;
+  readonly windowMs: number;
+  /** The first pause; each further one within a day is twice as long, up to pauseMaxMs. */
+  readonly pauseMs: number;
+  readonly pauseMaxMs: number;
+}
+
+/** Password hashes (scrypt, in libuv's thread pool) this instance runs at once, and how many may wait. */
+export interface PasswordHashConfig {
+  /** 0: no cap. */
+  readonly concurrency: number;
+  /** Sign-ins, sign-ups and password changes refused (503) while this many hashes wait already. */
+  readonly queueMax: number;
 }
 
 /** Per client address and window; 0 turns a limit off. */
@@ -275,7 +297,26 @@ export function loadConfig(env: Env = process.env): Config {
     trustedOrigins,
     sessionTtlSeconds: int('GCM_SESSION_TTL_SECONDS', 7 * 86_400, 300, 365 * 86_400),
     invitationTtlSeconds: int('GCM_INVITATION_TTL_SECONDS', 7 * 86_400, 1, 90 * 86_400),
+    passwordMinScore: int('GCM_PASSWORD_MIN_SCORE', 3, 0, 4),
+    signInFailures: Object.freeze({
+      max: int('GCM_SIGN_IN_FAILURES_PER_ACCOUNT', 20, 0, 1_000_000),
+      windowMs: int('GCM_SIGN_IN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400) * 1000,
+      pauseMs: int('GCM_SIGN_IN_PAUSE_SECONDS', 60, 1, 86_400) * 1000,
+      pauseMaxMs: int('GCM_SIGN_IN_PAUSE_MAX_SECONDS', 900, 1, 86_400) * 1000,
+    }),
+    passwordHashes: Object.freeze({
+      concurrency: int(
+        'GCM_PASSWORD_HASH_CONCURRENCY',
+        defaultHashConcurrency(availableParallelism()),
+        0,
+        1024,
+      ),
+      queueMax: int('GCM_PASSWORD_HASH_QUEUE_MAX', 256, 1, 1_000_000),
+    }),
   });
+  if (accounts.signInFailures.pauseMaxMs < accounts.signInFailures.pauseMs) {
+    problems.push('GCM_SIGN_IN_PAUSE_MAX_SECONDS must be at least GCM_SIGN_IN_PAUSE_SECONDS');
+  }
   const smtpUrl = read('GCM_SMTP_URL');
   if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) {
     problems.push('GCM_SMTP_URL must be an smtp:// or smtps:// URL');
@@ -436,6 +477,15 @@ function isAddressOrCidr(value: string): boolean {
  */
 export function defaultMaxConnectionsPerAddress(maxConnections: number): number {
   return Math.max(1, Math.floor(maxConnections / 10));
+}
+
+/**
+ * One hash per core, but at most 2: scrypt runs in libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE
+ * says otherwise), where WebCrypto (token signatures), file reads and DNS look-ups run too; they would wait
+ * behind a queue of sign-ins if hashes took every thread. A larger pool allows a larger cap.
+ */
+export function defaultHashConcurrency(cores: number): number {
+  return Math.max(1, Math.min(cores, 2));
 }
 
 /** Open files this process may hold (the soft limit, which Node raises to the hard one at start). */

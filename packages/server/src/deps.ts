@@ -7,7 +7,9 @@ import type { Clock } from './lib/clock.js';
 import type { Metrics } from './lib/metrics.js';
 import type { RateCounters } from './lib/rate-counters.js';
 import type { Accounts } from './modules/accounts/accounts.js';
+import type { PasswordHashing } from './modules/accounts/password-hashing.js';
 import type { People } from './modules/accounts/people.js';
+import type { SignInLimit } from './modules/accounts/sign-in-limit.js';
 import type { TokenAuthority } from './modules/tokens/token-authority.js';
 import type { WebhookOutbox } from './modules/webhooks/webhooks.outbox.js';
 
@@ -43,6 +45,10 @@ export interface Deps {
   readonly accounts: Accounts;
   /** Who a session cookie speaks for, and their roles in the teams that own games. */
   readonly people: People;
+  /** better-auth's password hashing, at most GCM_PASSWORD_HASH_CONCURRENCY at once. */
+  readonly passwordHashing: PasswordHashing;
+  /** Failed sign-ins per account (GCM_SIGN_IN_FAILURES_PER_ACCOUNT). */
+  readonly signIns: SignInLimit;
   /** This instance's Prometheus series (GET /metrics). */
   readonly metrics: Metrics;
   /** Queues webhook deliveries of the changes it is told of (modules/webhooks). */

@@ -279,6 +279,36 @@ export const errors = {
         plans,
       },
     ),
+  passwordTooWeak: (
+    field: string,
+    verdict: { score: number; warning?: string; suggestions: string[] },
+    minScore: number,
+  ) =>
+    make(
+      'PASSWORD_TOO_WEAK',
+      `${field} is too easy to guess (strength ${verdict.score} of 4, at least ${minScore} needed)` +
+        `${verdict.warning === undefined ? '' : `: ${verdict.warning}`}` +
+        `${verdict.suggestions.length === 0 ? '' : ` ${verdict.suggestions.join(' ')}`}`,
+      {
+        field,
+        score: verdict.score,
+        min_score: minScore,
+        ...(verdict.warning === undefined ? {} : { warning: verdict.warning }),
+        suggestions: verdict.suggestions,
+      },
+    ),
+  signInPaused: (retryAfterSeconds: number) =>
+    make(
+      'SIGN_IN_PAUSED',
+      `too many failed sign-ins for this account: its sign-ins are paused; retry in ${retryAfterSeconds} s`,
+      { retry_after_seconds: retryAfterSeconds },
+    ),
+  passwordHashingBusy: () =>
+    make(
+      'PASSWORD_HASHING_BUSY',
+      'too many sign-ins are waiting for a password check on this instance; retry in a few seconds',
+      { retry_after_seconds: 2 },
+    ),
   rateLimited: (retryAfterSeconds: number, message: string) =>
     make('RATE_LIMITED', `${message}; retry in ${retryAfterSeconds} s`, {
       retry_after_seconds: retryAfterSeconds,

@@ -52,6 +52,7 @@ export async function startService(
       GCM_OPERATOR_TOKEN: operatorToken,
       GCM_REGIONS: BENCH_REGIONS.join(','),
       ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
+      ...options.env,
     },
   });
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -4,6 +4,7 @@ import { buildsList } from './builds-list.js';
 import { lobbyPage } from './lobby-page.js';
 import { lobbyWrites } from './lobby-writes.js';
 import { namespaceRead } from './namespace-read.js';
+import { signInFlood } from './sign-in-flood.js';
 import { validateContention } from './validate-contention.js';
 import { versionValidate } from './version-validate.js';
 
@@ -16,4 +17,5 @@ export const SCENARIOS: readonly Scenario[] = [
   lobbyWrites,
   buildsList,
   billingWatch,
+  signInFlood,
 ];

@@ -70,6 +70,7 @@ export class Metrics {
   private readonly webhookAttempts: Counter<'result'>;
   private connections: (() => ConnectionStats) | undefined;
   private watchers: (() => number) | undefined;
+  private passwordHashes: (() => { running: number; waiting: number }) | undefined;
 
   constructor() {
     const registers = [this.registry];
@@ -121,6 +122,17 @@ export class Metrics {
       const waiting = this.watchers?.();
       if (waiting !== undefined) g.set(waiting);
     });
+    gauge(
+      'gcm_password_hashes',
+      'Password hashes (sign-ins, sign-ups, changes) by state',
+      (g) => {
+        const stats = this.passwordHashes?.();
+        if (stats === undefined) return;
+        g.set({ state: 'running' }, stats.running);
+        g.set({ state: 'waiting' }, stats.waiting);
+      },
+      ['state'],
+    );
     this.jobRuns = new Counter({
       name: 'gcm_background_job_runs_total',
       help: 'Passes of each background job this instance ran (on PostgreSQL: while it held the job)',
@@ -181,6 +193,11 @@ export class Metrics {
     this.jobRuns.inc({ job }, 0);
     this.jobFailures.inc({ job }, 0);
     this.jobLastSuccess.set({ job }, 0);
+  }
+
+  /** Where gcm_password_hashes is read from when scraped. */
+  watchPasswordHashes(read: () => { running: number; waiting: number }): void {
+    this.passwordHashes = read;
   }
 
   jobPassed(job: string, failed: boolean): void {

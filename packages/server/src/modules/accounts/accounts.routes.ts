@@ -7,6 +7,7 @@ import type { TypedApp } from '../../http/typed-app.js';
 import { revokeStrandedPersonTokens } from '../tokens/tokens.service.js';
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER } from './accounts.js';
 import { checkAuthBody } from './auth-bodies.js';
+import { guardPasswordCall } from './auth-call-guards.js';
 
 /** Request headers better-auth may read; the rest (tokens of our own, proxies' claims) stay out. */
 const FORWARDED_HEADERS = [
@@ -41,6 +42,7 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
     const body = hasBody ? checkAuthBody(path, request.body) : undefined;
     if (hasBody && body === undefined) throw errors.routeNotFound(request.method, request.url);
+    const settle = await guardPasswordCall(deps, request.url.split('?', 1)[0] as string, body);
     const headers = new Headers();
     for (const name of FORWARDED_HEADERS) {
       const value = request.headers[name];
@@ -63,6 +65,7 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
     const teamId = MEMBERSHIP_CHANGES.has(path) ? body?.organizationId : undefined;
     const { answer, text } =
       typeof teamId === 'string' ? await teamLock.run(`team-members:${teamId}`, call) : await call();
+    await settle(answer.status);
     for (const cookie of answer.headers.getSetCookie()) reply.header('set-cookie', cookie);
     if (answer.status >= 400) throw refusal(answer.status, text, request);
     if (MEMBERSHIP_CHANGES.has(path)) {

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { TEAM_ROLES, type TeamRole } from '@gcm/contract';
 import { APIError, betterAuth } from 'better-auth';
+import { createAuthMiddleware } from 'better-auth/api';
 import { organization } from 'better-auth/plugins';
 import { adminAc, defaultAc, memberAc, ownerAc } from 'better-auth/plugins/organization/access';
 import type { Config } from '../../config.js';
@@ -9,6 +10,7 @@ import type { Db } from '../../db/open-db.js';
 import { isPostgres } from '../../db/open-db.js';
 import { deleteInBatches } from '../../lib/batched-delete.js';
 import type { Mailer } from '../../lib/mail.js';
+import type { PasswordHashing } from './password-hashing.js';
 
 export { TEAM_ROLES, type TeamRole } from '@gcm/contract';
 
@@ -68,6 +70,8 @@ export interface AccountsOptions {
   }) => Promise<void>;
   /** A team is gone: what it alone owned (its webhook endpoints) goes too. */
   teamDeleted?: (teamId: string) => Promise<void>;
+  /** Hashes and checks passwords, a few at once (GCM_PASSWORD_HASH_CONCURRENCY). */
+  passwordHashing: PasswordHashing;
   /** better-auth's own warnings and errors, into the service's log. */
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }
@@ -138,6 +142,7 @@ export function createAccounts(options: AccountsOptions) {
       disableSignUp: config.accounts.signup === 'off',
       minPasswordLength: ACCOUNT_LIMITS.passwordMin,
       maxPasswordLength: ACCOUNT_LIMITS.passwordMax,
+      password: { hash: options.passwordHashing.hash, verify: options.passwordHashing.verify },
       revokeSessionsOnPasswordReset: true,
       // The token reached the person through the account's email (or the operator who made the account for
       // it): that proves the address, which listing one's invitations requires (markEmailVerified).
@@ -217,6 +222,15 @@ export function createAccounts(options: AccountsOptions) {
       // Set by the service to request.ip (which honours GCM_TRUST_PROXY), after dropping any the client sent.
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
     },
+    hooks: {
+      // Before better-auth looks the email up: an email that has an account but no invitation gets the
+      // refusal an unknown one gets, or the answers would tell which emails have accounts (README "Sign-up").
+      // Returned, not thrown: better-auth answers a returned error alike, without logging it as a failure.
+      before: createAuthMiddleware(async (ctx) => {
+        const email: unknown = ctx.path === '/sign-up/email' ? ctx.body?.email : undefined;
+        return typeof email === 'string' ? await uninvitedRefusal(config, db, email) : undefined;
+      }),
+    },
     databaseHooks: {
       user: {
         create: {
@@ -227,17 +241,8 @@ export function createAccounts(options: AccountsOptions) {
             if (user.email.length > ACCOUNT_LIMITS.email) {
               refuse(`email must be at most ${ACCOUNT_LIMITS.email} characters`, 'EMAIL_TOO_LONG');
             }
-            if (
-              config.accounts.signup === 'invite' &&
-              operatorSignUp.getStore() !== true &&
-              !(await hasPendingInvitation(db, user.email))
-            ) {
-              throw new APIError('FORBIDDEN', {
-                message:
-                  'sign-up is by invitation only: ask a team admin (or the operator) to invite this email',
-                code: 'SIGN_UP_BY_INVITATION_ONLY',
-              });
-            }
+            const refusal = await uninvitedRefusal(config, db, user.email);
+            if (refusal !== undefined) throw refusal;
           },
         },
         update: {
@@ -373,6 +378,26 @@ async function markEmailVerified(db: Db, userId: string): Promise<void> {
     .set({ email_verified: isPostgres(db) ? true : 1 })
     .where('id', '=', userId)
     .execute();
+}
+
+/**
+ * In `invite` mode, the refusal of an account for an email with no open invitation (unless the operator makes
+ * it). One refusal whether or not the email has an account already: its status, code and message are alike.
+ */
+async function uninvitedRefusal(config: Config, db: Db, email: string): Promise<APIError | undefined> {
+  if (
+    config.accounts.signup === 'invite' &&
+    operatorSignUp.getStore() !== true &&
+    !(await hasPendingInvitation(db, email))
+  ) {
+    return new APIError('FORBIDDEN', {
+      message:
+        'sign-up is by invitation only: ask a team admin (or the operator) to invite this email; ' +
+        'if it has an account already, sign in (or reset its password) instead',
+      code: 'SIGN_UP_BY_INVITATION_ONLY',
+    });
+  }
+  return undefined;
 }
 
 /** An invitation to any team for `email` that is still open: what lets a person sign up by invitation. */
