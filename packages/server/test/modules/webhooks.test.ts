@@ -18,10 +18,15 @@ import {
   type WebhookEventBody,
   type WebhookList,
 } from '@gcm/contract';
+import {
+  dueDeliveriesQuery,
+  endpointsWithPendingQuery,
+} from '../../src/modules/webhooks/webhooks.repository.js';
 import { deleteExpiredDeliveries } from '../../src/modules/webhooks/webhooks.service.js';
 import { newLobby, uploadedBuild } from '../helpers/api-world.js';
 import { addMember, asPerson, giveGame, newTeam, type Team } from '../helpers/people.js';
 import { dropTestDatabase, onPostgres } from '../helpers/postgres.js';
+import { queryPlan } from '../helpers/query-plan.js';
 import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
 import { pgOnly } from '../helpers/stores.js';
 import { until } from '../helpers/until.js';
@@ -618,6 +623,30 @@ describe('webhook deliveries of two tenants', () => {
       await svc.close();
       await stuck.close();
       await healthy.close();
+    }
+  });
+});
+
+describe('webhook due queries', () => {
+  it("read each endpoint's queue through its index: no scan of the outbox, no sort", async () => {
+    const svc = await startTestService();
+    try {
+      const db = svc.deps.db;
+      const take = new Map([
+        ['01a00000-0000-7000-8000-000000000001', 2],
+        ['01a00000-0000-7000-8000-000000000002', 1],
+      ]);
+      for (const compiled of [
+        endpointsWithPendingQuery(db, 1024).compile(),
+        dueDeliveriesQuery(db, 0, take).compile(),
+      ]) {
+        const plan = await queryPlan(db, compiled);
+        assert.match(plan, /webhook_deliveries_queue/, plan);
+        if (onPostgres) assert.doesNotMatch(plan, /Seq Scan on webhook_deliveries|Sort/, plan);
+        else assert.doesNotMatch(plan, /SCAN (webhook_deliveries|d|p|n)\b|TEMP B-TREE/, plan);
+      }
+    } finally {
+      await svc.close();
     }
   });
 });

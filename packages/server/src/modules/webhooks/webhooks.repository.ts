@@ -129,7 +129,13 @@ export async function insertDeliveries(db: Db, rows: Insertable<WebhookDeliverie
  * have something pending, not with how much one of them has (a receiver down for a day).
  */
 export async function endpointsWithPending(db: Db, limit: number): Promise<string[]> {
-  const rows = await db
+  const rows = await endpointsWithPendingQuery(db, limit).execute();
+  return rows.map((row) => row.webhook_id as string);
+}
+
+/** endpointsWithPending's statement, for its plan to be checked. */
+export function endpointsWithPendingQuery(db: Db, limit: number) {
+  return db
     .withRecursive('queues(webhook_id)', (qc) =>
       qc
         .selectFrom('webhook_deliveries')
@@ -152,9 +158,7 @@ export async function endpointsWithPending(db: Db, limit: number): Promise<strin
     .selectFrom('queues')
     .select('webhook_id')
     .where('webhook_id', 'is not', null)
-    .limit(limit)
-    .execute();
-  return rows.map((row) => row.webhook_id as string);
+    .limit(limit);
 }
 
 /**
@@ -164,6 +168,11 @@ export async function endpointsWithPending(db: Db, limit: number): Promise<strin
  * endpoint, each read in `seq` order from webhook_deliveries_queue.
  */
 export async function dueDeliveries(db: Db, now: number, take: ReadonlyMap<string, number>) {
+  return take.size === 0 ? [] : dueDeliveriesQuery(db, now, take).execute();
+}
+
+/** dueDeliveries's statement (`take` not empty), for its plan to be checked. */
+export function dueDeliveriesQuery(db: Db, now: number, take: ReadonlyMap<string, number>) {
   const parts = [...take].map(([webhookId, count]) =>
     db
       .selectFrom('webhook_deliveries as d')
@@ -201,13 +210,12 @@ export async function dueDeliveries(db: Db, now: number, take: ReadonlyMap<strin
       .limit(count),
   );
   const [first, ...rest] = parts;
-  if (first === undefined) return [];
+  if (first === undefined) throw new Error('dueDeliveriesQuery needs at least one endpoint');
   // Each part keeps its own ORDER BY and LIMIT inside the union (a subquery), as both stores require.
-  const union = rest.reduce(
+  return rest.reduce(
     (all, part) => all.unionAll(db.selectFrom(part.as('x')).selectAll()),
     db.selectFrom(first.as('x')).selectAll(),
   );
-  return union.execute();
 }
 
 /** Of `webhookIds`, the enabled endpoints. */
