@@ -14,6 +14,11 @@ export const WAITING_PER_CALLER = 8;
 const UNDER_TSX = import.meta.url.endsWith('.ts');
 const TASK_FILE = fileURLToPath(new URL(`./validate-task${UNDER_TSX ? '.ts' : '.js'}`, import.meta.url));
 
+const WARM_UP: ValidationTask = {
+  input: { display_name: 'warm-up', config: {} },
+  facts: { regions: [], existingDisplayNames: [], hostNetworkingEnabled: false },
+};
+
 /** Whose turn a large body waits for: its token's (a person's, the operator's). */
 export function callerKey(caller: Caller | null): string {
   if (caller === null) return 'anonymous';
@@ -39,6 +44,7 @@ export function callerKey(caller: Caller | null): string {
  */
 export class VersionValidator {
   private pool: Piscina<ValidationTask, FoundErrors> | undefined;
+  private warm: Promise<void> | undefined;
   /** Per caller with a large body in progress: the requests waiting for it to end, first first. */
   private readonly inProgress = new Map<string, (() => void)[]>();
 
@@ -81,6 +87,7 @@ export class VersionValidator {
   async close(): Promise<void> {
     const pool = this.pool;
     this.pool = undefined;
+    this.warm = undefined;
     await pool?.destroy();
   }
 
@@ -103,14 +110,32 @@ export class VersionValidator {
     return pool;
   }
 
-  private async inWorker(task: ValidationTask): Promise<FoundErrors> {
+  /**
+   * The pool once its first worker has started (and run an empty validation): starting one loads the
+   * contract's modules, which on a loaded machine can take seconds that no validation's timeout should count.
+   * A pool whose worker cannot start is tried again at the next large validation.
+   */
+  private async readyPool(): Promise<Piscina<ValidationTask, FoundErrors>> {
     const pool = this.poolOf();
-    const signal = AbortSignal.timeout(this.settings.timeoutMs);
+    this.warm ??= pool.run(WARM_UP).then(() => undefined);
     try {
+      await this.warm;
+    } catch (err) {
+      this.warm = undefined;
+      throw err;
+    }
+    return pool;
+  }
+
+  private async inWorker(task: ValidationTask): Promise<FoundErrors> {
+    let signal: AbortSignal | undefined;
+    try {
+      const pool = await this.readyPool();
+      signal = AbortSignal.timeout(this.settings.timeoutMs);
       return await pool.run(task, { signal });
     } catch (err) {
       // A timed-out task's worker is terminated and replaced, as is one that crashed.
-      const reason = signal.aborted ? 'timeout' : 'failed';
+      const reason = signal?.aborted === true ? 'timeout' : 'failed';
       this.log.warn({ err, reason }, 'a version configuration could not be validated in a worker');
       throw errors.validationUnavailable(reason, this.settings.timeoutMs);
     }
