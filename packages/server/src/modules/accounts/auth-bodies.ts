@@ -77,8 +77,8 @@ export const AUTH_BODIES: Readonly<Record<string, Fields>> = {
   '/organization/accept-invitation': { invitationId: id },
   '/organization/reject-invitation': { invitationId: id },
   '/organization/cancel-invitation': { invitationId: id },
-  // The team is named, never taken from the session's active team: it is the one whose changes are
-  // serialized (team-lock), and a concurrent set-active could otherwise point better-auth at another.
+  // The team is named, never taken from the session's active team: it is the one whose member changes
+  // take turns (accounts.routes.ts), and a concurrent set-active could point better-auth at another.
   '/organization/update-member-role': { memberId: id, role, organizationId: id },
   '/organization/remove-member': {
     memberIdOrEmail: required(text(ACCOUNT_LIMITS.email, 1)),
