@@ -38,11 +38,12 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
   const teamLock = createKeyedLock(deps.config.databaseUrl, (err, what) => app.log.warn({ err }, what));
   app.addHook('onClose', () => teamLock.close());
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const path = (request.url.split('?', 1)[0] as string).slice(AUTH_BASE_PATH.length);
+    const fullPath = request.url.split('?', 1)[0] as string;
+    const path = fullPath.slice(AUTH_BASE_PATH.length);
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
     const body = hasBody ? checkAuthBody(path, request.body) : undefined;
     if (hasBody && body === undefined) throw errors.routeNotFound(request.method, request.url);
-    const settle = await guardPasswordCall(deps, request.url.split('?', 1)[0] as string, body);
+    const settle = await guardPasswordCall(deps, fullPath, body);
     const headers = new Headers();
     for (const name of FORWARDED_HEADERS) {
       const value = request.headers[name];

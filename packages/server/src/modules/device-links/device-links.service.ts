@@ -109,8 +109,10 @@ async function findLiveLink(deps: Deps, link: VerifiedLink): Promise<repo.Device
     throw errors.deviceLinkTokenExpired();
   }
   const row = await repo.findLink(deps.db, link.linkId);
-  if (row === undefined) throw errors.deviceLinkTokenInvalid();
-  return row;
+  if (row !== undefined) return row;
+  // The clean-up may have deleted it at its expiry while we read: that link expired, it was not foreign.
+  if (link.expireTs <= deps.clock.now()) throw errors.deviceLinkTokenExpired();
+  throw errors.deviceLinkTokenInvalid();
 }
 
 /**
