@@ -10,7 +10,9 @@ import { authCall, newTeam, PASSWORD, sessionCookie, signIn, signUp } from '../h
 import { secondInstance, startTestService, type TestService } from '../helpers/service.js';
 import { Mailbox } from '../helpers/smtp.js';
 import { diffSnapshots, snapshotStore } from '../helpers/store-snapshot.js';
-import { pgOnly } from '../helpers/stores.js';
+// Store-independent work (the validator, the worker pool, address and password checks): the SQLite run
+// covers it, and the PostgreSQL run would only pay for it twice.
+import { pgOnly, sqliteOnly } from '../helpers/stores.js';
 import { HANG_MS, until } from '../helpers/until.js';
 
 /** What a refusal says, without its ray id (which differs per request). */
@@ -58,7 +60,7 @@ function assertTooWeak(res: LightMyRequestResponse, field: string): WeakRefusal 
   return body;
 }
 
-describe('new passwords must be hard to guess (zxcvbn)', () => {
+describe('new passwords must be hard to guess (zxcvbn)', sqliteOnly, () => {
   let svc: TestService;
   before(async () => {
     svc = await startTestService({ env: { GCM_SIGNUP: 'open' } });
@@ -246,7 +248,7 @@ describe('failed sign-ins per account across two instances on one PostgreSQL', (
   });
 });
 
-describe('password hashes run a few at once (GCM_PASSWORD_HASH_CONCURRENCY)', () => {
+describe('password hashes run a few at once (GCM_PASSWORD_HASH_CONCURRENCY)', sqliteOnly, () => {
   /** `count` sign-ins at once on a service with `env`: their statuses, and the most hashes that ran at once. */
   async function concurrentSignIns(env: Record<string, string>, count: number) {
     const svc = await startTestService({ env: { GCM_SIGNUP: 'open', ...env } });

@@ -10,6 +10,9 @@ import { validateVersion } from '@gcm/contract';
 import { DEFAULT_REGIONS } from '../../src/config.js';
 import { assertError } from '../helpers/error-answer.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+// Store-independent work (the validator, the worker pool, address and password checks): the SQLite run
+// covers it, and the PostgreSQL run would only pay for it twice.
+import { sqliteOnly } from '../helpers/stores.js';
 
 const MAX_ANSWERED = 100;
 /** Every body through the workers, or every body on the event loop. */
@@ -109,7 +112,7 @@ for (const [name, env] of [
   });
 }
 
-describe('the versions body limit (GCM_VERSION_BODY_LIMIT_BYTES)', () => {
+describe('the versions body limit (GCM_VERSION_BODY_LIMIT_BYTES)', sqliteOnly, () => {
   let svc: TestService;
   let gameId: string;
 
@@ -165,7 +168,7 @@ describe('the versions body limit (GCM_VERSION_BODY_LIMIT_BYTES)', () => {
   });
 });
 
-describe('one caller, many large bodies at once', () => {
+describe('one caller, many large bodies at once', sqliteOnly, () => {
   it('one is validated at a time, 8 wait their turn, the next is 429 VALIDATION_BUSY; another caller is not held', async () => {
     const svc = await startTestService({ env: LARGE_THROUGH_POOL });
     try {
@@ -197,7 +200,7 @@ describe('one caller, many large bodies at once', () => {
   });
 });
 
-describe('a validation worker that runs out of time or memory', () => {
+describe('a validation worker that runs out of time or memory', sqliteOnly, () => {
   it('out of time (GCM_VALIDATE_TIMEOUT_MS): 503 VALIDATION_UNAVAILABLE saying so; other requests are answered', async () => {
     const svc = await startTestService({ env: { ...LARGE_THROUGH_POOL, GCM_VALIDATE_TIMEOUT_MS: '1' } });
     try {

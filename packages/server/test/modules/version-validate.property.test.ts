@@ -9,6 +9,9 @@ import { type VersionConfig, VersionConfigSchema, validateVersion } from '@gcm/c
 import fc from 'fast-check';
 import { Value } from 'typebox/value';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+// Store-independent work (the validator, the worker pool, address and password checks): the SQLite run
+// covers it, and the PostgreSQL run would only pay for it twice.
+import { sqliteOnly } from '../helpers/stores.js';
 
 type Obj = Record<string, unknown>;
 interface Facts {
@@ -648,7 +651,7 @@ function replaceAt(root: Obj, path: (string | number)[], replacement: unknown): 
 // Properties
 // ---------------------------------------------------------------------------------------------------------
 
-describe('version config validator: properties', () => {
+describe('version config validator: properties', sqliteOnly, () => {
   it('(a) never throws on a schema-valid config, returns {path, message}[], deterministic, input untouched', () => {
     let checked = 0;
     fc.assert(
@@ -715,7 +718,7 @@ describe('version config validator: properties', () => {
   });
 });
 
-describe('POST /cloud/games/{game_id}/versions/validate with garbage', () => {
+describe('POST /cloud/games/{game_id}/versions/validate with garbage', sqliteOnly, () => {
   let svc: TestService;
   let gameId: string;
 
@@ -788,7 +791,7 @@ describe('POST /cloud/games/{game_id}/versions/validate with garbage', () => {
   });
 });
 
-describe('validation in a worker thread answers what the validator answers', () => {
+describe('validation in a worker thread answers what the validator answers', sqliteOnly, () => {
   let svc: TestService;
   let gameId: string;
 

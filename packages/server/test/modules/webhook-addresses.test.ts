@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { publicLookup } from '../../src/lib/public-address.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
+// Store-independent work (the validator, the worker pool, address and password checks): the SQLite run
+// covers it, and the PostgreSQL run would only pay for it twice.
+import { sqliteOnly } from '../helpers/stores.js';
 
 /** [form, address (any spelling a URL or a resolver may give), internal?] */
 const FORMS: [string, string, boolean][] = [
@@ -49,7 +52,7 @@ function lookedUp(address: string): Promise<string> {
   });
 }
 
-describe('embedded IPv4 forms', () => {
+describe('embedded IPv4 forms', sqliteOnly, () => {
   let svc: TestService;
   let gameId: string;
 
