@@ -4,18 +4,18 @@ import { describe, it } from 'node:test';
 import { ERROR_CATALOGUE } from '../src/errors.js';
 
 describe('error catalogue', () => {
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const doc = readFileSync(new URL('../../../docs/api-and-errors.md', import.meta.url), 'utf8');
 
-  it('documents every code in the README with its status', () => {
+  it('documents every code in docs/api-and-errors.md with its status', () => {
     for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
-      const rows = readme.split('\n').filter((line) => line.startsWith(`| \`${code}\` |`));
-      assert.ok(rows.length > 0, `README has no row for ${code}`);
+      const rows = doc.split('\n').filter((line) => line.startsWith(`| \`${code}\` |`));
+      assert.ok(rows.length > 0, `docs/api-and-errors.md has no row for ${code}`);
       // A code sent with a second status (a token given as input: 400) has a row for each.
       const statuses = 'inputStatus' in entry ? [entry.status, entry.inputStatus] : [entry.status];
       for (const status of statuses) {
         assert.ok(
           rows.some((row) => row.includes(`| ${status} |`)),
-          `README has no row for ${code} with status ${status}`,
+          `docs/api-and-errors.md has no row for ${code} with status ${status}`,
         );
       }
     }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -72,6 +72,8 @@ describe('README "Getting started"', { timeout: 120_000 }, () => {
     const run = await runBash(script, dir, { GCM: service.baseUrl });
     assert.equal(run.code, 0, `the walk failed:\n${run.stderr}\n${run.stdout}`);
     assert.equal(run.stderr, '');
+    // Run from a clone, the walk must leave nothing behind for `git status` to show (its files go to a temp dir).
+    assert.deepEqual(readdirSync(dir).sort(), ['data', 'getting-started.sh']);
 
     // What the last command printed: the namespace's lobby logs, read with the cloud token.
     const last = run.stdout.trim().split('\n').at(-1) ?? '';
