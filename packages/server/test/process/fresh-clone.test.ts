@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { outputUntilClose } from '../helpers/process.js';
+import { sqliteOnly } from '../helpers/stores.js';
 
 /**
  * A new studio's first step: `git clone`, `npm ci`, then `npx --no-install gcm`. npm links a workspace's
@@ -33,7 +34,8 @@ async function ok(command: string, args: string[], cwd: string): Promise<string>
   return res.stdout;
 }
 
-describe('a fresh clone after npm ci', { timeout: 600_000 }, () => {
+// No store is involved: the PostgreSQL pass would pay for a second install for nothing.
+describe('a fresh clone after npm ci', { ...sqliteOnly, timeout: 600_000 }, () => {
   let dir: string;
   let clone: string;
 
