@@ -329,8 +329,12 @@ function checkMatchmaker(mm: MatchmakerConfig, facts: ValidateFacts, out: Out): 
         `${gmAt}: a game mode name needs 1 to 64 of A-Z, a-z, 0-9, "_" and "-", with no "-" at either end`,
       );
     }
-    const gm = resolveGameMode(mm, gameModes[name] ?? {}, facts);
+    const own = gameModes[name] ?? {};
+    const gm = resolveGameMode(mm, own, facts);
     for (const [key, field] of PLAYER_COUNTS) {
+      // Direct and party counts nobody wrote are max_players' own value: its one problem, said once there.
+      const written = own[field] ?? mm[field];
+      if (field !== 'max_players' && (written === null || written === undefined)) continue;
       const value = gm[field];
       if (value < 1)
         add(out, [...P, 'player-counts', key, 'too-low'], `${gmAt}: ${field} is ${value}; at least 1`);

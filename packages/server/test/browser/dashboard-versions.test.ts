@@ -93,8 +93,8 @@ describe('dashboard: versions', { skip, timeout: 150_000 }, () => {
     assert.equal(await config.getAttribute('aria-invalid'), 'true');
     assert.match((await config.getAttribute('aria-describedby')) ?? '', /version-config-problems/);
     assert.ok(await page.getByRole('button', { name: 'Create version' }).isDisabled());
-    // max_players_direct and max_players_party default to max_players: over the limit too, at the game mode.
-    await page.getByText('3 problems in the config').waitFor();
+    // max_players_direct and max_players_party follow max_players unwritten: one problem, not three.
+    await page.getByText('1 problem in the config').waitFor();
     // Choosing the problem puts the cursor on its line.
     await problems.first().getByRole('button', { name: 'Line 4, column 20' }).click();
     assert.deepEqual(await cursor(page), { id: 'version-config', line: 4 });
@@ -103,7 +103,7 @@ describe('dashboard: versions', { skip, timeout: 150_000 }, () => {
     await config.fill('matchmaker:\n  game_modes: [\n');
     await page.locator('#version-config-problems li', { hasText: 'YAML syntax' }).first().waitFor();
 
-    // Fixed offline, but the build does not exist: the service's refusal, in its words and at the game mode.
+    // Fixed offline, but the build does not exist: the service's refusal, in its words and at the image_id.
     await config.fill(badConfig(NO_SUCH_BUILD).replace('max_players: 300', 'max_players: 8'));
     await page.getByText('The config is valid').waitFor();
     await page.getByRole('button', { name: 'Create version' }).click();
@@ -113,7 +113,7 @@ describe('dashboard: versions', { skip, timeout: 150_000 }, () => {
     assert.match(await alert.innerText(), /VALIDATION_ERROR/);
     const answered = page.locator('#version-config-problems li', { hasText: 'service' });
     await answered.waitFor();
-    assert.match(await answered.innerText(), /Line 3, column 5/);
+    assert.match(await answered.innerText(), /Line 6, column 19/);
     assert.match(await answered.innerText(), /is not a completed build of this game/);
 
     // Fixed: created, and the page goes to the new version.
