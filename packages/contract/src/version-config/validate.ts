@@ -431,8 +431,8 @@ function reservedKeys(container: ResolvedContainer): Set<string> {
 
 const BAD_ENV_KEY = /[=\s\0]/;
 
-/** How to get a build id, for every message that needs one. */
-const BUILD_HOW_TO =
+/** How to get a build id, for every message that needs one (a client may say it in its own terms). */
+export const BUILD_HOW_TO =
   'upload a build first (POST /games/{game_id}/environments/{environment_id}/builds/prepare, PUT the ' +
   'file, then .../builds/{build_id}/complete) and use its build id';
 
