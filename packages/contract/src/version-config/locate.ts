@@ -41,6 +41,9 @@ const RENAMED: Readonly<Record<string, readonly string[]>> = {
   'join-config': ['actions', 'join'],
   'create-config': ['actions', 'create'],
   'verification-config': ['verification'],
+  // A build rule is about the image_id a game mode runs (its own, else the matchmaker's): shown there.
+  'build-not-found': ['image_id'],
+  'no-build': ['image_id'],
 };
 /** Keys whose value, when not set, is another key's (direct and party player counts default to max_players). */
 const DEFAULTS_TO: Readonly<Record<string, string>> = {

@@ -5,6 +5,7 @@
  */
 import { Value } from 'typebox/value';
 import type { ValidationErrorItem } from '../errors.js';
+import { oneOfMessage, valueAtPointer } from '../schema-issues.js';
 import { VersionConfigSchema } from './schema.js';
 
 /**
@@ -29,7 +30,9 @@ export function configShapeErrors(value: unknown): ValidationErrorItem[] {
     if (seen.has(error.instancePath) || (nullOnly(error) && saysMore(error))) continue;
     const path = error.instancePath.split('/').slice(1);
     const where = path.length === 0 ? 'the config' : path.join('.');
-    seen.set(error.instancePath, { path: ['config', ...path], message: `${where} ${error.message}` });
+    const message =
+      oneOfMessage(errors, error.instancePath, valueAtPointer(value, error.instancePath)) ?? error.message;
+    seen.set(error.instancePath, { path: ['config', ...path], message: `${where} ${message}` });
   }
   return [...seen.values()];
 }

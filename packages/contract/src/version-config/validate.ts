@@ -329,8 +329,12 @@ function checkMatchmaker(mm: MatchmakerConfig, facts: ValidateFacts, out: Out): 
         `${gmAt}: a game mode name needs 1 to 64 of A-Z, a-z, 0-9, "_" and "-", with no "-" at either end`,
       );
     }
-    const gm = resolveGameMode(mm, gameModes[name] ?? {}, facts);
+    const own = gameModes[name] ?? {};
+    const gm = resolveGameMode(mm, own, facts);
     for (const [key, field] of PLAYER_COUNTS) {
+      // Direct and party counts nobody wrote are max_players' own value: its one problem, said once there.
+      const written = own[field] ?? mm[field];
+      if (field !== 'max_players' && (written === null || written === undefined)) continue;
       const value = gm[field];
       if (value < 1)
         add(out, [...P, 'player-counts', key, 'too-low'], `${gmAt}: ${field} is ${value}; at least 1`);
@@ -427,8 +431,8 @@ function reservedKeys(container: ResolvedContainer): Set<string> {
 
 const BAD_ENV_KEY = /[=\s\0]/;
 
-/** How to get a build id, for every message that needs one. */
-const BUILD_HOW_TO =
+/** How to get a build id, for every message that needs one (a client may say it in its own terms). */
+export const BUILD_HOW_TO =
   'upload a build first (POST /games/{game_id}/environments/{environment_id}/builds/prepare, PUT the ' +
   'file, then .../builds/{build_id}/complete) and use its build id';
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,7 +83,7 @@ export function uploadOrigins(
 /**
  * What the app may do in the browser: its own scripts, styles and API calls (and upload PUTs to
  * `connectOrigins`), images from itself or made in the page (data:, blob: previews), nothing inline (but
- * the `styleHashes`, inline styles known to the byte), no framing, no plugins.
+ * the `styleHashes`, inline styles known to the byte, or a page's own `nonce-…`), no framing, no plugins.
  */
 export function pageHeaders(
   connectOrigins: readonly string[] = [],
@@ -110,6 +110,19 @@ export function pageHeaders(
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** Where the page tells its scripts the style nonce of this response. */
+const NONCE_META = 'gcm-style-nonce';
+
+/**
+ * index.html with a fresh style nonce in a `<meta>`: the version editor (CodeMirror) writes its styles into
+ * a `<style>` element, which it marks with the nonce, so the CSP admits that element and still no other
+ * inline style. A script can read the nonce, but every script is the app's own ('self' only), so it lets in
+ * no style the app did not write.
+ */
+function indexWithNonce(html: string, nonce: string): string {
+  return html.replace('<head>', `<head><meta name="${NONCE_META}" content="${nonce}">`);
+}
 
 /** Shown when the checkout never built the dashboard: the API works all the same. */
 const NOT_BUILT =
@@ -199,9 +212,11 @@ export function dashboardRoutes(
   options: { dir?: string | undefined; maxParamLength: number; s3?: S3Config | undefined },
 ): void {
   const { dir = DEFAULT_DASHBOARD_DIR, maxParamLength } = options;
-  const headers = pageHeaders(uploadOrigins(options.s3));
+  const connectOrigins = uploadOrigins(options.s3);
+  const headers = pageHeaders(connectOrigins);
   const files = loadDashboard(dir);
   const index = files.get('/index.html');
+  const indexHtml = index?.body.toString('utf8');
   app.get(
     '/*',
     {
@@ -239,7 +254,13 @@ export function dashboardRoutes(
           .type('text/plain; charset=utf-8')
           .send(NOT_BUILT);
       }
-      return send(request, reply, index, 'no-cache', headers);
+      // A new nonce each time, so no validator: a 304 would keep an old page under a new nonce.
+      const nonce = randomBytes(16).toString('base64');
+      return reply
+        .headers(pageHeaders(connectOrigins, [`nonce-${nonce}`]))
+        .header('cache-control', 'no-cache')
+        .type(index.type)
+        .send(indexWithNonce(indexHtml ?? '', nonce));
     },
   );
 }

@@ -2,10 +2,12 @@ import {
   CURSOR_PATTERN,
   IDEMPOTENCY_KEY_HEADER,
   NAME_ID,
+  oneOfMessage,
   PAGE_LIMIT_MAX,
   PAGE_LIMIT_PATTERN,
   SINGLE_LINE_PATTERN,
   UUID_PATTERN,
+  valueAtPointer,
 } from '@gcm/contract';
 import type {
   FastifyError,
@@ -143,17 +145,6 @@ export function malformedPathId(
   return errors.badParams(notAnIdMessage('path parameter', field, value, guide), { field });
 }
 
-/** The value the failed rule looked at, for the message: `request.params`, `.body` or `.query` walked down. */
-function valueAt(root: unknown, issue: AjvIssue): unknown {
-  let node = root;
-  const segments = issue.instancePath.split('/').slice(1);
-  for (const segment of segments) {
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Record<string, unknown>)[segment.replace(/~1/g, '/').replace(/~0/g, '~')];
-  }
-  return node;
-}
-
 /** Ajv's wording for the patterns every route shares says nothing to a person; these do. */
 const PATTERN_MESSAGES: Record<string, string> = {
   [UUID_PATTERN]: 'must be a UUID (lower-case hex, 8-4-4-4-12)',
@@ -192,11 +183,15 @@ function fromValidation(err: FastifyError, request: FastifyRequest): AppError {
     });
   }
   const input = INPUTS[context]?.(request);
+  // The value the failed rule looked at, for the message.
+  const value = valueAtPointer(input, issue.instancePath);
   const message =
-    idGuide(issue, context, field, location.what, valueAt(input, issue)) ??
+    idGuide(issue, context, field, location.what, value) ??
     (issue.keyword === 'required'
       ? `${location.what} "${field}" is required`
-      : `${location.what} "${field}" ${issueMessage(issue)}`);
+      : `${location.what} "${field}" ${
+          oneOfMessage((err.validation ?? []) as AjvIssue[], issue.instancePath, value) ?? issueMessage(issue)
+        }`);
   return location.factory(message, { field });
 }
 

@@ -5,6 +5,7 @@ import { DashboardBrowser, dashboardSkipReason, LOOKS, launchBrowser } from '../
 import { startListening, uploadBuild } from '../helpers/listening.js';
 import { addMember, giveGame, newTeam, type Team } from '../helpers/people.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
+import { HANG_MS, until } from '../helpers/until.js';
 
 /**
  * The dashboard's version pages in Chromium against a real service: the new-version editor (checked as
@@ -27,11 +28,41 @@ const badConfig = (image: string) => `matchmaker:
 `;
 const NO_SUCH_BUILD = '0193e3a4-7b1c-7d2e-8f30-4a5b6c7d8e9f';
 
-/** The line of the text area's cursor, and whether the text area has focus. */
+/** The id of the focused element, and the line of the editor's cursor (its 1-based `.cm-line`). */
 async function cursor(page: Page): Promise<{ id: string; line: number }> {
-  return (await page.evaluate(
-    `(() => { const t = document.activeElement; return { id: t.id, line: t.value.slice(0, t.selectionStart).split('\\n').length }; })()`,
-  )) as { id: string; line: number };
+  return (await page.evaluate(`(() => {
+    const node = document.getSelection().focusNode;
+    const line = (node.nodeType === 1 ? node : node.parentElement).closest('.cm-line');
+    return { id: document.activeElement.id, line: [...line.parentElement.children].indexOf(line) + 1 };
+  })()`)) as { id: string; line: number };
+}
+
+/**
+ * Replaces the editor's text as a person pasting it would: all selected, then a paste. (Playwright's fill
+ * types into a contenteditable as the browser's editing commands do, spaces turned into no-break spaces.)
+ */
+async function fillEditor(page: Page, text: string): Promise<void> {
+  await page.getByLabel('Configuration (YAML)').click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.evaluate(`(() => {
+    const data = new DataTransfer();
+    data.setData('text/plain', ${JSON.stringify(text)});
+    document.activeElement.dispatchEvent(
+      new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
+    );
+  })()`);
+}
+
+/** The line numbers the editor's lint gutter marks, read from where each mark stands beside the numbers. */
+async function markedLines(page: Page): Promise<number[]> {
+  return (await page.evaluate(`(() => {
+    const numbers = [...document.querySelectorAll('.cm-lineNumbers .cm-gutterElement')];
+    return [...document.querySelectorAll('.cm-gutter-lint .cm-lint-marker-error')].map((mark) => {
+      const top = mark.closest('.cm-gutterElement').getBoundingClientRect().top;
+      const beside = numbers.find((n) => Math.abs(n.getBoundingClientRect().top - top) < 2);
+      return Number(beside?.textContent);
+    });
+  })()`)) as number[];
 }
 
 describe('dashboard: versions', { skip, timeout: 150_000 }, () => {
@@ -83,7 +114,7 @@ describe('dashboard: versions', { skip, timeout: 150_000 }, () => {
     await page.getByLabel('Version name').fill('v2');
 
     // A value over its limit: the contract's message, at the value's line and column, described to a screen reader.
-    await config.fill(badConfig(buildId));
+    await fillEditor(page, badConfig(buildId));
     const problems = page.locator('#version-config-problems li');
     await problems.first().waitFor();
     const problem = await problems.first().innerText();
@@ -93,33 +124,52 @@ describe('dashboard: versions', { skip, timeout: 150_000 }, () => {
     assert.equal(await config.getAttribute('aria-invalid'), 'true');
     assert.match((await config.getAttribute('aria-describedby')) ?? '', /version-config-problems/);
     assert.ok(await page.getByRole('button', { name: 'Create version' }).isDisabled());
-    // max_players_direct and max_players_party default to max_players: over the limit too, at the game mode.
-    await page.getByText('3 problems in the config').waitFor();
+    // max_players_direct and max_players_party follow max_players unwritten: one problem, not three.
+    await page.getByText('1 problem in the config').waitFor();
+    // The editor's lint gutter marks the same line.
+    await until('the gutter marks line 4', HANG_MS, async () => (await markedLines(page)).join() === '4');
     // Choosing the problem puts the cursor on its line.
     await problems.first().getByRole('button', { name: 'Line 4, column 20' }).click();
     assert.deepEqual(await cursor(page), { id: 'version-config', line: 4 });
 
     // Broken YAML is shown the same way.
-    await config.fill('matchmaker:\n  game_modes: [\n');
+    await fillEditor(page, 'matchmaker:\n  game_modes: [\n');
     await page.locator('#version-config-problems li', { hasText: 'YAML syntax' }).first().waitFor();
 
-    // Fixed offline, but the build does not exist: the service's refusal, in its words and at the game mode.
-    await config.fill(badConfig(NO_SUCH_BUILD).replace('max_players: 300', 'max_players: 8'));
+    // Fixed offline, but the build does not exist: the service's refusal, at the image_id it is about (line 6,
+    // column 19, its value), marked in the gutter there, said once and in the page's terms.
+    await fillEditor(page, badConfig(NO_SUCH_BUILD).replace('max_players: 300', 'max_players: 8'));
     await page.getByText('The config is valid').waitFor();
     await page.getByRole('button', { name: 'Create version' }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
     assert.match(await alert.innerText(), /Could not create the version/);
-    assert.match(await alert.innerText(), /VALIDATION_ERROR/);
+    assert.match(
+      await alert.innerText(),
+      /a problem the page could not check by itself, marked in the config/,
+    );
     const answered = page.locator('#version-config-problems li', { hasText: 'service' });
     await answered.waitFor();
-    assert.match(await answered.innerText(), /Line 3, column 5/);
-    assert.match(await answered.innerText(), /is not a completed build of this game/);
+    assert.match(await answered.innerText(), /Line 6, column 19/);
+    assert.match(await answered.innerText(), /matchmaker\.game_modes\.default\.container\.image_id/);
+    assert.match(
+      await answered.innerText(),
+      /is not a completed build of this game; choose one with "Insert a build"/,
+    );
+    assert.doesNotMatch(await answered.innerText(), /POST \/games/);
+    assert.equal(await page.getByText('is not a completed build of this game').count(), 1, 'said once');
+    await until('the gutter marks line 6', HANG_MS, async () => (await markedLines(page)).join() === '6');
 
-    // Fixed: created, and the page goes to the new version.
-    await config.fill(badConfig(buildId).replace('max_players: 300', 'max_players: 8'));
+    // Fixed with the build picker: the build, by name, replaces the image_id's value.
+    const picker = page.getByLabel('Insert a build');
+    const option = picker.locator('option', { hasText: 'server' });
+    await option.waitFor({ state: 'attached' });
+    assert.equal(await option.getAttribute('value'), buildId);
+    await picker.selectOption(buildId);
     await page.getByText('The config is valid').waitFor();
+    assert.match(await config.innerText(), new RegExp(`\\n {8}image_id: ${buildId}\\n`));
     assert.equal(await alert.count(), 0, 'an edit clears the last answer');
+    assert.deepEqual(await markedLines(page), []);
     await page.getByRole('button', { name: 'Create version' }).click();
     await page.getByRole('heading', { name: 'v2', level: 1 }).waitFor();
     const versionId = /\/versions\/([0-9a-f-]{36})$/.exec(new URL(page.url()).pathname)?.[1];
@@ -163,7 +213,7 @@ describe('dashboard: versions', { skip, timeout: 150_000 }, () => {
     await page.getByRole('link', { name: 'New version from this' }).click();
     await page.getByText('Starting from').waitFor();
     await page.getByText('The config is valid').waitFor();
-    assert.match(await config.inputValue(), /image_id: [0-9a-f-]{36}\n/);
+    assert.match(await config.innerText(), /image_id: [0-9a-f-]{36}\n/);
     assert.match(new URL(page.url()).search, new RegExp(`from=${versionId}`));
 
     // The overview names the versions with links, and shows what Production runs now.
@@ -174,6 +224,19 @@ describe('dashboard: versions', { skip, timeout: 150_000 }, () => {
     await page.getByRole('heading', { name: 'v1', level: 1 }).waitFor();
     await context.close();
     assert.deepEqual(web.problems, []);
+  });
+
+  it("admits the editor's <style> by a nonce new with each page, and no other inline style", async () => {
+    const load = async () => {
+      const res = await fetch(`${publicUrl}${gamePath()}/versions/new`, { headers: { accept: 'text/html' } });
+      const csp = res.headers.get('content-security-policy') ?? '';
+      const meta = /<meta name="gcm-style-nonce" content="([^"]+)">/.exec(await res.text())?.[1];
+      assert.equal(res.headers.get('etag'), null, 'no validator for a page that changes every time');
+      assert.ok(!csp.includes('unsafe-inline'), csp);
+      assert.match(csp, new RegExp(`style-src 'self' 'nonce-${meta?.replace(/[+/]/g, '\\$&')}';`));
+      return meta;
+    };
+    assert.notEqual(await load(), await load());
   });
 
   it('a member creates a namespace on the overview; a name id in use is refused at its field', async () => {
@@ -228,9 +291,8 @@ describe('dashboard: versions', { skip, timeout: 150_000 }, () => {
     for (const look of LOOKS) {
       const { context, page } = await signedIn(team.owner.email, { ...look, bypassCSP: true });
       await page.goto(`${publicUrl}${gamePath()}/versions/new?from=${latest}`);
-      const config = page.getByLabel('Configuration (YAML)');
       await page.getByText('The config is valid').waitFor();
-      await config.fill(badConfig(buildId));
+      await fillEditor(page, badConfig(buildId));
       await page.locator('#version-config-problems li').first().waitFor();
       await web.check(page, 'version-new', look.suffix);
       await page.goto(`${publicUrl}${gamePath()}/versions/${latest}?against=${namespaceId}`);

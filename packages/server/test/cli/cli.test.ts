@@ -207,7 +207,7 @@ describe('gcm, the command-line tool', () => {
     ).errors[0];
     assert.equal(found?.source, 'service');
     assert.ok(found?.path.includes('build-not-found'), JSON.stringify(found));
-    assert.equal(found?.line, 3, 'the game mode’s line');
+    assert.equal(found?.line, 6, 'the line of the image_id it names');
   });
 
   it('lists lobbies newest first, and follows new ones and their changes', async () => {

@@ -55,9 +55,7 @@ describe('locating a validation error in a YAML config', () => {
     assert.deepEqual(placed(text), [
       '1:1  | too-short',
       '5:7 matchmaker.game_modes.default.max_playrs | unknown-key',
-      '4:20 matchmaker.game_modes.default.max_players | too-high',
-      // Direct and party counts default to max_players: the error is where that is set.
-      '4:20 matchmaker.game_modes.default.max_players | too-high',
+      // Direct and party counts default to max_players: one error, where that is set.
       '4:20 matchmaker.game_modes.default.max_players | too-high',
       '9:11 matchmaker.game_modes.default.docker.env.LOBBY_ID | conflicts-with-default',
       '12:19 matchmaker.game_modes.default.docker.ports.game.port | port-out-of-range',
@@ -82,16 +80,47 @@ describe('locating a validation error in a YAML config', () => {
     const found = placed(text).filter((line) => !line.endsWith('too-short'));
     assert.deepEqual(found, [
       '2:16 matchmaker.max_players | too-high',
-      '2:16 matchmaker.max_players | too-high',
-      '2:16 matchmaker.max_players | too-high',
       '4:5 matchmaker.regions.atlantis | invalid',
       '9:15 matchmaker.container.ports.game.port | port-out-of-range',
-      '2:16 matchmaker.max_players | too-high',
-      '2:16 matchmaker.max_players | too-high',
       '2:16 matchmaker.max_players | too-high',
       '4:5 matchmaker.regions.atlantis | invalid',
       '9:15 matchmaker.container.ports.game.port | port-out-of-range',
     ]);
+  });
+
+  it("marks an unknown build at the image_id it names, the game mode's own or the one it inherits", () => {
+    const errorsAt = (text: string) => {
+      const lineCounter = new LineCounter();
+      const doc = parseDocument(text, { lineCounter });
+      const config = doc.toJS() as VersionConfig;
+      const facts = { regions: [], existingDisplayNames: [], hostNetworkingEnabled: true };
+      return validateVersion({ display_name: 'v', config }, { ...facts, buildIds: new Set(['good']) }).map(
+        (error) => {
+          const found = locateConfigPath(doc.contents as Node, error.path, NODES);
+          const { line, col } = lineCounter.linePos(found.node.range?.[0] ?? 0);
+          return `${line}:${col} ${found.keys.join('.')} | ${error.path.at(-1)}`;
+        },
+      );
+    };
+    assert.deepEqual(
+      errorsAt(`matchmaker:
+  game_modes:
+    a:
+      container:
+        image_id: gone
+    b:
+      docker:
+        image_id: ""
+    c: {}
+  container:
+    image_id: also-gone
+`),
+      [
+        '5:19 matchmaker.game_modes.a.container.image_id | build-not-found',
+        '8:19 matchmaker.game_modes.b.docker.image_id | no-build',
+        '11:15 matchmaker.container.image_id | build-not-found',
+      ],
+    );
   });
 
   it('reports a shape error once, without the "must be null" of a nullable member', () => {

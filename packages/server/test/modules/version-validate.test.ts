@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { configShapeErrors } from '@gcm/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import { startListening, withNamedBuilds } from '../helpers/listening.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
@@ -443,11 +444,21 @@ const cases: Case[] = [
     gmConfig({ max_players: 0, max_players_direct: 8, max_players_party: 8 }),
     [[...P(), 'player-counts', 'max-players-normal', 'too-low']],
   ),
+  // Direct and party follow max_players where they are not written: one problem, where it was written.
   c('max_players 0 alone: direct and party follow it', gmConfig({ max_players: 0 }), [
     [...P(), 'player-counts', 'max-players-normal', 'too-low'],
-    [...P(), 'player-counts', 'max-players-direct', 'too-low'],
-    [...P(), 'player-counts', 'max-players-party', 'too-low'],
   ]),
+  c('top-level max_players 0 alone', gmConfig({}, { max_players: 0 }), [
+    [...P(), 'player-counts', 'max-players-normal', 'too-low'],
+  ]),
+  c(
+    'max_players 0 with a top-level direct count: that one is written, so it is checked',
+    gmConfig({ max_players: 0 }, { max_players_direct: 300 }),
+    [
+      [...P(), 'player-counts', 'max-players-normal', 'too-low'],
+      [...P(), 'player-counts', 'max-players-direct', 'too-high'],
+    ],
+  ),
   c('max_players_direct 0', gmConfig({ max_players_direct: 0 }), [
     [...P(), 'player-counts', 'max-players-direct', 'too-low'],
   ]),
@@ -464,8 +475,6 @@ const cases: Case[] = [
   ),
   c('max_players 257 alone: direct and party follow it', gmConfig({ max_players: 257 }), [
     [...P(), 'player-counts', 'max-players-normal', 'too-high'],
-    [...P(), 'player-counts', 'max-players-direct', 'too-high'],
-    [...P(), 'player-counts', 'max-players-party', 'too-high'],
   ]),
   c('max_players_direct 257', gmConfig({ max_players_direct: 257 }), [
     [...P(), 'player-counts', 'max-players-direct', 'too-high'],
@@ -1553,6 +1562,8 @@ describe('version config validation (4.10, 2.9)', () => {
       messageAt(itemsOf(await validate(game.gameId, input(config, display_name))), path);
 
     it('player counts: the field, the value and the limit', async () => {
+      // max_players 300 alone is one problem: the direct and party counts it implies were never written.
+      assert.equal(itemsOf(await validate(game.gameId, input(gmConfig({ max_players: 300 })))).length, 1);
       assert.equal(
         await messageOf(gmConfig({ max_players: 300 }), [
           ...P(),
@@ -2165,6 +2176,35 @@ describe('version config validation (4.10, 2.9)', () => {
         assertBadBody(await validate(game.gameId, k.body), k.field);
       });
     }
+
+    it('a value outside a list of choices is told the choices and the value given', async () => {
+      const messageFor = async (body: unknown) =>
+        assertError(await validate(game.gameId, body), 400, 'API_BAD_BODY').message;
+      assert.equal(
+        await messageFor(input(withPorts({ game: { port: 1, protocol: 'udpp' } }))),
+        `body field "${GM}.container.ports.game.protocol" must be one of http, https, tcp, tcp_tls, udp; got "udpp"`,
+      );
+      assert.equal(
+        await messageFor(input(withContainer({ network_mode: 'none' }))),
+        `body field "${GM}.container.network_mode" must be one of bridge, host; got "none"`,
+      );
+      assert.equal(
+        await messageFor(input(withPorts({ game: { port: 1, proxy: 7 } }))),
+        `body field "${GM}.container.ports.game.proxy" must be one of none, game_guard; got 7`,
+      );
+    });
+
+    it('the offline validator (CLI, dashboard) words a bad choice as the service does', () => {
+      const config = withPorts({ game: { port: 1, protocol: 'udpp' } });
+      assert.deepEqual(configShapeErrors(config), [
+        {
+          path: ['config', 'matchmaker', 'game_modes', 'default', 'container', 'ports', 'game', 'protocol'],
+          message:
+            'matchmaker.game_modes.default.container.ports.game.protocol must be one of ' +
+            'http, https, tcp, tcp_tls, udp; got "udpp"',
+        },
+      ]);
+    });
 
     it('accepts the extremes of the 32-bit ranges as far as the schema goes', async () => {
       const res = await validate(

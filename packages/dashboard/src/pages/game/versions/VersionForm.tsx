@@ -4,6 +4,7 @@ import type { VersionBody, VersionFull } from '../../../api/versions';
 import { useCreateVersion, useRegions, ValidationRefusal } from '../../../api/versions';
 import { useGameContext } from '../../../components/GameLayout';
 import { ErrorMessage } from '../../../components/status';
+import { BuildPicker } from './BuildPicker';
 import { ConfigEditor, type ConfigEditorHandle, ProblemList } from './ConfigEditor';
 import { type Checked, checkVersion, type GameFacts, type Problem } from './check';
 import { STARTER_CONFIG, toYaml } from './yaml';
@@ -103,7 +104,9 @@ export function VersionForm({ startConfig }: { startConfig?: VersionFull['config
       <ProblemList id="version-name-problems" problems={showName ? nameProblems : []} onJump={jump} />
 
       <div className="editor-head">
-        <label htmlFor="version-config">Configuration (YAML)</label>
+        <span id="version-config-label" className="editor-label">
+          Configuration (YAML)
+        </span>
         <p className={`editor-status ${configProblems.length > 0 ? 'bad' : 'good'}`} role="status">
           <span aria-hidden="true">{configProblems.length > 0 ? '✗ ' : '✓ '}</span>
           {status}
@@ -113,9 +116,11 @@ export function VersionForm({ startConfig }: { startConfig?: VersionFull['config
         Checked as you type with the service's own rules; the service also checks that each{' '}
         <span className="mono">image_id</span> is a build of this game when you create the version.
       </p>
+      <BuildPicker onPick={(buildId) => editor.current?.insertImageId(buildId)} />
       <ConfigEditor
         ref={editor}
         id="version-config"
+        labelledBy="version-config-label"
         value={text}
         onChange={(value) => {
           setText(value);
@@ -126,7 +131,19 @@ export function VersionForm({ startConfig }: { startConfig?: VersionFull['config
       />
       <ProblemList id="version-config-problems" problems={configProblems} onJump={jump} />
 
-      {create.isError && <ErrorMessage error={create.error} title="Could not create the version" />}
+      {create.isError &&
+        (create.error instanceof ValidationRefusal ? (
+          // Each refusal is in the list above, at its line: said once there, not again here.
+          <div className="notice error" role="alert">
+            <strong>Could not create the version</strong>
+            <p>
+              The service found {answered.length === 1 ? 'a problem' : `${answered.length} problems`} the page
+              could not check by itself, marked in the config above.
+            </p>
+          </div>
+        ) : (
+          <ErrorMessage error={create.error} title="Could not create the version" />
+        ))}
       <div className="actions">
         <button type="submit" disabled={blocking || create.isPending}>
           {create.isPending ? 'Creating…' : 'Create version'}

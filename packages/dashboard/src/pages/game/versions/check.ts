@@ -1,4 +1,5 @@
 import {
+  BUILD_HOW_TO,
   configShapeErrors,
   locateConfigPath,
   regionsNamedIn,
@@ -21,6 +22,8 @@ export interface Problem {
   column?: number;
   /** Character offset in the config text, for the cursor. */
   offset?: number;
+  /** Where the node the problem is about ends, for the editor's mark. */
+  end?: number;
   /** syntax: the YAML parser; offline: the contract's validator, as typed; service: the service's answer. */
   source: 'syntax' | 'offline' | 'service';
 }
@@ -51,10 +54,10 @@ const VERSION_NAME = ['display-name'];
 export function checkVersion(text: string, displayName: string, facts: GameFacts): Checked {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const at = (offset: number | undefined) => {
+  const at = (offset: number | undefined, end?: number) => {
     if (offset === undefined) return {};
     const { line, col } = lineCounter.linePos(offset);
-    return { line, column: col, offset };
+    return { line, column: col, offset, ...(end === undefined ? {} : { end }) };
   };
   const place = (items: readonly ValidationErrorItem[], source: Problem['source']): Problem[] =>
     items.map((item) => {
@@ -66,9 +69,9 @@ export function checkVersion(text: string, displayName: string, facts: GameFacts
       return {
         field: 'config',
         where: found === undefined || found.keys.length === 0 ? 'the config' : found.keys.join('.'),
-        message: item.message,
+        message: inDashboardTerms(item.message),
         source,
-        ...at(found?.node.range?.[0]),
+        ...at(found?.node.range?.[0], found?.node.range?.[1]),
       };
     });
 
@@ -80,7 +83,7 @@ export function checkVersion(text: string, displayName: string, facts: GameFacts
       where: 'YAML syntax',
       message: error.message.split('\n')[0] ?? error.message,
       source: 'syntax',
-      ...at(error.pos[0]),
+      ...at(error.pos[0], error.pos[1]),
     }));
     return { value: undefined, problems: [...nameOnly({}), ...syntax], place };
   }
@@ -102,6 +105,14 @@ export function checkVersion(text: string, displayName: string, facts: GameFacts
     return { value, problems: [...nameOnly({}), ...place(shape, 'offline')], place };
   }
   return { value, problems: nameOnly(value as VersionConfig), place };
+}
+
+/** Where the page gets a build id: its own picker and Builds page, not the API calls the service names. */
+function inDashboardTerms(message: string): string {
+  return message.replace(
+    BUILD_HOW_TO,
+    'choose one with "Insert a build" above the editor (upload one on the Builds page first)',
+  );
 }
 
 function offlineFacts(facts: GameFacts, config: VersionConfig) {
