@@ -157,10 +157,13 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
-  const cookieOrigins = new Set([
-    new URL(deps.config.publicUrl).origin,
-    ...deps.config.accounts.trustedOrigins,
-  ]);
+  const cookieOrigins = deps.origins;
+  // PORT=0 picks the port at listen: only then are the loopback origins of the default public URL known.
+  app.addHook('onListen', (done) => {
+    const address = app.server.address();
+    if (typeof address === 'object' && address !== null) cookieOrigins.listeningOn(address.port);
+    done();
+  });
   await registerCors(app, { origins: deps.config.corsOrigins, cookieOrigins });
   registerErrorHandling(app, deps.config.bodyLimitBytes);
   // After the auth hook (onRequest) and before the route's schema: no id or query value with a control

@@ -15,6 +15,7 @@ import { describeSmtpError, LogMailer, type Mail, type Mailer, SmtpMailer } from
 import { Metrics } from './lib/metrics.js';
 import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
+import { TrustedOrigins } from './lib/trusted-origins.js';
 import { createAccounts, deleteExpiredSessions, loadAccountSecret } from './modules/accounts/accounts.js';
 import { PasswordHashing } from './modules/accounts/password-hashing.js';
 import { People } from './modules/accounts/people.js';
@@ -151,8 +152,15 @@ export async function createService(config: Config, options: StartOptions = {}) 
         log: (fields, message) => logPause(fields, message),
       }),
     );
+    const origins = new TrustedOrigins({
+      publicUrl: config.publicUrl,
+      publicUrlDefaulted: config.publicUrlDefaulted,
+      trustedOrigins: config.accounts.trustedOrigins,
+      port: config.port,
+    });
     const accounts = createAccounts({
       config,
+      origins,
       db,
       mailer,
       passwordHashing,
@@ -185,6 +193,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
       signIns,
       metrics,
       webhooks,
+      origins,
       pauses: options.pauses,
     };
     // The namespaces module owns its view cache: every write of a namespace goes through it.
