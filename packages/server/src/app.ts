@@ -32,6 +32,7 @@ import { billingRoutes } from './modules/billing/billing.routes.js';
 import { buildsRoutes } from './modules/builds/builds.routes.js';
 import { debugRoutes } from './modules/debug/debug.routes.js';
 import { deviceLinksRoutes } from './modules/device-links/device-links.routes.js';
+import { firstRunRoutes } from './modules/first-run/first-run.routes.js';
 import { gamesRoutes } from './modules/games/games.routes.js';
 import { lobbyLogsRoutes } from './modules/lobby-logs/lobby-logs.routes.js';
 import { namespacesRoutes } from './modules/namespaces/namespaces.routes.js';
@@ -212,6 +213,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   backupsRoutes(app, deps.backups);
   accountsRoutes(app, deps);
   teamsRoutes(app, deps);
+  firstRunRoutes(app, deps);
   auditRoutes(app, deps);
   webhooksRoutes(app, deps);
   healthRoutes(app, { readiness, metrics, metricsToken: deps.config.metricsToken });
