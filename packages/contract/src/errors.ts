@@ -34,6 +34,14 @@ export const ERROR_CATALOGUE = {
     status: 400,
     summary: 'An /auth call was refused; metadata.auth_code says why (better-auth’s own code).',
   },
+  SETUP_LINK_INVALID: {
+    status: 403,
+    summary: 'The first-run setup link’s secret is not this service’s: copy it again from the start log.',
+  },
+  SETUP_DONE: {
+    status: 410,
+    summary: 'The first-run setup link was used, or a team existed first: it is gone; sign in instead.',
+  },
   PASSWORD_TOO_WEAK: {
     status: 400,
     summary: 'The new password is too easy to guess; metadata names the field and says why.',

@@ -20,6 +20,7 @@ import { InvitationsPage } from './pages/Invitations';
 import { NewTeamPage } from './pages/NewTeam';
 import { NotFoundPage } from './pages/NotFound';
 import { ResetPasswordPage } from './pages/ResetPassword';
+import { SetupPage } from './pages/Setup';
 import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
 import { TeamGamesPage } from './pages/TeamGames';
@@ -43,6 +44,7 @@ const router = createBrowserRouter([
   { path: '/sign-up', element: <SignUpPage /> },
   { path: '/forgot-password', element: <ForgotPasswordPage /> },
   { path: '/reset-password', element: <ResetPasswordPage /> },
+  { path: '/setup/:secret', element: <SetupPage /> },
   {
     element: <SignedInLayout />,
     children: [

@@ -32,6 +32,7 @@ import { billingRoutes } from './modules/billing/billing.routes.js';
 import { buildsRoutes } from './modules/builds/builds.routes.js';
 import { debugRoutes } from './modules/debug/debug.routes.js';
 import { deviceLinksRoutes } from './modules/device-links/device-links.routes.js';
+import { firstRunRoutes } from './modules/first-run/first-run.routes.js';
 import { gamesRoutes } from './modules/games/games.routes.js';
 import { lobbyLogsRoutes } from './modules/lobby-logs/lobby-logs.routes.js';
 import { namespacesRoutes } from './modules/namespaces/namespaces.routes.js';
@@ -157,10 +158,13 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
-  const cookieOrigins = new Set([
-    new URL(deps.config.publicUrl).origin,
-    ...deps.config.accounts.trustedOrigins,
-  ]);
+  const cookieOrigins = deps.origins;
+  // PORT=0 picks the port at listen: only then are the loopback origins of the default public URL known.
+  app.addHook('onListen', (done) => {
+    const address = app.server.address();
+    if (typeof address === 'object' && address !== null) cookieOrigins.listeningOn(address.port);
+    done();
+  });
   await registerCors(app, { origins: deps.config.corsOrigins, cookieOrigins });
   registerErrorHandling(app, deps.config.bodyLimitBytes);
   // After the auth hook (onRequest) and before the route's schema: no id or query value with a control
@@ -209,6 +213,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   backupsRoutes(app, deps.backups);
   accountsRoutes(app, deps);
   teamsRoutes(app, deps);
+  firstRunRoutes(app, deps);
   auditRoutes(app, deps);
   webhooksRoutes(app, deps);
   healthRoutes(app, { readiness, metrics, metricsToken: deps.config.metricsToken });

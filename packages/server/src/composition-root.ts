@@ -15,6 +15,7 @@ import { describeSmtpError, LogMailer, type Mail, type Mailer, SmtpMailer } from
 import { Metrics } from './lib/metrics.js';
 import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
+import { TrustedOrigins } from './lib/trusted-origins.js';
 import { createAccounts, deleteExpiredSessions, loadAccountSecret } from './modules/accounts/accounts.js';
 import { PasswordHashing } from './modules/accounts/password-hashing.js';
 import { People } from './modules/accounts/people.js';
@@ -26,6 +27,7 @@ import {
   DEVICE_LINK_CLEANUP_INTERVAL_MS,
   deleteExpiredDeviceLinks,
 } from './modules/device-links/device-links.service.js';
+import { openFirstRunSetup } from './modules/first-run/first-run.service.js';
 import { teamOwnsGames } from './modules/games/games.repository.js';
 import { deleteExpiredLobbies } from './modules/lobby-logs/lobby-logs.service.js';
 import { Namespaces } from './modules/namespaces/namespaces.service.js';
@@ -109,6 +111,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
   try {
     await migrateToLatest(db);
     const newOperatorToken = await ensureOperatorToken(db, config.dataDir, clock, config.operatorToken);
+    const firstRunSetup = await openFirstRunSetup(db, config.dataDir, clock);
     // The embedded store is locked to this process, so every write passes through it and in-process
     // caches invalidated on write are exact. On a store shared by several instances, other instances'
     // writes arrive over LISTEN/NOTIFY through the relay, within a bound (cache-coherence.ts).
@@ -151,8 +154,15 @@ export async function createService(config: Config, options: StartOptions = {}) 
         log: (fields, message) => logPause(fields, message),
       }),
     );
+    const origins = new TrustedOrigins({
+      publicUrl: config.publicUrl,
+      publicUrlDefaulted: config.publicUrlDefaulted,
+      trustedOrigins: config.accounts.trustedOrigins,
+      port: config.port,
+    });
     const accounts = createAccounts({
       config,
+      origins,
       db,
       mailer,
       passwordHashing,
@@ -185,6 +195,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
       signIns,
       metrics,
       webhooks,
+      origins,
       pauses: options.pauses,
     };
     // The namespaces module owns its view cache: every write of a namespace goes through it.
@@ -296,7 +307,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
       await db.destroy();
     });
     // The scheduler is returned for tests, which call runDue() after moving the clock.
-    return { app, deps: appDeps, relay, newOperatorToken, billingScheduler };
+    return { app, deps: appDeps, relay, newOperatorToken, firstRunSetup, billingScheduler };
   } catch (err) {
     await relay?.close();
     await db.destroy();

@@ -14,6 +14,8 @@ export interface Config {
   /** Connections each instance may hold open to PostgreSQL (the listening connection is extra). */
   readonly pgPoolMax: number;
   readonly publicUrl: string;
+  /** GCM_PUBLIC_URL is unset: publicUrl is the default, and loopback pages of the port are trusted too. */
+  readonly publicUrlDefaulted: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** When set, this is the only operator token; none is generated or read from the data dir. */
   readonly operatorToken: string | undefined;
@@ -216,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const pgPoolMax = int('GCM_PG_POOL_MAX', 10, 1, 1000);
 
+  const publicUrlDefaulted = read('GCM_PUBLIC_URL') === undefined;
   let publicUrl = read('GCM_PUBLIC_URL') ?? `http://localhost:${port}`;
   try {
     const url = new URL(publicUrl);
@@ -372,6 +375,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     pgPoolMax,
     publicUrl,
+    publicUrlDefaulted,
     logLevel,
     operatorToken,
     cloudTokenTtlDays,

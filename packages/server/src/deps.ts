@@ -6,6 +6,7 @@ import type { ChangeNotifier } from './lib/change-notifier.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './lib/metrics.js';
 import type { RateCounters } from './lib/rate-counters.js';
+import type { TrustedOrigins } from './lib/trusted-origins.js';
 import type { Accounts } from './modules/accounts/accounts.js';
 import type { PasswordHashing } from './modules/accounts/password-hashing.js';
 import type { People } from './modules/accounts/people.js';
@@ -53,6 +54,8 @@ export interface Deps {
   readonly metrics: Metrics;
   /** Queues webhook deliveries of the changes it is told of (modules/webhooks). */
   readonly webhooks: WebhookOutbox;
+  /** Origins whose pages may use a session: GCM_PUBLIC_URL's, GCM_TRUSTED_ORIGINS, loopback by default. */
+  readonly origins: TrustedOrigins;
   /** Tests only (see TestPauses); undefined in production. */
   readonly pauses?: TestPauses | undefined;
 }

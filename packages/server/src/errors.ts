@@ -297,6 +297,17 @@ export const errors = {
         suggestions: verdict.suggestions,
       },
     ),
+  setupLinkInvalid: () =>
+    make(
+      'SETUP_LINK_INVALID',
+      'this setup link is not this service’s: copy it again from the start log or the data dir’s ' +
+        'first-run-setup file',
+    ),
+  setupDone: (why: string) =>
+    make(
+      'SETUP_DONE',
+      `this first-run setup link is gone: ${why}; sign in instead (or ask the team’s owner for an invitation)`,
+    ),
   signInPaused: (retryAfterSeconds: number) =>
     make(
       'SIGN_IN_PAUSED',

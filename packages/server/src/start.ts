@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { DataDirInUseError } from './db/open-db.js';
 import { listenerPort, listenForOperations } from './http/ops-listener.js';
 import { DataDirPermissionError } from './lib/data-dir.js';
+import { SETUP_FILE, setupPageUrl } from './modules/first-run/first-run.service.js';
 import { OPERATOR_TOKEN_FILE } from './modules/tokens/operator-token.js';
 
 export interface StartOptions {
@@ -28,7 +29,7 @@ async function main({ beforeExit }: StartOptions): Promise<void> {
     throw err;
   }
 
-  const { app, deps, newOperatorToken } = await createService(config);
+  const { app, deps, newOperatorToken, firstRunSetup } = await createService(config);
   if (newOperatorToken !== undefined) {
     // The one time the operator token is shown: the first start of a new data directory.
     app.log.warn(
@@ -78,6 +79,19 @@ async function main({ beforeExit }: StartOptions): Promise<void> {
     );
   }
   await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  // The default public URL names PORT, which may be 0 (pick one): the address as a person would open it.
+  const dashboardUrl = config.publicUrlDefaulted ? `http://localhost:${port}` : config.publicUrl;
+  app.log.info({ dashboard_url: dashboardUrl }, `dashboard: ${dashboardUrl}`);
+  if (firstRunSetup !== undefined) {
+    const setupUrl = setupPageUrl(dashboardUrl, firstRunSetup.secret);
+    app.log.warn(
+      { setup_url: setupUrl, file: path.join(config.dataDir, SETUP_FILE) },
+      `first run: open ${setupUrl} to create the first team and its owner's account; the link works once ` +
+        '(its secret is also in the file named here until then)',
+    );
+  }
 }
 
 function failedToStart(err: unknown): never {

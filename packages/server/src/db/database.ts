@@ -348,6 +348,18 @@ export interface WebhookDeliveriesTable {
   delivered_ts: number | null;
 }
 
+/** The first-run setup link: one row at most (setup_id 'first-run'); see modules/first-run. */
+export interface FirstRunSetupTable {
+  setup_id: string;
+  /** base64url of 32 random bytes; kept in the store so every instance shows the same link until used. */
+  secret: string;
+  create_ts: number;
+  /** When the link was used (or retired because a team existed): null while it is open. */
+  use_ts: number | null;
+  /** The team the setup made; null for a link retired unused. */
+  team_id: string | null;
+}
+
 export interface Database {
   signing_keys: SigningKeysTable;
   operator_tokens: OperatorTokensTable;
@@ -367,6 +379,7 @@ export interface Database {
   rate_limit_windows: RateLimitWindowsTable;
   idempotency_keys: IdempotencyKeysTable;
   account_secrets: AccountSecretsTable;
+  first_run_setup: FirstRunSetupTable;
   users: UsersTable;
   user_sessions: UserSessionsTable;
   teams: TeamsTable;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, errors } from '../errors.js';
+import type { TrustedOrigins } from '../lib/trusted-origins.js';
 import type { TeamRole } from '../modules/accounts/accounts.js';
 import { carriesSession, type People, type Person } from '../modules/accounts/people.js';
 import type { Caller, TokenAuthority, TokenCaller } from '../modules/tokens/token-authority.js';
@@ -56,7 +57,7 @@ export interface AuthSources {
   guard: AuthFailureGuard;
   people: People;
   /** Origins whose pages may write with a session cookie: the public URL's and GCM_TRUSTED_ORIGINS. */
-  trustedOrigins: ReadonlySet<string>;
+  trustedOrigins: TrustedOrigins;
 }
 
 /**
@@ -179,18 +180,34 @@ async function authorizePerson(
  * the service's own or a trusted origin. Browsers send Origin with every cross-origin write and with
  * same-origin POSTs; a client that sends neither Origin nor Sec-Fetch-Site should use a token.
  */
-function assertSameOrigin(trusted: ReadonlySet<string>, request: FastifyRequest): void {
+function assertSameOrigin(trusted: TrustedOrigins, request: FastifyRequest): void {
   const origin = request.headers.origin;
   if (origin !== undefined) {
     if (trusted.has(origin)) return;
-    throw errors.crossOrigin(
-      `a write with a session cookie from the page at ${origin.slice(0, 200)} is refused`,
-    );
+    throw refusedOrigin(trusted, request, origin, 'a write with a session cookie');
   }
   if (request.headers['sec-fetch-site'] === 'same-origin') return;
   throw errors.crossOrigin(
     'a write with a session cookie must carry an Origin header of a trusted origin (or use a bearer token)',
   );
+}
+
+/**
+ * The refusal of a session's use from a page of an untrusted origin, naming the origin and what decides;
+ * the log says it once per origin (at warn: most often a deployment whose GCM_PUBLIC_URL is not the address
+ * people open).
+ */
+export function refusedOrigin(
+  trusted: TrustedOrigins,
+  request: FastifyRequest,
+  origin: string,
+  what: string,
+): AppError {
+  const message = trusted.refusal(origin, what);
+  if (trusted.firstRefusal(origin)) {
+    request.log.warn({ origin: origin.slice(0, 200), trusted_origins: trusted.list() }, message);
+  }
+  return errors.crossOrigin(message);
 }
 
 /** Throws the 400 or 403 that says why `caller` (a token's) may not call a route of `rule`. */

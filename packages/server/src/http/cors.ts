@@ -15,7 +15,7 @@ export interface CorsSettings {
   /** GCM_CORS_ORIGINS: pages of these origins may call the API; none registers nothing at all. */
   readonly origins: readonly string[];
   /** Origins whose cookie-authenticated writes auth.ts accepts (the public URL's and GCM_TRUSTED_ORIGINS). */
-  readonly cookieOrigins: ReadonlySet<string>;
+  readonly cookieOrigins: { has(origin: string): boolean };
 }
 
 /**

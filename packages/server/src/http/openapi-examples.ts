@@ -1,6 +1,7 @@
 import {
   CdnAuthTypeBody,
   CdnAuthUserBody,
+  CompleteSetupBody,
   CreateGameBody,
   CreateLobbyBody,
   CreateNamespaceBody,
@@ -80,4 +81,12 @@ export const BODY_EXAMPLES: ReadonlyMap<object, readonly unknown[]> = new Map([
   examples(CreateLobbyBody, { lobby_group_name_id: 'default', region_id: 'lnd-atl' }),
   examples(LobbyEventBody, { kind: 'start' }, { kind: 'ready' }, { kind: 'stop', exit_code: 0 }),
   examples(UpdatePlanBody, { plan: 'indie' }),
+  examples(CompleteSetupBody, {
+    secret: 'Xq3v9mK2pL7wR1tY5uI8oP4aS6dF0gH2jK4lZ7xC9vB',
+    team_name: 'Acme Games',
+    team_slug: 'acme-games',
+    name: 'Nina Lead',
+    email: 'lead@acme.example',
+    password: 'correct horse battery staple',
+  }),
 ]);

@@ -1,12 +1,13 @@
 const SECRET_PARAM = /token|secret|password|signature|sig$/i;
 /**
  * Paths that carry a credential in the segment after these: the device link page holds the link token,
- * and better-auth's reset link (`/auth/reset-password/<token>`, the link in a reset mail) a password reset
- * token. Lower case: segments are compared case-blind.
+ * better-auth's reset link (`/auth/reset-password/<token>`, the link in a reset mail) a password reset
+ * token, and the first-run setup page (`/setup/<secret>`) its one-time secret. Lower case: segments are compared case-blind.
  */
 const SECRET_PATHS: readonly (readonly string[])[] = [
   ['devices', 'link'],
   ['auth', 'reset-password'],
+  ['setup'],
 ];
 /** `scheme://[userinfo@]host[:port]`: a request line in absolute form (RFC 9112 3.2.2) starts so. */
 const ABSOLUTE_FORM = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*@)?([^/?#]*)/i;

@@ -8,6 +8,7 @@ const SECRET_FILES = [
   'gcm.sqlite3-shm',
   'gcm.sqlite3-journal',
   'operator-token',
+  'first-run-setup',
 ];
 /** The embedded blob store's directories; the files in them are written 0600 already. */
 const PRIVATE_DIRS = ['blobs', 'blobs/objects', 'blobs/parts', 'blobs/tmp'];

@@ -6,10 +6,13 @@
  * call (401/403) changed nothing at all. A route without a row, or a row without a route, fails the test.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TEAM_ROLES, type TeamRole } from '@gcm/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import type { AuthRule } from '../../src/http/auth.js';
+import { SETUP_FILE } from '../../src/modules/first-run/first-run.service.js';
 import {
   addCdnUser,
   algNoneToken,
@@ -105,7 +108,7 @@ function personExpect(rule: AuthRule, needed: TeamRole | null, caller: PersonKin
 }
 
 /** What a caller must get: a 2xx, or a refusal with this status (an `any` route hides others' ids: 404). */
-type Expect = '2xx' | 401 | 403 | 404 | 409;
+type Expect = '2xx' | 401 | 403 | 404 | 409 | 410;
 
 const INVALID: ReadonlySet<CallerKind> = new Set(INVALID_CALLERS);
 
@@ -161,6 +164,11 @@ interface Row {
   people?: TeamRole | null;
   /** The error code of every refusal, where the route answers with its own (not the token check's). */
   code?: string;
+}
+
+/** The first-run setup link's secret, from the data dir (docs/first-run.md). */
+function firstRunSecret(svc: TestService): string {
+  return readFileSync(path.join(svc.dataDir, SETUP_FILE), 'utf8').trim();
 }
 
 /** Operations an `any` token may call, but only on its own game's things: others' are "not found". */
@@ -347,6 +355,28 @@ const MATRIX: Record<string, Row> = {
     request: ({ teamId }) => ({ params: { team_id: teamId }, query: { limit: '10' } }),
   },
   'audit.list': { rule: 'operator', request: () => ({ query: { limit: '10' } }) },
+  // Anyone with the link's secret; this store has teams, so the link is retired for every caller alike.
+  'setup.getStatus': {
+    rule: 'public',
+    request: ({ svc }) => ({ body: { secret: firstRunSecret(svc) } }),
+    expect: Object.fromEntries(CALLERS.map((caller) => [caller, 410])),
+    code: 'SETUP_DONE',
+  },
+  'setup.complete': {
+    rule: 'public',
+    request: ({ svc, seq }) => ({
+      body: {
+        secret: firstRunSecret(svc),
+        team_name: `Setup ${seq}`,
+        team_slug: `setup-${seq}`,
+        name: 'First Owner',
+        email: `setup-${seq}@example.com`,
+        password: 'correct horse battery staple',
+      },
+    }),
+    expect: Object.fromEntries(CALLERS.map((caller) => [caller, 410])),
+    code: 'SETUP_DONE',
+  },
   ...webhookRows('game'),
   ...webhookRows('team'),
 };

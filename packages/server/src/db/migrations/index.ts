@@ -21,6 +21,7 @@ import * as m0019 from './0019_audit.js';
 import * as m0020 from './0020_token_owner.js';
 import * as m0021 from './0021_webhooks.js';
 import * as m0022 from './0022_webhook_queue_index.js';
+import * as m0023 from './0023_first_run_setup.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0020_token_owner': m0020,
   '0021_webhooks': m0021,
   '0022_webhook_queue_index': m0022,
+  '0023_first_run_setup': m0023,
 };
 
 /** The schema versions this code knows, oldest first (a restore refuses a store past the last). */

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createKeyedLock } from '../../db/keyed-lock.js';
 import type { Deps } from '../../deps.js';
 import { AppError, errors } from '../../errors.js';
+import { refusedOrigin } from '../../http/auth.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { revokeStrandedPersonTokens } from '../tokens/tokens.service.js';
 import { AUTH_BASE_PATH, CLIENT_IP_HEADER } from './accounts.js';
@@ -68,7 +69,7 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
       typeof teamId === 'string' ? await teamLock.run(`team-members:${teamId}`, call) : await call();
     await settle(answer.status);
     for (const cookie of answer.headers.getSetCookie()) reply.header('set-cookie', cookie);
-    if (answer.status >= 400) throw refusal(answer.status, text, request);
+    if (answer.status >= 400) throw refusal(answer.status, text, request, deps);
     if (MEMBERSHIP_CHANGES.has(path)) {
       const teamId = teamOfMemberAnswer(text);
       // The change itself is made: a failure here must not answer it as failed. The minute sweep
@@ -119,7 +120,7 @@ function teamOfMemberAnswer(text: string): string | undefined {
 }
 
 /** better-auth's `{code, message}` refusal as the service's error; its 5xx as ours, logged. */
-function refusal(status: number, text: string, request: FastifyRequest): AppError {
+function refusal(status: number, text: string, request: FastifyRequest, deps: Deps): AppError {
   let body: { code?: unknown; message?: unknown } = {};
   try {
     body = JSON.parse(text) as typeof body;
@@ -137,6 +138,13 @@ function refusal(status: number, text: string, request: FastifyRequest): AppErro
   }
   const metadata = authCode === undefined ? undefined : { auth_code: authCode };
   if (status === 401) return new AppError(401, 'API_UNAUTHORIZED', message, metadata);
+  if (status === 403 && authCode === 'INVALID_ORIGIN') {
+    // better-auth checks the Origin, or else the Referer; its "Invalid origin" says neither which nor why.
+    const origin = request.headers.origin ?? refererOrigin(request.headers.referer);
+    const what = path(request) === '/sign-in/email' ? 'signing in' : 'a call with a session';
+    const err = refusedOrigin(deps.origins, request, origin, what);
+    return new AppError(403, err.code, err.message, metadata);
+  }
   if (status === 403) {
     // better-auth's own origin check answers the same refusal as ours for the service's routes.
     const code = authCode !== undefined && /ORIGIN/.test(authCode) ? 'AUTH_CROSS_ORIGIN' : 'API_FORBIDDEN';
@@ -149,6 +157,18 @@ function refusal(status: number, text: string, request: FastifyRequest): AppErro
     message,
     metadata,
   );
+}
+
+function path(request: FastifyRequest): string {
+  return (request.url.split('?', 1)[0] as string).slice(AUTH_BASE_PATH.length);
+}
+
+function refererOrigin(referer: string | undefined): string {
+  try {
+    return referer === undefined ? '(none)' : new URL(referer).origin;
+  } catch {
+    return '(none)';
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Db } from '../../db/open-db.js';
 import { isPostgres } from '../../db/open-db.js';
 import { deleteInBatches } from '../../lib/batched-delete.js';
 import type { Mailer } from '../../lib/mail.js';
+import type { TrustedOrigins } from '../../lib/trusted-origins.js';
 import type { PasswordHashing } from './password-hashing.js';
 
 export { TEAM_ROLES, type TeamRole } from '@gcm/contract';
@@ -56,6 +57,8 @@ export interface AccountsOptions {
   config: Config;
   db: Db;
   mailer: Mailer;
+  /** Pages whose origin may sign in and write with a session (asked per request: the port may come late). */
+  origins: TrustedOrigins;
   /** The key cookies are signed with, from the store (migration 0018), so every instance signs alike. */
   secret: string;
   /** Refuses the deletion of a team that still owns a game (games.team_id has no foreign key). */
@@ -109,7 +112,6 @@ export function createAccounts(options: AccountsOptions) {
     });
   };
   const { config, db, mailer } = options;
-  const publicOrigin = new URL(config.publicUrl).origin;
   const viewerAc = defaultAc.newRole({
     organization: [],
     member: [],
@@ -123,9 +125,16 @@ export function createAccounts(options: AccountsOptions) {
     baseURL: config.publicUrl,
     basePath: AUTH_BASE_PATH,
     secret: options.secret,
-    trustedOrigins: [publicOrigin, ...config.accounts.trustedOrigins],
+    trustedOrigins: () => options.origins.list(),
     telemetry: { enabled: false },
-    logger: { level: 'warn', log: (level, message) => options.log(level, message) },
+    logger: {
+      level: 'warn',
+      // Its "Invalid origin" is logged at error on every refusal; the route logs it once per origin, at warn,
+      // saying what decides (accounts.routes.ts).
+      log: (level, message) => {
+        if (!message.startsWith('Invalid origin')) options.log(level, message);
+      },
+    },
     database: {
       // biome-ignore lint/suspicious/noExplicitAny: better-auth takes any Kysely; ours is typed for our tables.
       db: db as any,
