@@ -17,9 +17,11 @@ import * as repo from './tokens.repository.js';
  * Mints a signed cloud token for one game; the row makes it revocable and is written before it is handed
  * out, under the game's lock, so a retirement committing meanwhile cannot miss it and leave it unrevoked.
  */
-/** The person a token is minted for, when a signed-in person mints it. */
+/** The person a token is minted for: a signed-in person, or the person a minting cloud token is for. */
 export function mintedFor(caller: Caller): string | null {
-  return caller.kind === 'person' ? caller.userId : null;
+  if (caller.kind === 'person') return caller.userId;
+  // A person's token mints for that person: what it makes answers to their role, as they do.
+  return caller.kind === 'game_cloud' ? caller.userId : null;
 }
 
 export async function createCloudToken(deps: Deps, gameId: string, caller: Caller) {
