@@ -145,7 +145,8 @@ describe('gcm, the command-line tool', () => {
     assert.match(table.stdout, /^NAME ID\s+NAMESPACE ID/);
     assert.match(table.stdout, /\nstaging\s+[0-9a-f-]{36}/);
 
-    // Minting is the operator's (or a signed-in admin's): a cloud token cannot make more of itself.
+    // Minting is the operator's (or an admin's, signed in or logged in with gcm): the fixture's cloud token,
+    // the operator's, cannot make more of itself.
     const operator = { ...env, GCM_TOKEN: svc.operatorToken, GCM_GAME: 'cli-game' };
     const minted = JSON.parse((await runCli(['--json', 'tokens', 'create'], operator)).stdout) as {
       token: string;
@@ -208,6 +209,78 @@ describe('gcm, the command-line tool', () => {
     assert.equal(found?.source, 'service');
     assert.ok(found?.path.includes('build-not-found'), JSON.stringify(found));
     assert.equal(found?.line, 3, 'the game mode’s line');
+  });
+
+  it('names the game, team and person; a team admin’s login mints tokens, a member’s may not', async () => {
+    const fx = await createGameFixture(svc, 'cli-admin-game');
+    const team = await newTeam(svc, 'cli-admins');
+    await giveGame(svc, fx.gameId, team.teamId);
+    const people = {
+      admin: await addMember(svc, team, 'ada@cli.example', 'admin'),
+      member: await addMember(svc, team, 'mo@cli.example', 'member'),
+    };
+    /** `gcm login` as a person would: the page's link completed by them; answers the run's config dir and output. */
+    const login = async (who: keyof typeof people) => {
+      const configDir = path.join(dir, `login-${who}`);
+      const child = startCli(['login', '--url', publicUrl, '--no-open'], { GCM_CONFIG_DIR: configDir });
+      const line = lineReader(child);
+      assert.match(await line(), /^Open this page to log in/);
+      const linkUrl = (await line()).trim();
+      await untilWaiting(svc);
+      const done = await svc.call('POST', '/cloud/devices/links/complete', {
+        token: null,
+        headers: asPerson(svc, people[who]),
+        body: { device_link_token: linkUrl.split('/').at(-1), game_id: fx.gameId },
+      });
+      assert.equal(done.statusCode, 204, done.body);
+      const end = await finished(child);
+      assert.equal(end.code, 0, end.stderr);
+      return { env: { GCM_CONFIG_DIR: configDir }, stdout: end.stdout };
+    };
+
+    const admin = await login('admin');
+    assert.match(
+      admin.stdout,
+      new RegExp(
+        `Logged in to ${publicUrl}: game "Test Game" \\(cli-admin-game\\) of team "Team cli-admins", as ada <ada@cli\\.example> \\(admin\\)\\.`,
+      ),
+    );
+    const who = await runCli(['whoami'], admin.env);
+    assert.equal(who.code, 0, who.stderr);
+    assert.match(
+      who.stdout,
+      /: game "Test Game" \(cli-admin-game\) of team "Team cli-admins", as ada <ada@cli\.example> \(admin\)\n/,
+    );
+    assert.match(who.stdout, /cloud token [0-9a-f-]{36} of game [0-9a-f-]{36}, expires /);
+
+    // The admin's token mints cloud and reporter tokens, as the admin would in the dashboard.
+    const cloud = await runCli(['--json', 'tokens', 'create'], admin.env);
+    assert.equal(cloud.code, 0, cloud.stdout + cloud.stderr);
+    const minted = JSON.parse(cloud.stdout) as { token: string };
+    const inspect = (await svc.call('GET', '/cloud/auth/inspect', { token: minted.token })).json<{
+      agent: { game_cloud: { game_id: string; minted_for: { email: string } } };
+    }>();
+    assert.equal(inspect.agent.game_cloud.game_id, fx.gameId);
+    assert.equal(inspect.agent.game_cloud.minted_for.email, 'ada@cli.example', 'minted for the admin too');
+    const reporter = await runCli(
+      ['--json', 'tokens', 'create', '--reporter', '--namespace', 'prod'],
+      admin.env,
+    );
+    assert.equal(reporter.code, 0, reporter.stdout + reporter.stderr);
+    const reporterToken = (JSON.parse(reporter.stdout) as { token: string }).token;
+    const reporterInspect = await svc.call('GET', '/cloud/auth/inspect', { token: reporterToken });
+    assert.equal(
+      reporterInspect.json<{ agent: { namespace_reporter: { namespace_id: string } } }>().agent
+        .namespace_reporter.namespace_id,
+      fx.namespaceId,
+    );
+
+    // A member's login token may not.
+    const member = await login('member');
+    assert.match(member.stdout, /as mo <mo@cli\.example> \(member\)\./);
+    const refused = await runCli(['tokens', 'create', '--reporter', '--namespace', 'prod'], member.env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /error: .*admin role or stronger.*its person is member \(API_FORBIDDEN\)/);
   });
 
   it('lists lobbies newest first, and follows new ones and their changes', async () => {

@@ -118,3 +118,28 @@ export async function insertOperatorToken(
 export function loadSigningKeys(db: Db) {
   return db.selectFrom('signing_keys').selectAll().orderBy('create_ts', 'asc').execute();
 }
+
+/** The names a game cloud token's holder is shown by: its game's, the game's team's, and its person's. */
+export async function findTokenNames(db: Db, gameId: string, userId: string | null) {
+  const game = await db
+    .selectFrom('games')
+    .leftJoin('teams', 'teams.id', 'games.team_id')
+    .select(['games.name_id', 'games.display_name', 'games.team_id', 'teams.name as team_name'])
+    .where('games.game_id', '=', gameId)
+    .where('games.delete_ts', 'is', null)
+    .executeTakeFirst();
+  const person =
+    userId === null
+      ? undefined
+      : await db
+          .selectFrom('users')
+          .leftJoin('team_members', (join) =>
+            join
+              .onRef('team_members.user_id', '=', 'users.id')
+              .on('team_members.team_id', '=', game?.team_id ?? ''),
+          )
+          .select(['users.id', 'users.email', 'users.name', 'team_members.role'])
+          .where('users.id', '=', userId)
+          .executeTakeFirst();
+  return { game, person };
+}

@@ -114,6 +114,6 @@ export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
       { operationId: 'auth.inspect', auth: 'self', summary: 'Who the bearer token belongs to', tag: TAG },
       { response: { 200: InspectResponse } },
     ),
-    async (request) => inspect(callerOf(request)),
+    async (request) => inspect(deps, callerOf(request)),
   );
 }
