@@ -44,7 +44,7 @@ function report(json: boolean, err: unknown): number {
     };
   } else if (err instanceof UsageError) {
     code = EXIT_USAGE;
-    body = { error: err.message, code: 'USAGE' };
+    body = { error: err.message, code: 'USAGE', ...(err.hint === undefined ? {} : { hint: err.hint }) };
   } else if (err instanceof HintedError) {
     body = { error: err.message, hint: err.hint };
   } else if (err instanceof NetworkError) {

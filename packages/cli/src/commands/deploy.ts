@@ -18,55 +18,11 @@ import { withRetries } from '../retry.js';
 import { formatBytes, listBuilds, type PushResult, pushBuild, SHA256_TAG, sha256File } from './builds.js';
 import { type ConfigProblem, DEFAULT_CONFIG_FILE, validateConfig } from './config.js';
 import { type ConfigFile, describeProblem, loadConfigFile } from './config-file.js';
+import { fillImageIds, isObject, PLACEHOLDER_IMAGE_ID } from './deploy-config.js';
 import { withContext } from './shared.js';
 
 /** The tag on the build a namespace's deployed version runs; on one build of the namespace at a time. */
 export const CURRENT_TAG = 'current';
-
-/** Stands for the build before it is pushed, so the config is checked offline before a long upload. */
-const PLACEHOLDER_IMAGE_ID = 'gcm-deploy-image';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** A game mode's or the matchmaker's runtime, under either of its names (as the service resolves it). */
-function runtimeIn(owner: Json): Json | undefined {
-  const runtime = owner.container ?? owner.docker;
-  return isObject(runtime) ? runtime : undefined;
-}
-
-const namesNoImage = (runtime: Json) =>
-  runtime.image_id === undefined || runtime.image_id === null || runtime.image_id === '';
-
-/**
- * Gives every game mode whose runtime names no image_id the build `imageId`, where the service will read it:
- * the game mode's own runtime, else the matchmaker's (a game mode's runtime replaces the matchmaker's whole),
- * else a new `container` of the game mode's own. An image_id the config names is kept. Works on a config of
- * any shape (the schema is checked after), changing `config` in place; answers the game modes that now run
- * `imageId`.
- */
-export function fillImageIds(config: unknown, imageId: string): string[] {
-  if (!isObject(config) || !isObject(config.matchmaker)) return [];
-  const matchmaker = config.matchmaker;
-  if (!isObject(matchmaker.game_modes)) return [];
-  const top = runtimeIn(matchmaker);
-  const running: string[] = [];
-  for (const [name, mode] of Object.entries(matchmaker.game_modes)) {
-    if (!isObject(mode)) continue;
-    let target = runtimeIn(mode) ?? top;
-    if (target === undefined) {
-      target = {};
-      // A null `docker` is "not set"; dropped so that no check sees two runtimes.
-      if (mode.docker === null) delete mode.docker;
-      mode.container = target;
-    }
-    if (namesNoImage(target)) target.image_id = imageId;
-    if (target.image_id === imageId) running.push(name);
-  }
-  return running;
-}
 
 /** JSON with every object's keys sorted: the same config always hashes alike, whatever its key order. */
 function canonicalJson(value: unknown): string {
@@ -151,6 +107,10 @@ export function registerDeploy(program: Command): void {
           throw new UsageError('--concurrency: 1 to 64');
         }
         const file = loadConfigFile(options.config);
+        if (file.syntax.length > 0) {
+          reportProblems(ctx, file, await validateConfig(undefined, file, 'gcm-deploy'));
+          return;
+        }
         const probe = structuredClone(file.value);
         const needing = fillImageIds(probe, PLACEHOLDER_IMAGE_ID);
         if (image === undefined) {
@@ -164,7 +124,12 @@ export function registerDeploy(program: Command): void {
           }
         }
         // Offline first: a config that cannot work fails in a second, not after uploading gigabytes.
-        const offline = await validateConfig(undefined, { ...file, value: probe }, 'gcm-deploy');
+        const offline = await validateConfig(
+          undefined,
+          { ...file, value: probe },
+          'gcm-deploy',
+          PLACEHOLDER_IMAGE_ID,
+        );
         if (offline.length > 0) {
           reportProblems(ctx, file, offline);
           return;

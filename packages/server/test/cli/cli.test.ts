@@ -194,10 +194,21 @@ describe('gcm, the command-line tool', () => {
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, /valid \(checked offline\)/);
 
+    // A YAML syntax error is a problem in the file like any other (exit 1, at its place), not wrong use.
     const broken = file('broken.yaml', 'matchmaker:\n  game_modes: [\n');
     const syntax = await runCli(['config', 'validate', broken], {});
-    assert.equal(syntax.code, 2);
-    assert.match(syntax.stderr, /broken\.yaml:\d+:\d+: /);
+    assert.equal(syntax.code, 1, syntax.stdout + syntax.stderr);
+    assert.deepEqual(syntax.stdout.trim().split('\n'), [
+      `${broken}:3:1: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]`,
+      `1 problem(s) in ${broken}`,
+    ]);
+    const syntaxJson = await runCli(['--json', 'config', 'validate', broken], {});
+    assert.equal(syntaxJson.code, 1);
+    const syntaxReport = JSON.parse(syntaxJson.stdout) as { valid: boolean; errors: { line: number }[] };
+    assert.deepEqual([syntaxReport.valid, syntaxReport.errors[0]?.line], [false, 3]);
+    const missing = await runCli(['config', 'validate', path.join(dir, 'nowhere.yaml')], {});
+    assert.equal(missing.code, 2, 'a file that is not there is wrong use');
+    assert.match(missing.stderr, /^error: there is no file .*nowhere\.yaml\nhint: `gcm init` writes/);
 
     // Where the file is right but the service knows better (no such build), it says so, at the line.
     const unknownBuild = file('unknown-build.yaml', UNKNOWN_BUILD_CONFIG);
@@ -209,6 +220,45 @@ describe('gcm, the command-line tool', () => {
     assert.equal(found?.source, 'service');
     assert.ok(found?.path.includes('build-not-found'), JSON.stringify(found));
     assert.equal(found?.line, 3, 'the game mode’s line');
+  });
+
+  it('checks a config meant for gcm deploy as deploy will use it, with hints that name gcm commands', async () => {
+    // No image_id anywhere: deploy fills it in, so validate does too (today's service says "no-build").
+    const deployConfig = file(
+      'for-deploy.yaml',
+      'matchmaker:\n  game_modes:\n    default:\n      max_players: 8\n      container:\n        ports:\n          game:\n            port: 7777\n            protocol: udp\n',
+    );
+    const valid = await runCli(['--json', 'config', 'validate', deployConfig], env);
+    assert.equal(valid.code, 0, valid.stdout + valid.stderr);
+    assert.deepEqual(JSON.parse(valid.stdout) as Record<string, unknown>, {
+      file: deployConfig,
+      valid: true,
+      checked: 'offline and by the service',
+      for_deploy: true,
+      deploy_fills: ['default'],
+      errors: [],
+    });
+    // One game mode names its build and one does not: a config for `versions create`, unless told.
+    const mixed = file(
+      'mixed.yaml',
+      `matchmaker:\n  game_modes:\n    a:\n      max_players: 4\n      container:\n        image_id: ${'0193e3a4-7b1c-7d2e-8f30-4a5b6c7d8e9f'}\n    b:\n      max_players: 4\n      container: {}\n`,
+    );
+    const plain = await runCli(['config', 'validate', mixed, '--offline'], env);
+    assert.equal(plain.code, 1, plain.stdout);
+    assert.match(plain.stdout, /mixed\.yaml:7:5: .*no-build: .*`gcm builds push IMAGE --namespace NS`/);
+    assert.match(plain.stdout, /`gcm config validate --for-deploy`/);
+    assert.doesNotMatch(plain.stdout, /POST \/|PUT \//, 'no raw API calls');
+    const asDeploy = await runCli(['config', 'validate', mixed, '--offline', '--for-deploy'], env);
+    assert.equal(asDeploy.code, 0, asDeploy.stdout + asDeploy.stderr);
+    assert.match(asDeploy.stdout, /game mode\(s\) b run the pushed build/);
+    const region = file(
+      'region.yaml',
+      'matchmaker:\n  game_modes:\n    default:\n      max_players: 8\n      regions:\n        atlantis: {}\n      container: {}\n',
+    );
+    const online = await runCli(['config', 'validate', region], env);
+    assert.equal(online.code, 1, online.stdout + online.stderr);
+    assert.match(online.stdout, /atlantis.*\(`gcm regions` lists them\)/);
+    assert.doesNotMatch(online.stdout, /GET \/cloud/);
   });
 
   it('names the game, team and person; a team admin’s login mints tokens, a member’s may not', async () => {
