@@ -15,7 +15,15 @@ import type { Context } from '../context.js';
 import { UsageError } from '../context.js';
 import { note, output, printJson } from '../output.js';
 import { withRetries } from '../retry.js';
-import { formatBytes, listBuilds, type PushResult, pushBuild, SHA256_TAG, sha256File } from './builds.js';
+import {
+  formatBytes,
+  listBuilds,
+  type PushResult,
+  pushBuild,
+  SHA256_TAG,
+  sha256File,
+  statImage,
+} from './builds.js';
 import { type ConfigProblem, DEFAULT_CONFIG_FILE, validateConfig } from './config.js';
 import { type ConfigFile, describeProblem, loadConfigFile } from './config-file.js';
 import { fillImageIds, isObject, PLACEHOLDER_IMAGE_ID } from './deploy-config.js';
@@ -88,6 +96,8 @@ export interface DeployResult {
   version_created: boolean;
   namespace_id: string;
   namespace_changed: boolean;
+  /** Whether the build was tagged current now (false: it already was the namespace's one current build). */
+  tag_changed: boolean;
 }
 
 export function registerDeploy(program: Command): void {
@@ -106,6 +116,8 @@ export function registerDeploy(program: Command): void {
         if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
           throw new UsageError('--concurrency: 1 to 64');
         }
+        // A missing or unreadable image is said at once, before any other check or request.
+        if (image !== undefined) statImage(image);
         const file = loadConfigFile(options.config);
         if (file.syntax.length > 0) {
           reportProblems(ctx, file, await validateConfig(undefined, file, 'gcm-deploy'));
@@ -202,11 +214,18 @@ export function registerDeploy(program: Command): void {
           const body: SetNamespaceVersionBody = { version_id: versionId };
           await withRetries(() => ctx.client.put(`${nsPath}/version`, body));
         }
+        // A re-run writes nothing: the tag is set only when this build is not already the one current build.
+        let tagChanged = false;
         if (buildId !== null) {
-          const patch: PatchTagsBody = { tags: { [CURRENT_TAG]: 'true' }, exclusive_tags: [CURRENT_TAG] };
-          await withRetries(() =>
-            ctx.client.patch(`/games/${gameId}/environments/${namespaceId}/builds/${buildId}/tags`, patch),
-          );
+          const current = await listBuilds(ctx, gameId, namespaceId, { [CURRENT_TAG]: 'true' }, 2);
+          if (current.length !== 1 || current[0]?.id !== buildId) {
+            const patch: PatchTagsBody = { tags: { [CURRENT_TAG]: 'true' }, exclusive_tags: [CURRENT_TAG] };
+            const tagged = buildId;
+            await withRetries(() =>
+              ctx.client.patch(`/games/${gameId}/environments/${namespaceId}/builds/${tagged}/tags`, patch),
+            );
+            tagChanged = true;
+          }
         }
 
         const result: DeployResult = {
@@ -217,6 +236,7 @@ export function registerDeploy(program: Command): void {
           version_created: versionCreated,
           namespace_id: namespaceId,
           namespace_changed: namespaceChanged,
+          tag_changed: tagChanged,
         };
         output(ctx.json, result, (r) =>
           [
@@ -227,7 +247,9 @@ export function registerDeploy(program: Command): void {
                 : `Build ${r.build_id}: ${image === undefined ? 'named by the config' : 'already pushed'}`,
             `Version ${r.version_name} (${r.version_id}): ${r.version_created ? 'created' : 'already exists'}`,
             `Namespace ${options.namespace}: ${r.namespace_changed ? 'now runs' : 'already runs'} ${r.version_name}`,
-            ...(r.build_id === null ? [] : [`Build ${r.build_id} tagged ${CURRENT_TAG}`]),
+            ...(r.build_id === null
+              ? []
+              : [`Build ${r.build_id}: ${r.tag_changed ? 'now tagged' : 'already tagged'} ${CURRENT_TAG}`]),
           ].join('\n'),
         );
       }),
