@@ -5,6 +5,7 @@ import { registerAuth } from './commands/auth.js';
 import { registerBuilds } from './commands/builds.js';
 import { registerConfig } from './commands/config.js';
 import { registerDeploy } from './commands/deploy.js';
+import { registerInit } from './commands/init.js';
 import { registerLobbies } from './commands/lobbies.js';
 import {
   registerBilling,
@@ -82,6 +83,7 @@ export function buildProgram(): Command {
   registerTokens(program);
   registerBilling(program);
   registerRegions(program);
+  registerInit(program);
   registerConfig(program);
   registerLobbies(program);
   registerBuilds(program);

@@ -5,7 +5,7 @@
  * line and column, lobbies (and --follow), exit codes and --json output.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -220,6 +220,58 @@ describe('gcm, the command-line tool', () => {
     assert.equal(found?.source, 'service');
     assert.ok(found?.path.includes('build-not-found'), JSON.stringify(found));
     assert.equal(found?.line, 3, 'the game mode’s line');
+  });
+
+  it('gcm init writes a commented gcm.yaml that config validate and deploy accept as it is', async () => {
+    // Offline: no regions named (every one the service offers), and the file says so.
+    const offlineFile = path.join(dir, 'init-offline', 'gcm.yaml');
+    mkdirSync(path.dirname(offlineFile));
+    const offline = await runCli(['init', offlineFile], { GCM_CONFIG_DIR: env.GCM_CONFIG_DIR as string });
+    assert.equal(offline.code, 0, offline.stderr);
+    const offlineText = readFileSync(offlineFile, 'utf8');
+    assert.match(offlineText, /^# .*gcm init/m);
+    assert.match(offlineText, /^ {6}# regions:$/m, 'regions left out, with an example in a comment');
+    assert.doesNotMatch(offlineText, /^\s*image_id:/m, 'deploy fills in the build');
+    const again = await runCli(['init', offlineFile], {});
+    assert.equal(again.code, 2, 'an existing file is not overwritten');
+    assert.match(again.stderr, /exists already\nhint: pass --force/);
+
+    // Logged in: the service's regions, each named in the file.
+    const fx = await createGameFixture(svc, 'cli-init-game');
+    const ci = { ...env, GCM_TOKEN: fx.cloudToken };
+    const configFile = path.join(dir, 'init-online.yaml');
+    const made = await runCli(['init', configFile, '--game-mode', 'duel', '--port', '7000'], ci);
+    assert.equal(made.code, 0, made.stderr);
+    const regions = (await svc.call('GET', '/cloud/regions')).json<{ regions: { name_id: string }[] }>()
+      .regions;
+    assert.ok(regions.length > 0);
+    const text = readFileSync(configFile, 'utf8');
+    for (const region of regions) assert.match(text, new RegExp(`^ {8}${region.name_id}: \\{\\}$`, 'm'));
+    assert.match(text, /^ {4}duel:$/m);
+    assert.match(text, /^ {12}port: 7000$/m);
+    assert.match(text, /idle_lobbies:\n {8}min: 1\n {8}max: 2/);
+
+    // It names no image_id: validate checks it as deploy will use it, offline and with the service.
+    const valid = await runCli(['config', 'validate', configFile], ci);
+    assert.equal(valid.code, 0, valid.stdout + valid.stderr);
+    assert.match(
+      valid.stdout,
+      /valid \(checked offline and by the service, as `gcm deploy IMAGE` will use it/,
+    );
+    const image = file('init-server.tar', 'a server image, as far as this test goes');
+    const deployed = await runCli(
+      ['--json', 'deploy', image, '--namespace', 'prod', '--config', configFile],
+      ci,
+    );
+    assert.equal(deployed.code, 0, deployed.stdout + deployed.stderr);
+    const { version_id: versionId } = JSON.parse(deployed.stdout) as { version_id: string };
+    const version = await svc.call('GET', `/cloud/games/${fx.gameId}/versions/${versionId}?resolved=true`);
+    const duel = version.json<{
+      version: {
+        config: { matchmaker: { game_modes: Record<string, { regions: Record<string, unknown> }> } };
+      };
+    }>().version.config.matchmaker.game_modes.duel;
+    assert.deepEqual(Object.keys(duel?.regions ?? {}).sort(), regions.map((r) => r.name_id).sort());
   });
 
   it('checks a config meant for gcm deploy as deploy will use it, with hints that name gcm commands', async () => {
