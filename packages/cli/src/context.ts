@@ -3,7 +3,14 @@ import { Client } from './client.js';
 import { configDir, normalizeUrl, readCredentials } from './credentials.js';
 
 /** Wrong use of the command (exit code 2), as opposed to a failure of what it asked (exit code 1). */
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** A failure with a hint: what to run or check next. */
 export class HintedError extends Error {

@@ -5,6 +5,7 @@ import { registerAuth } from './commands/auth.js';
 import { registerBuilds } from './commands/builds.js';
 import { registerConfig } from './commands/config.js';
 import { registerDeploy } from './commands/deploy.js';
+import { registerInit } from './commands/init.js';
 import { registerLobbies } from './commands/lobbies.js';
 import {
   registerBilling,
@@ -44,7 +45,7 @@ function report(json: boolean, err: unknown): number {
     };
   } else if (err instanceof UsageError) {
     code = EXIT_USAGE;
-    body = { error: err.message, code: 'USAGE' };
+    body = { error: err.message, code: 'USAGE', ...(err.hint === undefined ? {} : { hint: err.hint }) };
   } else if (err instanceof HintedError) {
     body = { error: err.message, hint: err.hint };
   } else if (err instanceof NetworkError) {
@@ -82,6 +83,7 @@ export function buildProgram(): Command {
   registerTokens(program);
   registerBilling(program);
   registerRegions(program);
+  registerInit(program);
   registerConfig(program);
   registerLobbies(program);
   registerBuilds(program);

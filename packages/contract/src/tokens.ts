@@ -57,6 +57,32 @@ export const InspectResponse = Type.Object({
         token_id: Id,
         create_ts: Timestamp,
         expire_ts: Timestamp,
+        game: Type.Optional(
+          Type.Object(
+            { name_id: Type.String({ maxLength: 64 }), display_name: Type.String({ maxLength: 256 }) },
+            { description: 'the game the token is scoped to, by name (absent once the game is retired)' },
+          ),
+        ),
+        team: Type.Optional(
+          Type.Object(
+            { team_id: Id, name: Type.String({ maxLength: 256 }) },
+            { description: 'the team that owns the game, when one does' },
+          ),
+        ),
+        minted_for: Type.Optional(
+          Type.Object(
+            {
+              user_id: Id,
+              email: Type.String({ maxLength: 320 }),
+              name: Type.String({ maxLength: 256 }),
+              role: Type.Optional(TeamRoleSchema),
+            },
+            {
+              description:
+                'the person the token was minted for (gcm login, or a person’s mint), and their role now in the game’s team; absent for the operator’s tokens',
+            },
+          ),
+        ),
       }),
     ),
     namespace_reporter: Type.Optional(

@@ -61,7 +61,8 @@ async function login(globals: GlobalOptions, options: LoginOptions): Promise<voi
     watchIndex = result.watch.index;
   }
   const inspect = await new Client(url, token).get<InspectResponse>('/cloud/auth/inspect');
-  const gameId = inspect.agent.game_cloud?.game_id;
+  const cloud = inspect.agent.game_cloud;
+  const gameId = cloud?.game_id;
   const next = readCredentials(configDir());
   next.services[url] = {
     token,
@@ -71,7 +72,7 @@ async function login(globals: GlobalOptions, options: LoginOptions): Promise<voi
   next.current = url;
   writeCredentials(next);
   output(globals.json === true, { logged_in: true, url, game_id: gameId ?? null }, () =>
-    gameId === undefined ? `Logged in to ${url}.` : `Logged in to ${url} for game ${gameId}.`,
+    cloud === undefined ? `Logged in to ${url}.` : `Logged in to ${url}: ${describeCloudToken(cloud)}.`,
   );
 }
 
@@ -106,6 +107,23 @@ async function logout(globals: GlobalOptions): Promise<void> {
   );
 }
 
+type CloudAgent = NonNullable<InspectResponse['agent']['game_cloud']>;
+
+/** `game "Star Raiders" (star-raiders) of team "Nebula Games", as Nina <nina@…> (admin)`: names, not ids. */
+export function describeCloudToken(agent: CloudAgent): string {
+  const game =
+    agent.game === undefined
+      ? `game ${agent.game_id}`
+      : `game "${agent.game.display_name}" (${agent.game.name_id})`;
+  const team = agent.team === undefined ? '' : ` of team "${agent.team.name}"`;
+  const person = agent.minted_for;
+  const who =
+    person === undefined
+      ? ''
+      : `, as ${person.name === '' ? person.email : `${person.name} <${person.email}>`}${person.role === undefined ? ' (no longer in the team)' : ` (${person.role})`}`;
+  return `${game}${team}${who}`;
+}
+
 async function whoami(globals: GlobalOptions): Promise<void> {
   const ctx = new Context(globals);
   ctx.requireToken();
@@ -113,7 +131,11 @@ async function whoami(globals: GlobalOptions): Promise<void> {
   output(ctx.json, { url: ctx.url, ...inspect }, ({ agent }) => {
     if (agent.operator !== undefined) return `${ctx.url}: the operator`;
     if (agent.game_cloud !== undefined) {
-      return `${ctx.url}: cloud token ${agent.game_cloud.token_id} of game ${agent.game_cloud.game_id} (expires ${agent.game_cloud.expire_ts})`;
+      const cloud = agent.game_cloud;
+      return [
+        `${ctx.url}: ${describeCloudToken(cloud)}`,
+        `cloud token ${cloud.token_id} of game ${cloud.game_id}, expires ${cloud.expire_ts}`,
+      ].join('\n');
     }
     if (agent.namespace_reporter !== undefined) {
       return `${ctx.url}: lobby reporter token of namespace ${agent.namespace_reporter.namespace_id}`;

@@ -24,6 +24,7 @@ import { ApiError } from '../client.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../context.js';
 import { configDir } from '../credentials.js';
+import { unreadableFile } from '../files.js';
 import { note, output, table } from '../output.js';
 import { PartRefusedError, putFileRange } from '../part-upload.js';
 import { isTransientApiError, TransientError, withRetries } from '../retry.js';
@@ -115,14 +116,12 @@ export function formatBytes(bytes: number): string {
 }
 
 /** A regular file's size and mtime, or a usage error saying why it cannot be pushed. */
-function statImage(file: string): { size: number; mtimeMs: number } {
+export function statImage(file: string): { size: number; mtimeMs: number } {
   let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(file);
   } catch (err) {
-    throw new UsageError(
-      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
+    throw new UsageError(unreadableFile(file, err));
   }
   if (!stat.isFile()) throw new UsageError(`${file} is not a file`);
   return { size: stat.size, mtimeMs: stat.mtimeMs };

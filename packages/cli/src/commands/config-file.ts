@@ -2,11 +2,21 @@ import { readFileSync } from 'node:fs';
 import { locateConfigPath, type ValidationErrorItem, yamlConfigNodes } from '@gcm/contract';
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { UsageError } from '../context.js';
+import { unreadableFile } from '../files.js';
+
+/** A problem at a place in a file: a line and column (1-based) when known. */
+export interface PlacedProblem extends ValidationErrorItem {
+  line?: number;
+  column?: number;
+}
 
 /** A version config file read from disk: its value, and where each of its nodes is. */
 export interface ConfigFile {
   path: string;
+  /** Undefined when the file is not valid YAML (`syntax` says where). */
   value: unknown;
+  /** Its YAML syntax errors, each at its line and column: a problem in the file like any other. */
+  syntax: PlacedProblem[];
   /** Line and column (1-based) of the node at a validation path, or of the deepest part of it found. */
   locate(path: readonly string[]): { line: number; column: number } | undefined;
 }
@@ -16,9 +26,13 @@ const NODES = yamlConfigNodes<Node>({ isMap, isSeq, isScalar });
 /** The largest config file read: far above any real one (the service caps a body at 1 MiB). */
 const MAX_BYTES = 4 * 1024 * 1024;
 
+/** Syntax errors reported at most: the first few say where to look; the rest follow from them. */
+const MAX_SYNTAX_ERRORS = 20;
+
 /**
  * YAML or JSON (JSON is YAML, so one parser reads both and knows every node's place). Syntax errors are
- * reported with their line and column and end the command.
+ * returned as the file's problems, each with its line and column; a file that cannot be read at all is a
+ * usage error.
  */
 export function loadConfigFile(file: string): ConfigFile {
   let text: string;
@@ -26,7 +40,8 @@ export function loadConfigFile(file: string): ConfigFile {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     throw new UsageError(
-      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      unreadableFile(file, err),
+      '`gcm init` writes a gcm.yaml to start from; --config (or the FILE argument) names another',
     );
   }
   if (text.length > MAX_BYTES)
@@ -34,12 +49,17 @@ export function loadConfigFile(file: string): ConfigFile {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    const [first] = doc.errors;
-    const offset = first?.pos[0];
-    const at = offset === undefined ? undefined : lineCounter.linePos(offset);
-    throw new UsageError(
-      `${file}${at === undefined ? '' : `:${at.line}:${at.col}`}: ${first?.message.split('\n')[0] ?? 'not valid YAML'}`,
-    );
+    const syntax = doc.errors.slice(0, MAX_SYNTAX_ERRORS).map((error): PlacedProblem => {
+      const offset = error.pos[0];
+      const { line, col } = lineCounter.linePos(offset);
+      return {
+        path: [],
+        message: `not valid YAML: ${error.message.split('\n')[0] ?? 'a syntax error'}`,
+        line,
+        column: col,
+      };
+    });
+    return { path: file, value: undefined, syntax, locate: () => undefined };
   }
   const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
   const position = (node: Node) => {
@@ -51,6 +71,7 @@ export function loadConfigFile(file: string): ConfigFile {
   return {
     path: file,
     value,
+    syntax: [],
     locate(segments) {
       const root = doc.contents ?? undefined;
       return root === undefined ? undefined : position(locateConfigPath(root, segments, NODES).node);
@@ -59,7 +80,11 @@ export function loadConfigFile(file: string): ConfigFile {
 }
 
 /** `file:line:column: path: message`, as compilers print, so editors can jump to it. */
-export function describeProblem(file: ConfigFile, problem: ValidationErrorItem): string {
-  const at = file.locate(problem.path);
-  return `${file.path}${at === undefined ? '' : `:${at.line}:${at.column}`}: ${problem.path.join('.')}: ${problem.message}`;
+export function describeProblem(file: ConfigFile, problem: PlacedProblem): string {
+  const at =
+    problem.line === undefined
+      ? file.locate(problem.path)
+      : { line: problem.line, column: problem.column ?? 1 };
+  const where = problem.path.length === 0 ? '' : `${problem.path.join('.')}: `;
+  return `${file.path}${at === undefined ? '' : `:${at.line}:${at.column}`}: ${where}${problem.message}`;
 }

@@ -15,58 +15,22 @@ import type { Context } from '../context.js';
 import { UsageError } from '../context.js';
 import { note, output, printJson } from '../output.js';
 import { withRetries } from '../retry.js';
-import { formatBytes, listBuilds, type PushResult, pushBuild, SHA256_TAG, sha256File } from './builds.js';
+import {
+  formatBytes,
+  listBuilds,
+  type PushResult,
+  pushBuild,
+  SHA256_TAG,
+  sha256File,
+  statImage,
+} from './builds.js';
 import { type ConfigProblem, DEFAULT_CONFIG_FILE, validateConfig } from './config.js';
 import { type ConfigFile, describeProblem, loadConfigFile } from './config-file.js';
+import { fillImageIds, isObject, PLACEHOLDER_IMAGE_ID } from './deploy-config.js';
 import { withContext } from './shared.js';
 
 /** The tag on the build a namespace's deployed version runs; on one build of the namespace at a time. */
 export const CURRENT_TAG = 'current';
-
-/** Stands for the build before it is pushed, so the config is checked offline before a long upload. */
-const PLACEHOLDER_IMAGE_ID = 'gcm-deploy-image';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** A game mode's or the matchmaker's runtime, under either of its names (as the service resolves it). */
-function runtimeIn(owner: Json): Json | undefined {
-  const runtime = owner.container ?? owner.docker;
-  return isObject(runtime) ? runtime : undefined;
-}
-
-const namesNoImage = (runtime: Json) =>
-  runtime.image_id === undefined || runtime.image_id === null || runtime.image_id === '';
-
-/**
- * Gives every game mode whose runtime names no image_id the build `imageId`, where the service will read it:
- * the game mode's own runtime, else the matchmaker's (a game mode's runtime replaces the matchmaker's whole),
- * else a new `container` of the game mode's own. An image_id the config names is kept. Works on a config of
- * any shape (the schema is checked after), changing `config` in place; answers the game modes that now run
- * `imageId`.
- */
-export function fillImageIds(config: unknown, imageId: string): string[] {
-  if (!isObject(config) || !isObject(config.matchmaker)) return [];
-  const matchmaker = config.matchmaker;
-  if (!isObject(matchmaker.game_modes)) return [];
-  const top = runtimeIn(matchmaker);
-  const running: string[] = [];
-  for (const [name, mode] of Object.entries(matchmaker.game_modes)) {
-    if (!isObject(mode)) continue;
-    let target = runtimeIn(mode) ?? top;
-    if (target === undefined) {
-      target = {};
-      // A null `docker` is "not set"; dropped so that no check sees two runtimes.
-      if (mode.docker === null) delete mode.docker;
-      mode.container = target;
-    }
-    if (namesNoImage(target)) target.image_id = imageId;
-    if (target.image_id === imageId) running.push(name);
-  }
-  return running;
-}
 
 /** JSON with every object's keys sorted: the same config always hashes alike, whatever its key order. */
 function canonicalJson(value: unknown): string {
@@ -132,6 +96,8 @@ export interface DeployResult {
   version_created: boolean;
   namespace_id: string;
   namespace_changed: boolean;
+  /** Whether the build was tagged current now (false: it already was the namespace's one current build). */
+  tag_changed: boolean;
 }
 
 export function registerDeploy(program: Command): void {
@@ -150,7 +116,13 @@ export function registerDeploy(program: Command): void {
         if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
           throw new UsageError('--concurrency: 1 to 64');
         }
+        // A missing or unreadable image is said at once, before any other check or request.
+        if (image !== undefined) statImage(image);
         const file = loadConfigFile(options.config);
+        if (file.syntax.length > 0) {
+          reportProblems(ctx, file, await validateConfig(undefined, file, 'gcm-deploy'));
+          return;
+        }
         const probe = structuredClone(file.value);
         const needing = fillImageIds(probe, PLACEHOLDER_IMAGE_ID);
         if (image === undefined) {
@@ -164,7 +136,12 @@ export function registerDeploy(program: Command): void {
           }
         }
         // Offline first: a config that cannot work fails in a second, not after uploading gigabytes.
-        const offline = await validateConfig(undefined, { ...file, value: probe }, 'gcm-deploy');
+        const offline = await validateConfig(
+          undefined,
+          { ...file, value: probe },
+          'gcm-deploy',
+          PLACEHOLDER_IMAGE_ID,
+        );
         if (offline.length > 0) {
           reportProblems(ctx, file, offline);
           return;
@@ -237,11 +214,18 @@ export function registerDeploy(program: Command): void {
           const body: SetNamespaceVersionBody = { version_id: versionId };
           await withRetries(() => ctx.client.put(`${nsPath}/version`, body));
         }
+        // A re-run writes nothing: the tag is set only when this build is not already the one current build.
+        let tagChanged = false;
         if (buildId !== null) {
-          const patch: PatchTagsBody = { tags: { [CURRENT_TAG]: 'true' }, exclusive_tags: [CURRENT_TAG] };
-          await withRetries(() =>
-            ctx.client.patch(`/games/${gameId}/environments/${namespaceId}/builds/${buildId}/tags`, patch),
-          );
+          const current = await listBuilds(ctx, gameId, namespaceId, { [CURRENT_TAG]: 'true' }, 2);
+          if (current.length !== 1 || current[0]?.id !== buildId) {
+            const patch: PatchTagsBody = { tags: { [CURRENT_TAG]: 'true' }, exclusive_tags: [CURRENT_TAG] };
+            const tagged = buildId;
+            await withRetries(() =>
+              ctx.client.patch(`/games/${gameId}/environments/${namespaceId}/builds/${tagged}/tags`, patch),
+            );
+            tagChanged = true;
+          }
         }
 
         const result: DeployResult = {
@@ -252,6 +236,7 @@ export function registerDeploy(program: Command): void {
           version_created: versionCreated,
           namespace_id: namespaceId,
           namespace_changed: namespaceChanged,
+          tag_changed: tagChanged,
         };
         output(ctx.json, result, (r) =>
           [
@@ -262,7 +247,9 @@ export function registerDeploy(program: Command): void {
                 : `Build ${r.build_id}: ${image === undefined ? 'named by the config' : 'already pushed'}`,
             `Version ${r.version_name} (${r.version_id}): ${r.version_created ? 'created' : 'already exists'}`,
             `Namespace ${options.namespace}: ${r.namespace_changed ? 'now runs' : 'already runs'} ${r.version_name}`,
-            ...(r.build_id === null ? [] : [`Build ${r.build_id} tagged ${CURRENT_TAG}`]),
+            ...(r.build_id === null
+              ? []
+              : [`Build ${r.build_id}: ${r.tag_changed ? 'now tagged' : 'already tagged'} ${CURRENT_TAG}`]),
           ].join('\n'),
         );
       }),

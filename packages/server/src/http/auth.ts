@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, errors } from '../errors.js';
 import type { TrustedOrigins } from '../lib/trusted-origins.js';
-import type { TeamRole } from '../modules/accounts/accounts.js';
+import { roleCovers, type TeamRole } from '../modules/accounts/accounts.js';
 import { carriesSession, type People, type Person } from '../modules/accounts/people.js';
 import type { Caller, TokenAuthority, TokenCaller } from '../modules/tokens/token-authority.js';
 import { malformedPathId } from './errors.js';
@@ -29,6 +29,11 @@ declare module 'fastify' {
      * routes, which people may not call unless the route names a role.
      */
     personRole?: TeamRole | null;
+    /**
+     * On an `operator` route with a `personRole`: a game cloud token minted for a person (gcm login's) may
+     * call it too, as that person, on its own game only, when their role there now covers `personRole`.
+     */
+    personTokens?: true;
   }
   interface FastifyRequest {
     caller: Caller | null;
@@ -79,10 +84,11 @@ export function registerAuth(app: FastifyInstance, sources: AuthSources): void {
       route.config?.personRole === undefined ? defaultPersonRole(rule, method) : route.config.personRole;
     route.config = { ...route.config, personRole };
     describePeople(route.schema as DocumentedSchema | undefined, rule, personRole);
+    const asPerson = route.config.personTokens === true && personRole !== null ? personRole : null;
     const check: onRequestHookHandler = (request, _reply, done) => {
       let pending: Promise<void> | undefined;
       try {
-        pending = authorize(sources, rule, personRole, request);
+        pending = authorize(sources, rule, personRole, asPerson, request);
       } catch (err) {
         done(err as Error);
         return;
@@ -121,11 +127,15 @@ function describePeople(schema: DocumentedSchema | undefined, rule: AuthRule, ro
   schema.security = [...(schema.security ?? []), { sessionCookie: [] }];
 }
 
-/** Sets request.caller and checks it against `rule`: at once when memory holds all it needs, else later. */
+/**
+ * Sets request.caller and checks it against `rule`: at once when memory holds all it needs, else later.
+ * `personTokenRole`: the role a person's game cloud token must speak for on an operator route (null: none may).
+ */
 function authorize(
   sources: AuthSources,
   rule: Exclude<AuthRule, 'public'>,
   personRole: TeamRole | null,
+  personTokenRole: TeamRole | null,
   request: FastifyRequest,
 ): Promise<void> | undefined {
   const { tokens: authority, guard } = sources;
@@ -136,10 +146,11 @@ function authorize(
   }
   const known = header !== undefined && guard.clearNow(request) ? authority.cachedCaller(header) : undefined;
   if (known === undefined) {
-    return authenticate(authority, guard, request).then((caller) => permit(rule, caller, request));
+    return authenticate(authority, guard, request).then((caller) =>
+      permit(sources.people, rule, personTokenRole, caller, request),
+    );
   }
-  permit(rule, known, request);
-  return undefined;
+  return permit(sources.people, rule, personTokenRole, known, request);
 }
 
 // No OPTIONS: no route answers it past CORS, whose preflights are answered before any auth hook (cors.ts).
@@ -210,15 +221,29 @@ export function refusedOrigin(
   return errors.crossOrigin(message);
 }
 
-/** Throws the 400 or 403 that says why `caller` (a token's) may not call a route of `rule`. */
-function permit(rule: Exclude<AuthRule, 'public'>, caller: TokenCaller, request: FastifyRequest): void {
+/**
+ * Throws the 400 or 403 that says why `caller` (a token's) may not call a route of `rule`; a person's token on
+ * an operator route that takes one is decided later, by the person's role read from the store.
+ */
+function permit(
+  people: People,
+  rule: Exclude<AuthRule, 'public'>,
+  personTokenRole: TeamRole | null,
+  caller: TokenCaller,
+  request: FastifyRequest,
+): Promise<void> | undefined {
   request.caller = caller;
-  if (caller.kind === 'operator' || rule === 'self') return;
+  if (caller.kind === 'operator' || rule === 'self') return undefined;
   const params = request.params as Record<string, string | undefined>;
-  if (rule === 'operator') throw errors.forbidden('this operation needs the operator token');
+  if (rule === 'operator' && (personTokenRole === null || caller.kind !== 'game_cloud')) {
+    throw errors.forbidden('this operation needs the operator token');
+  }
   // A name_id where an id goes is bad input, not another game's: say so before comparing.
   const malformed = malformedPathId(params, 'game_id') ?? malformedPathId(params, 'namespace_id');
   if (malformed !== undefined) throw malformed;
+  if (rule === 'operator' && caller.kind === 'game_cloud' && personTokenRole !== null) {
+    return permitPersonToken(people, personTokenRole, caller, params.game_id);
+  }
   if (rule === 'reporter') {
     if (caller.kind !== 'namespace_reporter') {
       throw errors.forbidden('this operation needs the operator or a lobby reporter token');
@@ -233,6 +258,26 @@ function permit(rule: Exclude<AuthRule, 'public'>, caller: TokenCaller, request:
   if (rule === 'game' && caller.gameId !== params.game_id) {
     throw errors.forbidden('this token belongs to another game');
   }
+  return undefined;
+}
+
+/**
+ * A game cloud token on an operator route that people's tokens may call: only one minted for a person, on
+ * its own game, whose person holds `needed` there now (a demoted or removed person's token loses it at once).
+ */
+async function permitPersonToken(
+  people: People,
+  needed: TeamRole,
+  caller: Extract<TokenCaller, { kind: 'game_cloud' }>,
+  gameId: string | undefined,
+): Promise<void> {
+  const must = `this operation needs the operator token, or the token of a person (gcm login) with the ${needed} role or stronger in the game's team`;
+  if (caller.userId === null) throw errors.forbidden(`${must}; this token was minted for no person`);
+  if (caller.gameId !== gameId) throw errors.forbidden('this token belongs to another game');
+  const held = await people.gameRoleOf(caller.userId, gameId);
+  if (held === undefined)
+    throw errors.forbidden(`${must}; its person is not in the team that owns this game`);
+  if (!roleCovers(held, needed)) throw errors.forbidden(`${must}; its person is ${held}`);
 }
 
 /** Only requests that carry a token take part in the failure count: one without is no guess. */

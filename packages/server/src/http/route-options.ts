@@ -13,6 +13,11 @@ interface RouteMeta {
    * viewer to read and member to write, none on an operator route (auth.ts, `defaultPersonRole`).
    */
   personRole?: TeamRole | null;
+  /**
+   * An `operator` route that a person's game cloud token (from a device link) may call as that person: the
+   * token's game must be the path's, and the person's role now in its team must cover `personRole`.
+   */
+  personTokens?: true;
   /** The per-address limit of a route anyone may call (every `public` route names one, or `none`). */
   limit?: RouteLimit | 'none';
   summary: string;
@@ -54,6 +59,7 @@ export function routeOptions<S extends FastifySchema & { response: Record<string
       auth: meta.auth,
       limit: meta.limit,
       ...(meta.personRole === undefined ? {} : { personRole: meta.personRole }),
+      ...(meta.personTokens === undefined ? {} : { personTokens: meta.personTokens }),
       ...(meta.audit === undefined ? {} : { audit: meta.audit }),
       ...(idempotency === undefined ? {} : { idempotency }),
     },
@@ -63,7 +69,10 @@ export function routeOptions<S extends FastifySchema & { response: Record<string
       ...(idempotency === undefined ? {} : { headers: IdempotencyHeaders }),
       operationId: meta.operationId,
       summary: meta.summary,
-      description: AUTH_DESCRIPTIONS[meta.auth],
+      description:
+        meta.personTokens === true && meta.personRole
+          ? `${AUTH_DESCRIPTIONS[meta.auth]} Or a game cloud token of this game minted for a person (gcm login) whose role in the game's team is ${meta.personRole} or stronger.`
+          : AUTH_DESCRIPTIONS[meta.auth],
       tags: [meta.tag],
       // An empty list says "no token" outright, where no list at all would leave it unsaid.
       security: meta.auth === 'public' ? [] : [{ bearerAuth: [] }],

@@ -418,6 +418,14 @@ interface DeployJson {
   version_created: boolean;
   namespace_id: string;
   namespace_changed: boolean;
+  tag_changed: boolean;
+}
+
+/** The game's audit log, newest first, as the operator reads it: what every write left. */
+async function auditOf(gameId: string): Promise<{ event_id: string; operation: string }[]> {
+  const res = await svc.call('GET', `/cloud/games/${gameId}/audit?limit=1000`);
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json<{ events: { event_id: string; operation: string }[] }>().events;
 }
 
 describe('gcm deploy', () => {
@@ -453,6 +461,7 @@ describe('gcm deploy', () => {
     assert.equal(first.build_reused, false);
     assert.equal(first.version_created, true);
     assert.equal(first.namespace_changed, true);
+    assert.equal(first.tag_changed, true);
     assert.equal(first.namespace_id, fx.namespaceId);
     assert.match(first.version_name, /^deploy-[0-9a-f]{12}$/);
     assert.ok(first.build_id !== null);
@@ -502,12 +511,18 @@ describe('gcm deploy', () => {
       await svc.call('GET', `/cloud/games/${fx.gameId}/versions`, { token: fx.cloudToken })
     ).json<{ versions: unknown[] }>().versions.length;
     const putsBefore = partPuts.length;
+    const auditBefore = await auditOf(fx.gameId);
+    assert.ok(
+      auditBefore.some((e) => e.operation === 'builds.patchTags'),
+      `the first deploy's tagging is in the audit log: ${auditBefore.map((e) => e.operation).join(', ')}`,
+    );
     const again = jsonOf<DeployJson>(await runCli(args, fx.cloudToken, configDir), 'deploy again');
     assert.deepEqual(again, {
       ...first,
       build_reused: true,
       version_created: false,
       namespace_changed: false,
+      tag_changed: false,
     });
     assert.equal(partPuts.length, putsBefore, 'nothing uploaded again');
     const versionsAfter = (
@@ -525,6 +540,27 @@ describe('gcm deploy', () => {
       new RegExp(`Version ${first.version_name} \\(${first.version_id}\\): already exists`),
     );
     assert.match(human.stdout, /Namespace prod: already runs/);
+    assert.match(human.stdout, /already tagged current/);
+    assert.doesNotMatch(human.stdout, /now tagged/);
+    // Two re-runs wrote nothing at all: no tag update, no version, no audit event.
+    assert.deepEqual(await auditOf(fx.gameId), auditBefore, 'the audit log is as it was');
+  });
+
+  test('a missing image is named plainly, before anything is read or sent', async () => {
+    const fx = await createGameFixture(svc, 'deploy-missing');
+    const configFile = path.join(scratch, 'missing-gcm.yaml');
+    writeFileSync(configFile, DEPLOY_CONFIG);
+    const missing = path.join(scratch, 'missing.tar');
+    const auditBefore = await auditOf(fx.gameId);
+    const run = await runCli(
+      ['deploy', missing, '--namespace', 'prod', '--config', configFile],
+      fx.cloudToken,
+      freshConfigDir(),
+    );
+    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.stderr.trim(), `error: there is no file ${missing}`);
+    assert.doesNotMatch(run.stderr, /ENOENT/);
+    assert.deepEqual(await auditOf(fx.gameId), auditBefore);
   });
 
   test('a config with an error fails with exit 1 and file:line:column, before anything is pushed', async () => {

@@ -5,7 +5,7 @@
  * line and column, lobbies (and --follow), exit codes and --json output.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -145,7 +145,8 @@ describe('gcm, the command-line tool', () => {
     assert.match(table.stdout, /^NAME ID\s+NAMESPACE ID/);
     assert.match(table.stdout, /\nstaging\s+[0-9a-f-]{36}/);
 
-    // Minting is the operator's (or a signed-in admin's): a cloud token cannot make more of itself.
+    // Minting is the operator's (or an admin's, signed in or logged in with gcm): the fixture's cloud token,
+    // the operator's, cannot make more of itself.
     const operator = { ...env, GCM_TOKEN: svc.operatorToken, GCM_GAME: 'cli-game' };
     const minted = JSON.parse((await runCli(['--json', 'tokens', 'create'], operator)).stdout) as {
       token: string;
@@ -193,10 +194,21 @@ describe('gcm, the command-line tool', () => {
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, /valid \(checked offline\)/);
 
+    // A YAML syntax error is a problem in the file like any other (exit 1, at its place), not wrong use.
     const broken = file('broken.yaml', 'matchmaker:\n  game_modes: [\n');
     const syntax = await runCli(['config', 'validate', broken], {});
-    assert.equal(syntax.code, 2);
-    assert.match(syntax.stderr, /broken\.yaml:\d+:\d+: /);
+    assert.equal(syntax.code, 1, syntax.stdout + syntax.stderr);
+    assert.deepEqual(syntax.stdout.trim().split('\n'), [
+      `${broken}:3:1: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]`,
+      `1 problem(s) in ${broken}`,
+    ]);
+    const syntaxJson = await runCli(['--json', 'config', 'validate', broken], {});
+    assert.equal(syntaxJson.code, 1);
+    const syntaxReport = JSON.parse(syntaxJson.stdout) as { valid: boolean; errors: { line: number }[] };
+    assert.deepEqual([syntaxReport.valid, syntaxReport.errors[0]?.line], [false, 3]);
+    const missing = await runCli(['config', 'validate', path.join(dir, 'nowhere.yaml')], {});
+    assert.equal(missing.code, 2, 'a file that is not there is wrong use');
+    assert.match(missing.stderr, /^error: there is no file .*nowhere\.yaml\nhint: `gcm init` writes/);
 
     // Where the file is right but the service knows better (no such build), it says so, at the line.
     const unknownBuild = file('unknown-build.yaml', UNKNOWN_BUILD_CONFIG);
@@ -208,6 +220,169 @@ describe('gcm, the command-line tool', () => {
     assert.equal(found?.source, 'service');
     assert.ok(found?.path.includes('build-not-found'), JSON.stringify(found));
     assert.equal(found?.line, 6, 'the line of the image_id it names');
+  });
+
+  it('gcm init writes a commented gcm.yaml that config validate and deploy accept as it is', async () => {
+    // Offline: no regions named (every one the service offers), and the file says so.
+    const offlineFile = path.join(dir, 'init-offline', 'gcm.yaml');
+    mkdirSync(path.dirname(offlineFile));
+    const offline = await runCli(['init', offlineFile], { GCM_CONFIG_DIR: env.GCM_CONFIG_DIR as string });
+    assert.equal(offline.code, 0, offline.stderr);
+    const offlineText = readFileSync(offlineFile, 'utf8');
+    assert.match(offlineText, /^# .*gcm init/m);
+    assert.match(offlineText, /^ {6}# regions:$/m, 'regions left out, with an example in a comment');
+    assert.doesNotMatch(offlineText, /^\s*image_id:/m, 'deploy fills in the build');
+    const again = await runCli(['init', offlineFile], {});
+    assert.equal(again.code, 2, 'an existing file is not overwritten');
+    assert.match(again.stderr, /exists already\nhint: pass --force/);
+
+    // Logged in: the service's regions, each named in the file.
+    const fx = await createGameFixture(svc, 'cli-init-game');
+    const ci = { ...env, GCM_TOKEN: fx.cloudToken };
+    const configFile = path.join(dir, 'init-online.yaml');
+    const made = await runCli(['init', configFile, '--game-mode', 'duel', '--port', '7000'], ci);
+    assert.equal(made.code, 0, made.stderr);
+    const regions = (await svc.call('GET', '/cloud/regions')).json<{ regions: { name_id: string }[] }>()
+      .regions;
+    assert.ok(regions.length > 0);
+    const text = readFileSync(configFile, 'utf8');
+    for (const region of regions) assert.match(text, new RegExp(`^ {8}${region.name_id}: \\{\\}$`, 'm'));
+    assert.match(text, /^ {4}duel:$/m);
+    assert.match(text, /^ {12}port: 7000$/m);
+    assert.match(text, /idle_lobbies:\n {8}min: 1\n {8}max: 2/);
+
+    // It names no image_id: validate checks it as deploy will use it, offline and with the service.
+    const valid = await runCli(['config', 'validate', configFile], ci);
+    assert.equal(valid.code, 0, valid.stdout + valid.stderr);
+    assert.match(
+      valid.stdout,
+      /valid \(checked offline and by the service, as `gcm deploy IMAGE` will use it/,
+    );
+    const image = file('init-server.tar', 'a server image, as far as this test goes');
+    const deployed = await runCli(
+      ['--json', 'deploy', image, '--namespace', 'prod', '--config', configFile],
+      ci,
+    );
+    assert.equal(deployed.code, 0, deployed.stdout + deployed.stderr);
+    const { version_id: versionId } = JSON.parse(deployed.stdout) as { version_id: string };
+    const version = await svc.call('GET', `/cloud/games/${fx.gameId}/versions/${versionId}?resolved=true`);
+    const duel = version.json<{
+      version: {
+        config: { matchmaker: { game_modes: Record<string, { regions: Record<string, unknown> }> } };
+      };
+    }>().version.config.matchmaker.game_modes.duel;
+    assert.deepEqual(Object.keys(duel?.regions ?? {}).sort(), regions.map((r) => r.name_id).sort());
+  });
+
+  it('checks a config meant for gcm deploy as deploy will use it, with hints that name gcm commands', async () => {
+    // No image_id anywhere: deploy fills it in, so validate does too (today's service says "no-build").
+    const deployConfig = file(
+      'for-deploy.yaml',
+      'matchmaker:\n  game_modes:\n    default:\n      max_players: 8\n      container:\n        ports:\n          game:\n            port: 7777\n            protocol: udp\n',
+    );
+    const valid = await runCli(['--json', 'config', 'validate', deployConfig], env);
+    assert.equal(valid.code, 0, valid.stdout + valid.stderr);
+    assert.deepEqual(JSON.parse(valid.stdout) as Record<string, unknown>, {
+      file: deployConfig,
+      valid: true,
+      checked: 'offline and by the service',
+      for_deploy: true,
+      deploy_fills: ['default'],
+      errors: [],
+    });
+    // One game mode names its build and one does not: a config for `versions create`, unless told.
+    const mixed = file(
+      'mixed.yaml',
+      `matchmaker:\n  game_modes:\n    a:\n      max_players: 4\n      container:\n        image_id: ${'0193e3a4-7b1c-7d2e-8f30-4a5b6c7d8e9f'}\n    b:\n      max_players: 4\n      container: {}\n`,
+    );
+    const plain = await runCli(['config', 'validate', mixed, '--offline'], env);
+    assert.equal(plain.code, 1, plain.stdout);
+    assert.match(plain.stdout, /mixed\.yaml:7:5: .*no-build: .*`gcm builds push IMAGE --namespace NS`/);
+    assert.match(plain.stdout, /`gcm config validate --for-deploy`/);
+    assert.doesNotMatch(plain.stdout, /POST \/|PUT \//, 'no raw API calls');
+    const asDeploy = await runCli(['config', 'validate', mixed, '--offline', '--for-deploy'], env);
+    assert.equal(asDeploy.code, 0, asDeploy.stdout + asDeploy.stderr);
+    assert.match(asDeploy.stdout, /game mode\(s\) b run the pushed build/);
+    const region = file(
+      'region.yaml',
+      'matchmaker:\n  game_modes:\n    default:\n      max_players: 8\n      regions:\n        atlantis: {}\n      container: {}\n',
+    );
+    const online = await runCli(['config', 'validate', region], env);
+    assert.equal(online.code, 1, online.stdout + online.stderr);
+    assert.match(online.stdout, /atlantis.*\(`gcm regions` lists them\)/);
+    assert.doesNotMatch(online.stdout, /GET \/cloud/);
+  });
+
+  it('names the game, team and person; a team admin’s login mints tokens, a member’s may not', async () => {
+    const fx = await createGameFixture(svc, 'cli-admin-game');
+    const team = await newTeam(svc, 'cli-admins');
+    await giveGame(svc, fx.gameId, team.teamId);
+    const people = {
+      admin: await addMember(svc, team, 'ada@cli.example', 'admin'),
+      member: await addMember(svc, team, 'mo@cli.example', 'member'),
+    };
+    /** `gcm login` as a person would: the page's link completed by them; answers the run's config dir and output. */
+    const login = async (who: keyof typeof people) => {
+      const configDir = path.join(dir, `login-${who}`);
+      const child = startCli(['login', '--url', publicUrl, '--no-open'], { GCM_CONFIG_DIR: configDir });
+      const line = lineReader(child);
+      assert.match(await line(), /^Open this page to log in/);
+      const linkUrl = (await line()).trim();
+      await untilWaiting(svc);
+      const done = await svc.call('POST', '/cloud/devices/links/complete', {
+        token: null,
+        headers: asPerson(svc, people[who]),
+        body: { device_link_token: linkUrl.split('/').at(-1), game_id: fx.gameId },
+      });
+      assert.equal(done.statusCode, 204, done.body);
+      const end = await finished(child);
+      assert.equal(end.code, 0, end.stderr);
+      return { env: { GCM_CONFIG_DIR: configDir }, stdout: end.stdout };
+    };
+
+    const admin = await login('admin');
+    assert.match(
+      admin.stdout,
+      new RegExp(
+        `Logged in to ${publicUrl}: game "Test Game" \\(cli-admin-game\\) of team "Team cli-admins", as ada <ada@cli\\.example> \\(admin\\)\\.`,
+      ),
+    );
+    const who = await runCli(['whoami'], admin.env);
+    assert.equal(who.code, 0, who.stderr);
+    assert.match(
+      who.stdout,
+      /: game "Test Game" \(cli-admin-game\) of team "Team cli-admins", as ada <ada@cli\.example> \(admin\)\n/,
+    );
+    assert.match(who.stdout, /cloud token [0-9a-f-]{36} of game [0-9a-f-]{36}, expires /);
+
+    // The admin's token mints cloud and reporter tokens, as the admin would in the dashboard.
+    const cloud = await runCli(['--json', 'tokens', 'create'], admin.env);
+    assert.equal(cloud.code, 0, cloud.stdout + cloud.stderr);
+    const minted = JSON.parse(cloud.stdout) as { token: string };
+    const inspect = (await svc.call('GET', '/cloud/auth/inspect', { token: minted.token })).json<{
+      agent: { game_cloud: { game_id: string; minted_for: { email: string } } };
+    }>();
+    assert.equal(inspect.agent.game_cloud.game_id, fx.gameId);
+    assert.equal(inspect.agent.game_cloud.minted_for.email, 'ada@cli.example', 'minted for the admin too');
+    const reporter = await runCli(
+      ['--json', 'tokens', 'create', '--reporter', '--namespace', 'prod'],
+      admin.env,
+    );
+    assert.equal(reporter.code, 0, reporter.stdout + reporter.stderr);
+    const reporterToken = (JSON.parse(reporter.stdout) as { token: string }).token;
+    const reporterInspect = await svc.call('GET', '/cloud/auth/inspect', { token: reporterToken });
+    assert.equal(
+      reporterInspect.json<{ agent: { namespace_reporter: { namespace_id: string } } }>().agent
+        .namespace_reporter.namespace_id,
+      fx.namespaceId,
+    );
+
+    // A member's login token may not.
+    const member = await login('member');
+    assert.match(member.stdout, /as mo <mo@cli\.example> \(member\)\./);
+    const refused = await runCli(['tokens', 'create', '--reporter', '--namespace', 'prod'], member.env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /error: .*admin role or stronger.*its person is member \(API_FORBIDDEN\)/);
   });
 
   it('lists lobbies newest first, and follows new ones and their changes', async () => {

@@ -32,6 +32,7 @@ import {
   uploadedAvatar,
   uploadedBuild,
 } from '../helpers/api-world.js';
+import { getLink, type LinkResult, prepareLink } from '../helpers/device-links.js';
 import {
   fillPath,
   type HttpMethod,
@@ -73,11 +74,30 @@ const CALLERS = [
   'other-reporter',
   'game-on-other-ids',
   'game',
+  'game-of-admin',
+  'game-of-member',
+  'game-of-other-team',
   'operator',
   ...PEOPLE,
 ] as const;
 type CallerKind = (typeof CALLERS)[number];
 type PersonKind = (typeof PEOPLE)[number];
+
+/**
+ * Cloud tokens minted for a person by a device link (gcm login): the target team's admin's and member's, of
+ * the target game, and the other team's owner's, of the other game. Each is a cloud token of its game like
+ * any (`game`, `other-game`), except on the operator routes that take a person's token (`personTokens`).
+ */
+const PERSON_TOKENS = {
+  'game-of-admin': { as: 'game', role: 'admin' },
+  'game-of-member': { as: 'game', role: 'member' },
+  'game-of-other-team': { as: 'other-game', role: 'owner' },
+} as const satisfies Partial<Record<CallerKind, { as: CallerKind; role: TeamRole }>>;
+type PersonTokenKind = keyof typeof PERSON_TOKENS;
+
+function isPersonToken(caller: CallerKind): caller is PersonTokenKind {
+  return caller in PERSON_TOKENS;
+}
 
 function isPerson(caller: CallerKind): caller is PersonKind | 'person-signed-out' {
   return caller.startsWith('person-');
@@ -164,6 +184,11 @@ interface Row {
   people?: TeamRole | null;
   /** The error code of every refusal, where the route answers with its own (not the token check's). */
   code?: string;
+  /**
+   * An operator route a person's cloud token may call as that person (src/http/auth.ts `personTokens`):
+   * on its own game only, when the person's role there covers `people`.
+   */
+  personTokens?: true;
 }
 
 /** The first-run setup link's secret, from the data dir (docs/first-run.md). */
@@ -173,6 +198,16 @@ function firstRunSecret(svc: TestService): string {
 
 /** Operations an `any` token may call, but only on its own game's things: others' are "not found". */
 const OWN_GAME_ONLY: Partial<Record<CallerKind, Expect>> = { 'other-game': 404, 'game-on-other-ids': 404 };
+
+/** What `caller` must get from `row`'s route: a person's cloud token as the cloud token it is, but where it speaks for its person. */
+function expectFor(row: Row, caller: CallerKind, people: TeamRole | null): Expect {
+  if (!isPersonToken(caller)) return expectedFor(row.rule, caller, people);
+  const { as, role } = PERSON_TOKENS[caller];
+  if (row.rule === 'operator' && row.personTokens === true && people !== null) {
+    return as === 'game' && covers(role, people) ? '2xx' : 403;
+  }
+  return row.expect?.[as] ?? expectedFor(row.rule, as, people);
+}
 
 /** One row per operationId of the document, plus the routes the document hides (keyed by method and path). */
 const MATRIX: Record<string, Row> = {
@@ -288,9 +323,9 @@ const MATRIX: Record<string, Row> = {
     }),
   },
   'builds.patchTags': { rule: 'game', request: ({ seq }) => ({ body: { tags: { seen: String(seq) } } }) },
-  'games.tokens.createCloudToken': { rule: 'operator', people: 'admin' },
+  'games.tokens.createCloudToken': { rule: 'operator', people: 'admin', personTokens: true },
   'games.tokens.listTokens': { rule: 'game', people: 'admin', request: () => ({ query: { limit: '10' } }) },
-  'games.namespaces.tokens.createReporterToken': { rule: 'operator', people: 'admin' },
+  'games.namespaces.tokens.createReporterToken': { rule: 'operator', people: 'admin', personTokens: true },
   'tokens.revokeToken': {
     rule: 'any',
     request: async ({ svc, world }) => ({
@@ -529,6 +564,20 @@ function mismatch(
   return undefined;
 }
 
+/** The cloud token `gcm login` gets when the person signed in with `cookie` completes its device link. */
+async function loginToken(svc: TestService, cookie: string, gameId: string): Promise<string> {
+  const link = await prepareLink(svc);
+  const done = await svc.call('POST', '/cloud/devices/links/complete', {
+    token: null,
+    headers: asPerson(svc, cookie),
+    body: { device_link_token: link.device_link_token, game_id: gameId },
+  });
+  assert.equal(done.statusCode, 204, done.body);
+  const token = (await getLink(svc, link.device_link_token)).json<LinkResult>().cloud_token;
+  assert.ok(token !== undefined, 'the completed link holds a token');
+  return token;
+}
+
 // One test walks every route as every caller: about a minute on SQLite on 2 cores, longer on PostgreSQL or a
 // loaded machine, so past the suite's 120 s default.
 describe('authorization matrix: every route × every kind of caller', { timeout: 600_000 }, () => {
@@ -579,6 +628,10 @@ describe('authorization matrix: every route × every kind of caller', { timeout:
       // Replaced by the reporter token on reporter routes: the caller's own token of the kind the route takes.
       'game-on-other-ids': target.cloudToken,
       game: target.cloudToken,
+      // Set below, once the teams and their people exist.
+      'game-of-admin': null,
+      'game-of-member': null,
+      'game-of-other-team': null,
       operator: svc.operatorToken,
       'person-owner': null,
       'person-admin': null,
@@ -607,6 +660,15 @@ describe('authorization matrix: every route × every kind of caller', { timeout:
       'person-other-team': otherTeam.owner.cookie,
       'person-signed-out': gone,
     };
+    for (const [caller, game] of [
+      ['game-of-admin', target],
+      ['game-of-member', target],
+      ['game-of-other-team', other],
+    ] as const) {
+      const person =
+        caller === 'game-of-other-team' ? 'person-other-team' : `person-${PERSON_TOKENS[caller].role}`;
+      tokens[caller] = await loginToken(svc, cookies[person as PersonKind], game.gameId);
+    }
   });
   after(async () => {
     await svc?.close();
@@ -657,7 +719,7 @@ describe('authorization matrix: every route × every kind of caller', { timeout:
           caller === 'game-on-other-ids' && row.rule === 'reporter' ? target.reporterToken : tokens[caller];
         const url = req.raw === undefined ? (req.url ?? `${fillPath(path, params)}${query}`) : req.raw.url;
         const people = row.people === undefined ? defaultPeople(row.rule, method) : row.people;
-        const expected = row.expect?.[caller] ?? expectedFor(row.rule, caller, people);
+        const expected = row.expect?.[caller] ?? expectFor(row, caller, people);
         const personHeaders = isPerson(caller) ? asPerson(svc, cookies[caller]) : {};
 
         const beforeCall = await snapshotStore(svc.deps.db);

@@ -81,6 +81,19 @@ export class People {
     }
   }
 
+  /** The role a person (by id) holds now in the team that owns a live game; undefined when none. */
+  async gameRoleOf(userId: string, gameId: string): Promise<TeamRole | undefined> {
+    const row = await this.db
+      .selectFrom('games')
+      .innerJoin('team_members', 'team_members.team_id', 'games.team_id')
+      .select('team_members.role')
+      .where('games.game_id', '=', gameId)
+      .where('games.delete_ts', 'is', null)
+      .where('team_members.user_id', '=', userId)
+      .executeTakeFirst();
+    return row !== undefined && isTeamRole(row.role) ? row.role : undefined;
+  }
+
   /** Throws the 403 that says why `person` may not act as `needed` in the team, unless they may. */
   assertTeamRole(person: Person, teamId: string, needed: TeamRole): void {
     const held = person.teams.get(teamId);

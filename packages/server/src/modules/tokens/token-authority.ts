@@ -14,7 +14,15 @@ export type Caller = TokenCaller | Person;
 
 export type TokenCaller =
   | { kind: 'operator' }
-  | { kind: 'game_cloud'; gameId: string; tokenId: string; createTs: number; expireTs: number }
+  | {
+      kind: 'game_cloud';
+      gameId: string;
+      tokenId: string;
+      createTs: number;
+      expireTs: number;
+      /** The person it was minted for (a device link, or a person's mint); null for the operator's. */
+      userId: string | null;
+    }
   | {
       kind: 'namespace_reporter';
       gameId: string;
@@ -278,7 +286,7 @@ export class TokenAuthority {
     if (claims.kind === 'reporter' && namespaceId !== null) {
       return { kind: 'namespace_reporter', gameId, namespaceId, ...times };
     }
-    return { kind: 'game_cloud', gameId, ...times };
+    return { kind: 'game_cloud', gameId, userId: row.user_id, ...times };
   }
 
   /**

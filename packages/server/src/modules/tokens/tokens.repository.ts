@@ -5,6 +5,16 @@ import type { PageKey } from '../../lib/paging.js';
 
 // Every query of the tokens module's tables: token rows, operator token hashes and signing keys.
 
+/** What a token's row says of it besides its ids and kind: read to check it and to list it. */
+const TOKEN_COLUMNS = [
+  'namespace_id',
+  'create_ts',
+  'expire_ts',
+  'revoke_ts',
+  'last_used_ts',
+  'user_id',
+] as const;
+
 /**
  * The row a bearer token is checked against: the one read on every request (a primary-key lookup) when
  * rows are not cached, so it reads what the check needs and nothing more.
@@ -12,7 +22,7 @@ import type { PageKey } from '../../lib/paging.js';
 export function findToken(db: Db, tokenId: string) {
   return db
     .selectFrom('tokens')
-    .select(['kind', 'game_id', 'namespace_id', 'create_ts', 'expire_ts', 'revoke_ts', 'last_used_ts'])
+    .select(['kind', 'game_id', ...TOKEN_COLUMNS])
     .where('token_id', '=', tokenId)
     .executeTakeFirst();
 }
@@ -64,16 +74,7 @@ export async function recordTokenUse(db: Db, tokenId: string, now: number, since
 export function listGameTokensQuery(db: Db, gameId: string, after: PageKey | undefined, limit: number) {
   let query = db
     .selectFrom('tokens')
-    .select([
-      'token_id',
-      'kind',
-      'namespace_id',
-      'create_ts',
-      'expire_ts',
-      'revoke_ts',
-      'last_used_ts',
-      'user_id',
-    ])
+    .select(['token_id', 'kind', ...TOKEN_COLUMNS])
     .where('game_id', '=', gameId);
   if (after !== undefined) {
     query = query.where((eb) => eb(eb.refTuple('create_ts', 'token_id'), '<', eb.tuple(after.ts, after.id)));
@@ -116,4 +117,29 @@ export async function insertOperatorToken(
 /** Signing keys, oldest first: the last one signs, all of them verify. */
 export function loadSigningKeys(db: Db) {
   return db.selectFrom('signing_keys').selectAll().orderBy('create_ts', 'asc').execute();
+}
+
+/** The names a game cloud token's holder is shown by: its game's, the game's team's, and its person's. */
+export async function findTokenNames(db: Db, gameId: string, userId: string | null) {
+  const game = await db
+    .selectFrom('games')
+    .leftJoin('teams', 'teams.id', 'games.team_id')
+    .select(['games.name_id', 'games.display_name', 'games.team_id', 'teams.name as team_name'])
+    .where('games.game_id', '=', gameId)
+    .where('games.delete_ts', 'is', null)
+    .executeTakeFirst();
+  const person =
+    userId === null
+      ? undefined
+      : await db
+          .selectFrom('users')
+          .leftJoin('team_members', (join) =>
+            join
+              .onRef('team_members.user_id', '=', 'users.id')
+              .on('team_members.team_id', '=', game?.team_id ?? ''),
+          )
+          .select(['users.id', 'users.email', 'users.name', 'team_members.role'])
+          .where('users.id', '=', userId)
+          .executeTakeFirst();
+  return { game, person };
 }

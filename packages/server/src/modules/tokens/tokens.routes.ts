@@ -44,6 +44,7 @@ export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
         operationId: 'games.tokens.createCloudToken',
         auth: 'operator',
         personRole: 'admin',
+        personTokens: true,
         summary: 'Mint a game cloud token (EdDSA JWT scoped to this game, revocable, expiring)',
         tag: TAG,
         idempotent: tokenAnswer(deps),
@@ -63,6 +64,7 @@ export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
         operationId: 'games.namespaces.tokens.createReporterToken',
         auth: 'operator',
         personRole: 'admin',
+        personTokens: true,
         summary: "Mint a lobby reporter token: may write this namespace's lobby log and nothing else",
         tag: TAG,
         idempotent: tokenAnswer(deps),
@@ -112,6 +114,6 @@ export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
       { operationId: 'auth.inspect', auth: 'self', summary: 'Who the bearer token belongs to', tag: TAG },
       { response: { 200: InspectResponse } },
     ),
-    async (request) => inspect(callerOf(request)),
+    async (request) => inspect(deps, callerOf(request)),
   );
 }

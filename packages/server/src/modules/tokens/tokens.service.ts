@@ -5,6 +5,7 @@ import { errors } from '../../errors.js';
 import { DAY_MS, toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
+import { isTeamRole } from '../accounts/accounts.js';
 import { lockGame } from '../games/games.repository.js';
 import { assertGameExists } from '../games/games.service.js';
 import { findNamespace } from '../namespaces/namespaces.repository.js';
@@ -17,9 +18,11 @@ import * as repo from './tokens.repository.js';
  * Mints a signed cloud token for one game; the row makes it revocable and is written before it is handed
  * out, under the game's lock, so a retirement committing meanwhile cannot miss it and leave it unrevoked.
  */
-/** The person a token is minted for, when a signed-in person mints it. */
+/** The person a token is minted for: a signed-in person, or the person a minting cloud token is for. */
 export function mintedFor(caller: Caller): string | null {
-  return caller.kind === 'person' ? caller.userId : null;
+  if (caller.kind === 'person') return caller.userId;
+  // A person's token mints for that person: what it makes answers to their role, as they do.
+  return caller.kind === 'game_cloud' ? caller.userId : null;
 }
 
 export async function createCloudToken(deps: Deps, gameId: string, caller: Caller) {
@@ -167,7 +170,7 @@ export async function listTokens(deps: Deps, gameId: string, query: PageQuery): 
   };
 }
 
-export function inspect(caller: Caller) {
+export async function inspect(deps: Deps, caller: Caller) {
   if (caller.kind === 'operator') return { agent: { operator: {} } };
   if (caller.kind === 'person') {
     return {
@@ -194,6 +197,8 @@ export function inspect(caller: Caller) {
       },
     };
   }
+  // Names, so that `gcm whoami` and the login can say which game, team and person, not only ids.
+  const { game, person } = await repo.findTokenNames(deps.db, caller.gameId, caller.userId);
   return {
     agent: {
       game_cloud: {
@@ -201,6 +206,20 @@ export function inspect(caller: Caller) {
         token_id: caller.tokenId,
         create_ts: toTimestamp(caller.createTs),
         expire_ts: toTimestamp(caller.expireTs),
+        ...(game === undefined ? {} : { game: { name_id: game.name_id, display_name: game.display_name } }),
+        ...(game?.team_id == null || game.team_name == null
+          ? {}
+          : { team: { team_id: game.team_id, name: game.team_name } }),
+        ...(person === undefined
+          ? {}
+          : {
+              minted_for: {
+                user_id: person.id,
+                email: person.email,
+                name: person.name,
+                ...(person.role !== null && isTeamRole(person.role) ? { role: person.role } : {}),
+              },
+            }),
       },
     },
   };
