@@ -11,6 +11,7 @@ export * from './builds.js';
 export * from './common.js';
 export * from './device-links.js';
 export * from './errors.js';
+export * from './format.js';
 export * from './games.js';
 export * from './idempotency.js';
 export * from './lobby-logs.js';
