@@ -54,7 +54,13 @@ export const GameFull = Type.Object({
   versions: Type.Array(VersionSummary),
 });
 
+/** `PATCH /cloud/games/{game_id}`: what may change of a game once made (its name id stays: URLs and the CLI use it). */
+export const UpdateGameBody = Type.Object({
+  display_name: DisplayNameText('1-24 bytes'),
+});
+
 export type GameIdParams = Static<typeof GameIdParams>;
+export type UpdateGameBody = Static<typeof UpdateGameBody>;
 export type ValidateGameBody = Static<typeof ValidateGameBody>;
 export type CreateGameBody = Static<typeof CreateGameBody>;
 export type GameSummary = Static<typeof GameSummary>;

@@ -12,6 +12,7 @@ export * from './common.js';
 export * from './device-links.js';
 export * from './errors.js';
 export * from './first-run.js';
+export * from './format.js';
 export * from './games.js';
 export * from './idempotency.js';
 export * from './lobby-logs.js';

@@ -18,6 +18,7 @@ import type {
   PrepareBuildResponse,
   PresignedRequest,
 } from '@gcm/contract';
+import { formatBytes } from '@gcm/contract';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { ApiError } from '../client.js';
@@ -104,16 +105,8 @@ export function sha256File(file: string): Promise<string> {
   });
 }
 
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
+/** One way of writing sizes, the dashboard's too. */
+export { formatBytes };
 
 /** A regular file's size and mtime, or a usage error saying why it cannot be pushed. */
 export function statImage(file: string): { size: number; mtimeMs: number } {

@@ -15,20 +15,8 @@ export const LIMITS = { teamName: 100, teamSlug: 48, gameDisplayName: 24, gameNa
 /** The fields of the two forms, and where a refusal of the service belongs. */
 export type Field = 'name' | 'id';
 
-/**
- * An id proposed from a name as the person types: lower case, accents dropped, anything else a single `-`,
- * none at either end, cut to `max`. The service's rule for slugs and name ids alike.
- */
-export function proposeId(name: string, max: number): string {
-  return name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+/, '')
-    .slice(0, max)
-    .replace(/-+$/, '');
-}
+/** The one slug rule of teams, games and namespaces, cut at a word boundary. */
+export { proposeId } from '@gcm/contract/format';
 
 /** better-auth's codes (metadata.auth_code) that are about a team's slug or its name. */
 const TEAM_FIELD_CODES: Readonly<Record<string, Field>> = {

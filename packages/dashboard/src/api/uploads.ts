@@ -1,3 +1,4 @@
+import { formatBytes } from '@gcm/contract/format';
 import { ApiError, api, toApiError, unwrap } from './client';
 import type { components } from './schema';
 
@@ -16,18 +17,8 @@ export const AVATAR_TYPES: Readonly<Record<string, readonly string[]>> = {
   'image/jpeg': ['jpg', 'jpeg'],
 };
 
-/** Bytes as people read them: 6.0 MiB, 512 B. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
+/** Sizes are written as the CLI writes them. */
+export { formatBytes };
 
 /**
  * PUTs `body` to a presigned URL, reporting bytes sent as they go. XMLHttpRequest, not fetch: fetch has no

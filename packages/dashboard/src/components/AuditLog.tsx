@@ -1,6 +1,8 @@
 import { Link, useSearchParams } from 'react-router';
 import { type AuditEvent, type AuditScope, roleCovers, type TeamRole, useAudit } from '../api/people';
 import { useInspect } from '../api/queries';
+import { auditSentence, type Part } from './audit-words';
+import { CopyButton, CopyId } from './CopyButton';
 import { Empty, ErrorMessage, Loading, When } from './status';
 import { TableWrap } from './TableWrap';
 import './people.css';
@@ -19,7 +21,18 @@ function limitOf(raw: string | null): number {
  * the URL (`?cursor=`, `?limit=`), so a page of the log can be shared. Only admins and owners read it: the
  * others get a plain statement of that rather than the service's refusal.
  */
-export function AuditLog({ scope, teamId }: { scope: AuditScope; teamId: string }) {
+/** A resource's name and page, where the page showing the log knows them. */
+export type AuditNames = (kind: string, id: string) => { label: string; to?: string } | undefined;
+
+export function AuditLog({
+  scope,
+  teamId,
+  names,
+}: {
+  scope: AuditScope;
+  teamId: string;
+  names?: AuditNames;
+}) {
   const [params] = useSearchParams();
   const cursor = params.get('cursor');
   const limit = limitOf(params.get('limit'));
@@ -90,9 +103,7 @@ export function AuditLog({ scope, teamId }: { scope: AuditScope; teamId: string 
           <thead>
             <tr>
               <th scope="col">When</th>
-              <th scope="col">Who</th>
-              <th scope="col">Operation</th>
-              <th scope="col">Resource</th>
+              <th scope="col">What happened</th>
               <th scope="col">Outcome</th>
               <th scope="col">Ray id</th>
             </tr>
@@ -100,28 +111,19 @@ export function AuditLog({ scope, teamId }: { scope: AuditScope; teamId: string 
           <tbody>
             {events.map((event) => (
               <tr key={event.event_id}>
-                <td className="nowrap">
+                <th scope="row" className="nowrap">
                   <When ts={event.ts} />
+                </th>
+                <td data-label="What happened" title={event.operation}>
+                  <Actor actor={event.actor} /> <Sentence event={event} names={names} />
                 </td>
-                <td>
-                  <Actor actor={event.actor} />
-                </td>
-                <td>
-                  <code>{event.operation}</code>
-                  <div className="fine">
-                    {event.method} <span className="mono">{event.path}</span>
-                  </div>
-                </td>
-                <td>
-                  <Resource event={event} />
-                </td>
-                <td>
+                <td data-label="Outcome">
                   <span className={`badge ${event.outcome}`}>
                     {event.outcome} {event.status}
                   </span>
                 </td>
-                <td>
-                  <code>{event.ray_id}</code>
+                <td data-label="Ray id">
+                  <CopyId id={event.ray_id} what="ray id" />
                 </td>
               </tr>
             ))}
@@ -134,35 +136,43 @@ export function AuditLog({ scope, teamId }: { scope: AuditScope; teamId: string 
 }
 
 function Actor({ actor }: { actor: AuditEvent['actor'] }) {
-  if (actor.kind === 'person') return <span>{actor.email ?? actor.user_id ?? 'a person'}</span>;
-  if (actor.kind === 'operator') return <span>Operator</span>;
-  const kind = actor.kind === 'cloud_token' ? 'Cloud token' : 'Reporter token';
+  if (actor.kind === 'person') return <strong>{actor.email ?? 'A person'}</strong>;
+  if (actor.kind === 'operator') return <strong>The operator</strong>;
+  const kind = actor.kind === 'cloud_token' ? 'A cloud token' : 'A reporter token';
+  if (actor.token_id === undefined) return <strong>{kind}</strong>;
   return (
-    <span>
-      {kind}
-      {actor.token_id !== undefined && (
-        <>
-          {' '}
-          <code>{actor.token_id}</code>
-        </>
-      )}
-    </span>
+    <strong>
+      {kind} (<span title={actor.token_id}>{actor.token_id.slice(0, 8)}</span>
+      <CopyButton value={actor.token_id} what="token id" />)
+    </strong>
   );
 }
 
-/** The ids the call named or made; the game, when the path did not name it (a team's list). */
-function Resource({ event }: { event: AuditEvent }) {
-  const entries = Object.entries(event.resource);
-  if (event.game_id !== undefined && !('game_id' in event.resource))
-    entries.unshift(['game_id', event.game_id]);
-  if (entries.length === 0) return <span className="fine">—</span>;
+/** The event in words; each id by its name (linked) where the page knows it, else short with a copy button. */
+function Sentence({ event, names }: { event: AuditEvent; names: AuditNames | undefined }) {
   return (
-    <ul className="resource">
-      {entries.map(([key, value]) => (
-        <li key={key}>
-          {key.replace(/_id$/, '')} <code>{value}</code>
-        </li>
-      ))}
-    </ul>
+    <>
+      {auditSentence(event).map((part, i) => {
+        // The parts of one sentence never move: their place is their key.
+        const key = `${i}`;
+        if ('text' in part) return <span key={key}>{part.text}</span>;
+        return <Named key={key} part={part} names={names} />;
+      })}
+    </>
   );
+}
+
+function Named({ part, names }: { part: Extract<Part, { kind: string }>; names: AuditNames | undefined }) {
+  const known = names?.(part.kind, part.id);
+  if (known === undefined)
+    return (
+      <span className="named">
+        <span className="mono" title={part.id}>
+          {part.id.slice(0, 8)}
+        </span>
+        <CopyButton value={part.id} what={`${part.kind} id`} />
+      </span>
+    );
+  if (known.to === undefined) return <strong>{known.label}</strong>;
+  return <Link to={known.to}>{known.label}</Link>;
 }

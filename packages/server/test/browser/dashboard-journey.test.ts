@@ -110,7 +110,7 @@ describe('dashboard: the newcomer’s journey', { skip, timeout: 240_000 }, () =
     assert.equal(namespace.version_id, firstVersion);
 
     // A 6 MiB build through the multipart path, its progress bar on the page.
-    await page.getByRole('link', { name: 'Builds' }).click();
+    await page.getByRole('link', { name: 'Builds', exact: true }).click();
     await page.getByRole('heading', { name: 'Upload a build' }).waitFor();
     const image = randomBytes(6 * 1024 * 1024);
     await page.getByLabel('Choose a build file').setInputFiles({
@@ -122,7 +122,7 @@ describe('dashboard: the newcomer’s journey', { skip, timeout: 240_000 }, () =
     await page.getByRole('button', { name: 'Upload build' }).click();
     const uploaded = page.getByRole('status').filter({ hasText: /Uploaded “server”/ });
     await uploaded.waitFor({ timeout: 60_000 });
-    const buildId = (await uploaded.innerText()).match(/\(([0-9a-f-]{36})\)/)?.[1];
+    const buildId = (await uploaded.innerText()).match(/([0-9a-f]{8}-[0-9a-f-]{27})/)?.[1];
     assert.ok(buildId !== undefined, await uploaded.innerText());
     const build = await read<{ build: { content_length: number } }>(
       `/games/${gameId}/environments/${namespace.namespace_id}/builds/${buildId}`,
@@ -161,14 +161,14 @@ describe('dashboard: the newcomer’s journey', { skip, timeout: 240_000 }, () =
     assert.equal(running.namespace.version_id, serverVersion);
 
     // A reporter token for Production, shown once, for the game server.
-    await page.getByRole('link', { name: 'Tokens' }).click();
+    await page.getByRole('link', { name: 'Tokens', exact: true }).click();
     await page.getByLabel('Reporter token: reports one namespace’s lobbies').check();
     await page.getByRole('button', { name: 'Create token' }).click();
     const reporter = await page.getByLabel('Token', { exact: true }).inputValue();
     assert.ok(reporter.length > 20);
 
     // The game server reports a lobby, then its stop: both appear on the open page without a reload.
-    await page.getByRole('link', { name: 'Lobbies' }).click();
+    await page.getByRole('link', { name: 'Lobbies', exact: true }).click();
     await page.getByRole('heading', { name: 'Lobbies', level: 1 }).waitFor();
     const logs = `${publicUrl}/cloud/games/${gameId}/namespaces/${namespace.namespace_id}/logs/lobbies`;
     const reported = await fetch(logs, {

@@ -129,7 +129,7 @@ describe('dashboard: lobbies, billing and tokens', { skip, timeout: 180_000 }, (
     // Reported while the page is open: it shows on top, announced politely, without a reload.
     const fresh = await report(t0 + 100_000);
     const top = rows(page).first();
-    await page.locator(`tbody th:text-is("${fresh}")`).waitFor(LIVE_WAIT);
+    await page.locator(`tbody th .mono:text-is("${fresh}")`).waitFor(LIVE_WAIT);
     assert.equal(await top.locator('th').innerText(), fresh);
     assert.equal(await top.locator('.badge').innerText(), 'Running');
     await page.locator('.live-note', { hasText: '1 new lobby' }).waitFor(LIVE_WAIT);
@@ -196,7 +196,7 @@ describe('dashboard: lobbies, billing and tokens', { skip, timeout: 180_000 }, (
       (await inspect.json()) as { agent: { game_cloud: { token_id: string; game_id: string } } }
     ).agent.game_cloud.token_id;
     // Copy works, or says how to copy when the browser does not allow it.
-    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
     await page.getByText(/Copied to the clipboard|select the token and copy it yourself/).waitFor();
 
     const row = page.locator('section[aria-labelledby="token-list"] tbody tr', { hasText: tokenId });

@@ -235,6 +235,7 @@ const MATRIX: Record<string, Row> = {
       return { params: { game_id: gameId } };
     },
   },
+  'games.updateGame': { rule: 'game', request: () => ({ body: { display_name: 'Renamed' } }) },
   'games.setGameHostNetworking': { rule: 'operator', request: () => ({ body: { enabled: true } }) },
   'games.versions.validateGameVersion': {
     rule: 'game',

@@ -410,6 +410,37 @@ describe('games', () => {
     });
   });
 
+  describe('PATCH /cloud/games/{game_id}', () => {
+    it('renames a game (its cloud token may), keeps its name id, and checks the name as a new one', async () => {
+      const f = await createGameFixture(svc, 'rename-me');
+      const renamed = await svc.call('PATCH', `/cloud/games/${f.gameId}`, {
+        token: f.cloudToken,
+        body: { display_name: 'Star Raiders' },
+      });
+      assert.equal(renamed.statusCode, 204, renamed.body);
+      const game = (await svc.call('GET', `/cloud/games/${f.gameId}`)).json<{ game: GameFull }>().game;
+      assert.equal(game.display_name, 'Star Raiders');
+      assert.equal(game.name_id, 'rename-me');
+
+      assertValidationError(
+        await svc.call('PATCH', `/cloud/games/${f.gameId}`, { body: { display_name: ' padded' } }),
+        [['display-name', 'invalid']],
+      );
+      assertBadBody(await svc.call('PATCH', `/cloud/games/${f.gameId}`, { body: {} }), 'display_name');
+      const other = await createGameFixture(svc, 'rename-other');
+      const foreign = await svc.call('PATCH', `/cloud/games/${f.gameId}`, {
+        token: other.cloudToken,
+        body: { display_name: 'Taken Over' },
+      });
+      assert.equal(foreign.statusCode, 403, foreign.body);
+      const gone = await svc.call('PATCH', '/cloud/games/0193e3a4-7b1c-7d2e-8f30-4a5b6c7d8e9f', {
+        body: { display_name: 'Nobody' },
+      });
+      assert.equal(gone.statusCode, 404, gone.body);
+      assert.equal(errorOf(gone).code, 'GAME_NOT_FOUND');
+    });
+  });
+
   describe('POST /cloud/games/validate', () => {
     async function validate(body: unknown, token?: string | null) {
       return svc.call('POST', '/cloud/games/validate', { body, ...(token === undefined ? {} : { token }) });

@@ -11,6 +11,7 @@ import {
 } from '../../api/builds';
 import { useTeamRole } from '../../api/queries';
 import { formatBytes } from '../../api/uploads';
+import { CopyButton, CopyId } from '../../components/CopyButton';
 import { DropZone, UploadProgress } from '../../components/DropZone';
 import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
@@ -345,7 +346,7 @@ function BuildRow({
           {build.name}
         </th>
         <td className="mono" data-label="Build id">
-          {build.id}
+          <CopyId id={build.id} what={`id of ${build.name}`} />
         </td>
         <td className="nowrap" data-label="Size">
           <span title={`${build.content_length} bytes`}>{formatBytes(build.content_length)}</span>
@@ -364,18 +365,19 @@ function BuildRow({
               {tags.map(([key, value]) => (
                 <li key={key} className="chip">
                   {filtered.has(`${key}=${value}`) ? (
-                    <span className="mono">
+                    <span className="mono tag-text" title={`${key}=${value}`}>
                       {key}={value}
                     </span>
                   ) : (
                     <Link
-                      className="mono"
+                      className="mono tag-text"
                       to={filterLink(key, value)}
-                      title={`Show only builds tagged ${key}=${value}`}
+                      title={`${key}=${value}: show only builds tagged so`}
                     >
                       {key}={value}
                     </Link>
                   )}
+                  <CopyButton value={value} what={`value of tag ${key}`} />
                 </li>
               ))}
             </ul>
@@ -498,8 +500,8 @@ function UploadBuildForm({ env, namespaceName }: { env: Environment; namespaceNa
   const [tagsText, setTagsText] = useState('');
   const [problem, setProblem] = useState<string>();
   const [sent, setSent] = useState(0);
-  const [done, setDone] = useState<{ id: string; name: string }>();
-  // Kept once the upload ends, so the full bar stays next to its result.
+  const [done, setDone] = useState<{ id: string; name: string; size: number }>();
+  // Shown while bytes go out only: once the build is in, the result replaces the bar.
   const [progressOf, setProgressOf] = useState<{ name: string; total: number }>();
   const upload = useUploadBuild(env, setSent);
   const busy = upload.isPending;
@@ -524,7 +526,8 @@ function UploadBuildForm({ env, namespaceName }: { env: Environment; namespaceNa
       { file, name: buildName, tags: parsed.tags },
       {
         onSuccess: (id) => {
-          setDone({ id, name: buildName });
+          setDone({ id, name: buildName, size: file.size });
+          setProgressOf(undefined);
           setFile(undefined);
           setName('');
           setTagsText('');
@@ -577,13 +580,14 @@ function UploadBuildForm({ env, namespaceName }: { env: Environment; namespaceNa
             {problem}
           </p>
         )}
-        {progressOf !== undefined && (
+        {busy && progressOf !== undefined && (
           <UploadProgress label={`Uploading ${progressOf.name}`} sent={sent} total={progressOf.total} />
         )}
         {upload.isError && <ErrorMessage error={upload.error} title="Could not upload the build" />}
         {done !== undefined && (
           <p className="notice success" role="status">
-            Uploaded “{done.name}” (<span className="mono">{done.id}</span>).
+            Uploaded “{done.name}” ({formatBytes(done.size)}): <span className="mono">{done.id}</span>{' '}
+            <CopyButton value={done.id} what="build id" />
           </p>
         )}
         <div className="actions">

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { LOBBY_PAGE_SIZE, type LobbySummary, lobbyCursorOf, useLobbies } from '../../api/live';
+import { CopyId } from '../../components/CopyButton';
 import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
 import { Empty, ErrorMessage, Loading, When } from '../../components/status';
@@ -183,18 +184,20 @@ function LobbyLog(props: {
               <tbody>
                 {rows.map((lobby) => (
                   <tr key={lobby.lobby_id} className={fresh.has(lobby.lobby_id) ? 'live-fresh' : undefined}>
-                    <th scope="row" className="mono live-nowrap">
-                      {lobby.lobby_id}
+                    <th scope="row" className="live-nowrap">
+                      <CopyId id={lobby.lobby_id} what="lobby id" />
                     </th>
-                    <td>{lobby.lobby_group_name_id}</td>
-                    <td>{lobby.region_id}</td>
-                    <td>
+                    <td data-label="Game mode">{lobby.lobby_group_name_id}</td>
+                    <td data-label="Region">{lobby.region_id}</td>
+                    <td data-label="Created">
                       <When ts={lobby.create_ts} />
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <StatusBadge lobby={lobby} />
                     </td>
-                    <td className="live-nowrap">{ranFor(lobby)}</td>
+                    <td className="live-nowrap" data-label="Ran for">
+                      {ranFor(lobby)}
+                    </td>
                   </tr>
                 ))}
               </tbody>

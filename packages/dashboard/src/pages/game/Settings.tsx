@@ -1,6 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
+import { api, unwrap } from '../../api/client';
 import { keys, useTeamRole } from '../../api/queries';
+import { LIMITS } from '../../api/start';
 import { avatarProblem, uploadAvatar } from '../../api/uploads';
 import { DropZone, UploadProgress } from '../../components/DropZone';
 import { useGameContext } from '../../components/GameLayout';
@@ -42,6 +44,7 @@ export function GameSettingsPage() {
             </dd>
           </div>
         </dl>
+        {canWrite && <RenameGame gameId={game.game_id} current={game.display_name} />}
       </section>
 
       <section aria-labelledby="game-avatar">
@@ -68,6 +71,62 @@ export function GameSettingsPage() {
         )}
       </section>
     </>
+  );
+}
+
+/** The game's display name, changed in place; its name id stays, as URLs and the CLI use it. */
+function RenameGame({ gameId, current }: { gameId: string; current: string }) {
+  const client = useQueryClient();
+  const [name, setName] = useState(current);
+  const [done, setDone] = useState<string>();
+  const rename = useMutation({
+    mutationFn: (displayName: string) =>
+      unwrap(
+        api.PATCH('/cloud/games/{game_id}', {
+          params: { path: { game_id: gameId } },
+          body: { display_name: displayName },
+        }),
+      ),
+    onSuccess: async (_, displayName) => {
+      await Promise.all([
+        client.invalidateQueries({ queryKey: keys.game(gameId) }),
+        client.invalidateQueries({ queryKey: keys.games }),
+      ]);
+      setDone(`Renamed to ${displayName}.`);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setDone(undefined);
+    rename.mutate(name.trim());
+  };
+  return (
+    <form className="stack rename-game" onSubmit={submit} aria-labelledby="rename-game-heading">
+      <h3 id="rename-game-heading">Rename the game</h3>
+      <label>
+        New display name
+        <input
+          required
+          maxLength={LIMITS.gameDisplayName}
+          value={name}
+          autoComplete="off"
+          onChange={(event) => setName(event.target.value)}
+          aria-describedby="rename-game-hint"
+        />
+      </label>
+      <p id="rename-game-hint" className="fine">
+        At most {LIMITS.gameDisplayName} bytes. The name id stays: links and the CLI keep working.
+      </p>
+      {rename.isError && <ErrorMessage error={rename.error} title="Could not rename the game" />}
+      <div className="actions">
+        <button type="submit" disabled={rename.isPending || name.trim() === '' || name.trim() === current}>
+          {rename.isPending ? 'Saving…' : 'Save name'}
+        </button>
+        <p role="status" className="done">
+          {done}
+        </p>
+      </div>
+    </form>
   );
 }
 

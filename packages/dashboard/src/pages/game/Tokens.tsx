@@ -10,6 +10,7 @@ import {
   useTokens,
 } from '../../api/live';
 import { useInspect, useTeamRole } from '../../api/queries';
+import { CopyId } from '../../components/CopyButton';
 import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
 import { Empty, ErrorMessage, Loading, When } from '../../components/status';
@@ -341,16 +342,16 @@ function TokenRow(props: {
 
   return (
     <tr>
-      <td>
+      <td data-label="Kind">
         {token.kind === 'cloud' ? 'Cloud' : 'Reporter'}
         {token.namespace_id !== null && (
           <span className="fine"> · {namespaceName(namespaces, token.namespace_id)}</span>
         )}
       </td>
-      <th scope="row" className="mono" title={token.token_id}>
-        {token.token_id}
+      <th scope="row" title={token.token_id}>
+        <CopyId id={token.token_id} what="token id" />
       </th>
-      <td>
+      <td data-label="Minted by">
         {token.user_id === undefined ? (
           'the operator'
         ) : token.user_id === userId ? (
@@ -361,12 +362,14 @@ function TokenRow(props: {
           </span>
         )}
       </td>
-      <td>
+      <td data-label="Created">
         <When ts={token.create_ts} />
       </td>
-      <td>{token.last_used_ts === null ? 'never' : <When ts={token.last_used_ts} />}</td>
-      <td>{token.expire_ts === null ? 'never' : <When ts={token.expire_ts} />}</td>
-      <td>
+      <td data-label="Last used">
+        {token.last_used_ts === null ? 'never' : <When ts={token.last_used_ts} />}
+      </td>
+      <td data-label="Expires">{token.expire_ts === null ? 'never' : <When ts={token.expire_ts} />}</td>
+      <td data-label="State">
         {state}
         {revoke.isError && <ErrorMessage error={revoke.error} title="Could not revoke the token" />}
       </td>

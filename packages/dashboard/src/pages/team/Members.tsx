@@ -119,8 +119,10 @@ function MemberTable({
                   {m.user.name}
                   {m.userId === me && <span className="fine"> (you)</span>}
                 </th>
-                <td className="mono">{m.user.email}</td>
-                <td>
+                <td className="mono" data-label="Email">
+                  {m.user.email}
+                </td>
+                <td data-label="Role">
                   {canEdit(m) && m.userId !== me ? (
                     <select
                       aria-label={`Role of ${m.user.email}`}
@@ -143,7 +145,7 @@ function MemberTable({
                     m.role
                   )}
                 </td>
-                <td className="nowrap">
+                <td className="nowrap" data-label="Joined">
                   <When ts={m.createdAt} />
                 </td>
                 {manages && (
@@ -291,11 +293,11 @@ function Invitations({ team }: { team: FullTeam }) {
                   <th scope="row" className="mono">
                     {i.email}
                   </th>
-                  <td>{i.role}</td>
-                  <td className="nowrap">
+                  <td data-label="Role">{i.role}</td>
+                  <td className="nowrap" data-label="Invited">
                     <When ts={i.createdAt} />
                   </td>
-                  <td className="nowrap">
+                  <td className="nowrap" data-label="Expires">
                     <When ts={i.expiresAt} />
                   </td>
                   <td>

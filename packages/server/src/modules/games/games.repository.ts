@@ -43,6 +43,16 @@ export async function teamOwnsGames(db: Db, teamId: string): Promise<boolean> {
   return row !== undefined;
 }
 
+export async function setDisplayName(db: Db, gameId: string, displayName: string): Promise<boolean> {
+  const result = await db
+    .updateTable('games')
+    .set({ display_name: displayName })
+    .where('game_id', '=', gameId)
+    .where('delete_ts', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function setHostNetworking(db: Db, gameId: string, enabled: boolean): Promise<boolean> {
   const result = await db
     .updateTable('games')

@@ -6,6 +6,7 @@ import {
   GetGameResponse,
   HostNetworkingBody,
   NoContent,
+  UpdateGameBody,
   ValidateGameBody,
   ValidationResult,
 } from '@gcm/contract';
@@ -19,6 +20,7 @@ import {
   createGame,
   getGameFull,
   listGames,
+  renameGame,
   retireGame,
   setHostNetworking,
   validateGame,
@@ -105,6 +107,23 @@ export function gamesRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
     ),
     async (request, reply) => {
       await retireGame(deps, request.params.game_id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.patch(
+    '/cloud/games/:game_id',
+    routeOptions(
+      {
+        operationId: 'games.updateGame',
+        auth: 'game',
+        summary: "Change a game's display name (its name id stays)",
+        tag: 'games',
+      },
+      { params: GameIdParams, body: UpdateGameBody, response: { 204: NoContent } },
+    ),
+    async (request, reply) => {
+      await renameGame(deps, request.params.game_id, request.body.display_name);
       return reply.code(204).send(null);
     },
   );

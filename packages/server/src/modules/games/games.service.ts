@@ -133,6 +133,13 @@ export async function getGameFull(deps: Deps, gameId: string) {
   };
 }
 
+/** PATCH /cloud/games/{game_id}: a new display name, checked as a new game's is. */
+export async function renameGame(deps: Deps, gameId: string, displayName: string): Promise<void> {
+  const found = checkDisplayName(displayName, GAME_DISPLAY_NAME_MAX_BYTES);
+  if (found.length > 0) throw errors.validation(found);
+  if (!(await repo.setDisplayName(deps.db, gameId, displayName))) throw errors.gameNotFound();
+}
+
 /** Operator only: lets the game's versions use network_mode `host` (or stops new ones from doing so). */
 export async function setHostNetworking(deps: Deps, gameId: string, enabled: boolean): Promise<void> {
   if (!(await repo.setHostNetworking(deps.db, gameId, enabled))) throw errors.gameNotFound();

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { LIMITS, proposeId } from '../../../api/start';
 import { useCreateNamespace, ValidationRefusal } from '../../../api/versions';
 import { useGameContext } from '../../../components/GameLayout';
 import { ErrorMessage } from '../../../components/status';
@@ -11,11 +12,21 @@ export function NewNamespaceForm() {
   const { gameId, game } = useGameContext();
   const create = useCreateNamespace(gameId);
   const [displayName, setDisplayName] = useState('');
-  const [nameId, setNameId] = useState('');
+  const [typedId, setTypedId] = useState('');
   const [versionId, setVersionId] = useState('');
   const [problems, setProblems] = useState<Partial<Record<Field, string[]>>>({});
   const [done, setDone] = useState<string | undefined>(undefined);
-  const version = versionId === '' ? game.versions[0]?.version_id : versionId;
+  // The name id follows the display name (as a new team's or game's does) until the person types one.
+  const nameId = typedId === '' ? proposeId(displayName, LIMITS.gameNameId) : typedId;
+  // What a new namespace most likely runs is what was written last; ids are UUIDv7, time-ordered, so they
+  // break a tie of two versions made in the same millisecond.
+  const newest = game.versions.reduce<(typeof game.versions)[number] | undefined>((best, v) => {
+    if (best === undefined) return v;
+    const later =
+      v.create_ts === best.create_ts ? v.version_id > best.version_id : v.create_ts > best.create_ts;
+    return later ? v : best;
+  }, undefined);
+  const version = versionId === '' ? newest?.version_id : versionId;
 
   if (game.versions.length === 0) {
     return <p className="fine">A namespace runs a version: create a version first.</p>;
@@ -27,13 +38,21 @@ export function NewNamespaceForm() {
     // which field is wrong: the overview does not load the contract for a form most visits never use.
     setProblems({});
     if (version === undefined) return;
+    // Never an empty name: the service would only answer what is plain here already.
+    const missing: Partial<Record<Field, string[]>> = {};
+    if (displayName.trim() === '') missing.display_name = ['Give the namespace a name.'];
+    if (nameId === '') missing.name_id = ['Give the namespace a name id: a-z, 0-9 and “-”.'];
+    if (Object.keys(missing).length > 0) {
+      setProblems(missing);
+      return;
+    }
     create.mutate(
-      { display_name: displayName, name_id: nameId, version_id: version },
+      { display_name: displayName.trim(), name_id: nameId, version_id: version },
       {
         onSuccess: () => {
           setDone(`Namespace ${displayName} created.`);
           setDisplayName('');
-          setNameId('');
+          setTypedId('');
         },
         onError: (error) => {
           // The service names the field it refuses (a name id another namespace has, say): show it there.
@@ -74,7 +93,7 @@ export function NewNamespaceForm() {
           field="name_id"
           label="Name id"
           value={nameId}
-          onChange={setNameId}
+          onChange={setTypedId}
           problems={problems.name_id}
           help={
             <>
