@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { DashboardBrowser, dashboardSkipReason, launchBrowser } from '../helpers/browser.js';
+import { DashboardBrowser, dashboardSkipReason, fillEditor, launchBrowser } from '../helpers/browser.js';
 import { startListening } from '../helpers/listening.js';
 import { PASSWORD } from '../helpers/people.js';
 import type { TestService } from '../helpers/service.js';
@@ -133,8 +133,7 @@ describe('dashboard: the newcomer’s journey', { skip, timeout: 240_000 }, () =
     await page.goto(`${publicUrl}${base}/versions/new?from=${firstVersion}`);
     await page.getByRole('heading', { name: 'New version' }).waitFor();
     await page.getByLabel('Version name').fill('deathmatch');
-    const editor = page.getByLabel('Configuration (YAML)');
-    await editor.fill(serverConfig(buildId, 300));
+    await fillEditor(page, serverConfig(buildId, 300));
     const problem = page.locator('#version-config-problems li').first();
     await problem.waitFor();
     assert.match(
@@ -142,7 +141,7 @@ describe('dashboard: the newcomer’s journey', { skip, timeout: 240_000 }, () =
       /Line 2, column 16 matchmaker\.max_players\s+.*max_players is 300; at most 256/,
     );
     assert.equal(await page.getByRole('button', { name: 'Create version' }).isDisabled(), true);
-    await editor.fill(serverConfig(buildId, 16));
+    await fillEditor(page, serverConfig(buildId, 16));
     await page.getByText('The config is valid').waitFor();
     await page.getByRole('button', { name: 'Create version' }).click();
     await page.getByRole('heading', { name: 'deathmatch', level: 1 }).waitFor();

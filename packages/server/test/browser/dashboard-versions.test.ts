@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { DashboardBrowser, dashboardSkipReason, LOOKS, launchBrowser } from '../helpers/browser.js';
+import {
+  DashboardBrowser,
+  dashboardSkipReason,
+  fillEditor,
+  LOOKS,
+  launchBrowser,
+} from '../helpers/browser.js';
 import { startListening, uploadBuild } from '../helpers/listening.js';
 import { addMember, giveGame, newTeam, type Team } from '../helpers/people.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
@@ -35,22 +41,6 @@ async function cursor(page: Page): Promise<{ id: string; line: number }> {
     const line = (node.nodeType === 1 ? node : node.parentElement).closest('.cm-line');
     return { id: document.activeElement.id, line: [...line.parentElement.children].indexOf(line) + 1 };
   })()`)) as { id: string; line: number };
-}
-
-/**
- * Replaces the editor's text as a person pasting it would: all selected, then a paste. (Playwright's fill
- * types into a contenteditable as the browser's editing commands do, spaces turned into no-break spaces.)
- */
-async function fillEditor(page: Page, text: string): Promise<void> {
-  await page.getByLabel('Configuration (YAML)').click();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.evaluate(`(() => {
-    const data = new DataTransfer();
-    data.setData('text/plain', ${JSON.stringify(text)});
-    document.activeElement.dispatchEvent(
-      new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
-    );
-  })()`);
 }
 
 /** The line numbers the editor's lint gutter marks, read from where each mark stands beside the numbers. */

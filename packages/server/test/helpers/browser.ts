@@ -139,3 +139,19 @@ export async function signInOnPage(page: Page, email: string, password = PASSWOR
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
+
+/**
+ * Replaces the editor's text as a person pasting it would: all selected, then a paste. (Playwright's fill
+ * types into a contenteditable as the browser's editing commands do, spaces turned into no-break spaces.)
+ */
+export async function fillEditor(page: Page, text: string): Promise<void> {
+  await page.getByLabel('Configuration (YAML)').click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.evaluate(`(() => {
+    const data = new DataTransfer();
+    data.setData('text/plain', ${JSON.stringify(text)});
+    document.activeElement.dispatchEvent(
+      new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
+    );
+  })()`);
+}

@@ -166,6 +166,8 @@ describe('tokens', () => {
             token_id: cloud.token_id,
             create_ts: minted,
             expire_ts: cloud.expire_ts,
+            // The operator made the game with no team, and minted the token for no person.
+            game: { name_id: 'tok-a', display_name: 'Test Game' },
           },
         },
       });
