@@ -59,7 +59,9 @@ export function SetupPage() {
         }),
       ),
     onSuccess: (made) => {
-      queryClient.clear();
+      // Everything read signed out goes, but this page's own status: it is still mounted until the navigation
+      // renders, and clearing it too would read it again, now 410 (used).
+      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'setup-status' });
       navigate(`/teams/${made.team_id}`, { replace: true });
     },
   });

@@ -113,7 +113,11 @@ describe('dashboard: lobbies, billing and tokens', { skip, timeout: 180_000 }, (
     await page.waitForURL(/cursor=/);
     const url = new URL(page.url());
     assert.equal(url.searchParams.get('namespace'), 'prod');
-    await rows(page).nth(5).waitFor();
+    // The URL changes before the older page renders: wait for its first lobby, not for any sixth row.
+    await rows(page)
+      .first()
+      .locator(`time[datetime="${iso(t0 + 5_000)}"]`)
+      .waitFor();
     assert.equal(await rows(page).count(), 6);
     assert.equal(await rows(page).first().locator('time').getAttribute('datetime'), iso(t0 + 5_000));
     assert.equal(await page.getByRole('link', { name: 'Older' }).count(), 0, 'no page after the last');

@@ -136,6 +136,9 @@ const NOT_CREATING: Record<string, string> = {
   'games.avatars.completeCustomAvatarUpload': 'completing twice is a no-op',
   'cloud.uploads.completeUpload': 'completing twice is a no-op',
   'devices.links.prepare': 'public: no caller to scope a key to; a repeat makes another link, harmless',
+  'setup.getStatus': "reads the setup link's state: creates nothing",
+  'setup.complete':
+    'public, and works once: the store claims the link atomically, so a repeat answers 410 SETUP_DONE and makes nothing',
 };
 
 function send(svc: TestService, call: Call, key: string | undefined): Promise<LightMyRequestResponse> {
