@@ -1,5 +1,6 @@
+import { roleCovers } from '@gcm/contract/roles';
 import { Link, useSearchParams } from 'react-router';
-import { type AuditEvent, type AuditScope, roleCovers, type TeamRole, useAudit } from '../api/people';
+import { type AuditEvent, type AuditScope, type TeamRole, useAudit } from '../api/people';
 import { useInspect } from '../api/queries';
 import { auditSentence, type Part } from './audit-words';
 import { CopyButton, CopyId } from './CopyButton';

@@ -1,3 +1,4 @@
+import { roleCovers } from '@gcm/contract/roles';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import {
@@ -25,8 +26,6 @@ function splitPair(text: string): [string, string] {
   return eq < 0 ? [text, ''] : [text.slice(0, eq), text.slice(eq + 1)];
 }
 
-const WRITE_ROLES = new Set(['owner', 'admin', 'member']);
-
 /**
  * `/teams/:teamId/games/:gameId/builds`: a namespace's completed builds, newest first. Everything a person
  * picks is in the address (`?namespace=`, `?tag=k=v` repeated, `?cursor=`, `?limit=`, `?edit=<build>`),
@@ -36,7 +35,7 @@ export function BuildsPage() {
   useTitle('Builds');
   const { teamId, gameId, game } = useGameContext();
   const role = useTeamRole(teamId);
-  const canWrite = role !== undefined && WRITE_ROLES.has(role);
+  const canWrite = roleCovers(role, 'member');
   const [params, setParams] = useSearchParams();
 
   const namespaces = game.namespaces;

@@ -1,3 +1,4 @@
+import { isTeamRole, roleCovers, TEAM_ROLES, type TeamRole } from '@gcm/contract/roles';
 import { type FormEvent, useId, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import {
@@ -6,12 +7,8 @@ import {
   type Invitation,
   inviteMember,
   isOpen,
-  isTeamRole,
   type Member,
-  ROLES,
   removeMember,
-  roleCovers,
-  type TeamRole,
   updateMemberRole,
   useFullTeam,
   useTeamChange,
@@ -24,7 +21,7 @@ import '../../components/people.css';
 
 /** The roles `mine` may give: better-auth lets only an owner make (or unmake) an owner. */
 function assignable(mine: TeamRole | undefined): readonly TeamRole[] {
-  return mine === 'owner' ? ROLES : ROLES.filter((r) => r !== 'owner');
+  return roleCovers(mine, 'owner') ? TEAM_ROLES : TEAM_ROLES.filter((r) => r !== 'owner');
 }
 
 /**
@@ -84,7 +81,7 @@ function MemberTable({
   const members = [...team.members].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   const roles = assignable(mine);
   // An admin may not touch an owner (better-auth refuses it); nobody removes themself here.
-  const canEdit = (m: Member) => manages && (mine === 'owner' || m.role !== 'owner');
+  const canEdit = (m: Member) => manages && (roleCovers(mine, 'owner') || m.role !== 'owner');
   const me = session.data?.user.id;
 
   return (
