@@ -1,9 +1,10 @@
 import { roleCovers } from '@gcm/contract/roles';
-import { Link, useSearchParams } from 'react-router';
+import { useSearchParams } from 'react-router';
 import { type Environment, useBuilds } from '../../api/builds';
 import { useTeamRole } from '../../api/queries';
 import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
+import { Pager } from '../../components/Pager';
 import { Empty, ErrorMessage, Loading } from '../../components/status';
 import { BuildsTable } from './builds/BuildsTable';
 import { TagFilterForm } from './builds/TagFilterForm';
@@ -175,25 +176,30 @@ export function BuildsPage() {
         {!builds.isPending &&
           !builds.isError &&
           (cursor !== undefined || builds.data.cursor !== undefined) && (
-            <nav aria-label="Pages of builds" className="pager">
-              {cursor !== undefined && (
-                <Link to={{ search: withParams((next) => void next.delete('cursor')).toString() }}>
-                  ← Newest builds
-                </Link>
-              )}
-              {builds.data.cursor !== undefined && (
-                <Link
-                  to={{
-                    search: withParams((next) => {
-                      next.set('cursor', builds.data.cursor ?? '');
-                      next.delete('edit');
-                    }).toString(),
-                  }}
-                >
-                  Older builds →
-                </Link>
-              )}
-            </nav>
+            <Pager
+              label="Pages of builds"
+              newest={
+                cursor === undefined
+                  ? undefined
+                  : {
+                      to: { search: withParams((next) => void next.delete('cursor')).toString() },
+                      text: '← Newest builds',
+                    }
+              }
+              older={
+                builds.data.cursor === undefined
+                  ? undefined
+                  : {
+                      to: {
+                        search: withParams((next) => {
+                          next.set('cursor', builds.data.cursor ?? '');
+                          next.delete('edit');
+                        }).toString(),
+                      },
+                      text: 'Older builds →',
+                    }
+              }
+            />
           )}
       </section>
     </>
