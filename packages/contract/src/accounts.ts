@@ -1,15 +1,13 @@
 import { type Static, Type } from 'typebox';
 import { Id, SINGLE_LINE_PATTERN, Timestamp } from './common.js';
 
-/** A person's place in a team, strongest first (README "People and teams" has what each may do). */
-export const TEAM_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+/** A person's place in a team on the wire: one of `TEAM_ROLES` (roles.ts). */
 export const TeamRoleSchema = Type.Union([
   Type.Literal('owner'),
   Type.Literal('admin'),
   Type.Literal('member'),
   Type.Literal('viewer'),
 ]);
-export type TeamRole = Static<typeof TeamRoleSchema>;
 
 /** A team's slug: what its URL and the CLI name it by. */
 export const TEAM_SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$';

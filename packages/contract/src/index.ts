@@ -19,6 +19,7 @@ export * from './lobby-logs.js';
 export * from './names.js';
 export * from './namespaces.js';
 export * from './paging.js';
+export * from './roles.js';
 export * from './schema-issues.js';
 export * from './tokens.js';
 export * from './uploads.js';

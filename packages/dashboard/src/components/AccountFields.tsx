@@ -4,6 +4,38 @@ import { useId } from 'react';
 export const MIN_PASSWORD = 10;
 export const MAX_PASSWORD = 128;
 
+/** A new password's field, held to the service's length rule; `describedBy` names the hint that says it. */
+export function NewPasswordField({
+  label,
+  describedBy,
+  invalid,
+  value,
+  onChange,
+}: {
+  label: string;
+  describedBy: string;
+  invalid?: boolean;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <label>
+      {label}
+      <input
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={MIN_PASSWORD}
+        maxLength={MAX_PASSWORD}
+        aria-describedby={describedBy}
+        aria-invalid={invalid}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    </label>
+  );
+}
+
 export interface Account {
   name: string;
   email: string;
@@ -46,19 +78,12 @@ export function AccountFields({
           onChange={(e) => onChange({ ...value, email: e.target.value })}
         />
       </label>
-      <label>
-        Password
-        <input
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={MIN_PASSWORD}
-          maxLength={MAX_PASSWORD}
-          aria-describedby={hintId}
-          value={value.password}
-          onChange={(e) => onChange({ ...value, password: e.target.value })}
-        />
-      </label>
+      <NewPasswordField
+        label="Password"
+        describedBy={hintId}
+        value={value.password}
+        onChange={(password) => onChange({ ...value, password })}
+      />
       <p id={hintId} className="fine">
         {passwordHint}
       </p>

@@ -1,10 +1,12 @@
+import { roleCovers } from '@gcm/contract/roles';
 import { Link, useSearchParams } from 'react-router';
-import { type AuditEvent, type AuditScope, roleCovers, type TeamRole, useAudit } from '../api/people';
+import { type AuditEvent, type AuditScope, type TeamRole, useAudit } from '../api/people';
 import { useInspect } from '../api/queries';
 import { auditSentence, type Part } from './audit-words';
 import { CopyButton, CopyId } from './CopyButton';
+import { Pager } from './Pager';
 import { Empty, ErrorMessage, Loading, When } from './status';
-import { TableWrap } from './TableWrap';
+import { Table } from './TableWrap';
 import './people.css';
 
 const DEFAULT_LIMIT = 50;
@@ -72,15 +74,21 @@ export function AuditLog({
   };
   const { events } = audit.data;
   const pager = (
-    <nav aria-label="Audit log pages" className="pager">
-      {cursor !== null && <Link to={pageLink(null)}>Newest events</Link>}
-      {audit.data.cursor !== undefined && <Link to={pageLink(audit.data.cursor)}>Older events</Link>}
+    <Pager
+      label="Audit log pages"
+      newest={cursor === null ? undefined : { to: pageLink(null), text: 'Newest events' }}
+      older={
+        audit.data.cursor === undefined
+          ? undefined
+          : { to: pageLink(audit.data.cursor), text: 'Older events' }
+      }
+    >
       {audit.isFetching && (
         <span className="status" role="status">
           Loading…
         </span>
       )}
-    </nav>
+    </Pager>
   );
   if (events.length === 0)
     return (
@@ -95,41 +103,31 @@ export function AuditLog({
   return (
     <>
       <p className="lead">Newest first, {limit} a page. Reads are not recorded; refused writes are.</p>
-      <TableWrap labelledBy="audit-heading">
-        <table className="audit-table">
-          <caption className="visually-hidden" id="audit-heading">
-            Audit events, newest first
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">What happened</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Ray id</th>
-            </tr>
-          </thead>
-          <tbody>
-            {events.map((event) => (
-              <tr key={event.event_id}>
-                <th scope="row" className="nowrap">
-                  <When ts={event.ts} />
-                </th>
-                <td data-label="What happened" title={event.operation}>
-                  <Actor actor={event.actor} /> <Sentence event={event} names={names} />
-                </td>
-                <td data-label="Outcome">
-                  <span className={`badge ${event.outcome}`}>
-                    {event.outcome} {event.status}
-                  </span>
-                </td>
-                <td data-label="Ray id">
-                  <CopyId id={event.ray_id} what="ray id" />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <Table
+        labelledBy="audit-heading"
+        className="audit-table"
+        caption="Audit events, newest first"
+        columns={['When', 'What happened', 'Outcome', 'Ray id']}
+      >
+        {events.map((event) => (
+          <tr key={event.event_id}>
+            <th scope="row" className="nowrap">
+              <When ts={event.ts} />
+            </th>
+            <td data-label="What happened" title={event.operation}>
+              <Actor actor={event.actor} /> <Sentence event={event} names={names} />
+            </td>
+            <td data-label="Outcome">
+              <span className={`badge ${event.outcome}`}>
+                {event.outcome} {event.status}
+              </span>
+            </td>
+            <td data-label="Ray id">
+              <CopyId id={event.ray_id} what="ray id" />
+            </td>
+          </tr>
+        ))}
+      </Table>
       {pager}
     </>
   );

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { type Field, proposeId } from '../api/start';
+import { type Field, LIMITS, proposeId } from '../api/start';
 
 /**
  * A name and the id proposed from it (a team's slug, a game's name id): the id follows the name as it is
@@ -91,4 +91,28 @@ export function NameAndId({ pair, labels, hints, max, errors }: Props) {
       mono={field === 'id'}
     />
   ));
+}
+
+/**
+ * A team's name and slug, as making a team and the first-run setup ask for them. `slugHint` words the slug's
+ * hint where the page needs it shorter; `errors` are the service's, by field.
+ */
+export function TeamNameFields({
+  pair,
+  errors,
+  slugHint = `How the team is named in addresses and by the command-line tool: up to ${LIMITS.teamSlug} of a-z, 0-9 and -, unique. Proposed from the name; you may change it.`,
+}: {
+  pair: ReturnType<typeof useNameAndId>;
+  errors: Partial<Record<Field, string>>;
+  slugHint?: string;
+}) {
+  return (
+    <NameAndId
+      pair={pair}
+      labels={{ name: 'Team name', id: 'Slug' }}
+      hints={{ name: `Up to ${LIMITS.teamName} characters, shown to the team's members.`, id: slugHint }}
+      max={{ name: LIMITS.teamName, id: LIMITS.teamSlug }}
+      errors={errors}
+    />
+  );
 }

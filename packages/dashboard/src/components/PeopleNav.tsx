@@ -1,5 +1,6 @@
+import { roleCovers } from '@gcm/contract/roles';
 import { NavLink, useParams } from 'react-router';
-import { roleCovers, useMyInvitations } from '../api/people';
+import { useMyInvitations } from '../api/people';
 import { useTeamRole } from '../api/queries';
 import './people.css';
 

@@ -10,3 +10,51 @@ export function TableWrap({ labelledBy, children }: { labelledBy: string; childr
     </section>
   );
 }
+
+/**
+ * A list page's table in its TableWrap: a header cell a column, and with `actions` a last column whose name
+ * only screen readers hear (its cells hold buttons). The rows are the children, so each page keeps its own.
+ * With `caption`, the table names itself (hidden) under the `labelledBy` id instead of a heading outside.
+ */
+export function Table({
+  labelledBy,
+  className,
+  columns,
+  actions = false,
+  caption,
+  children,
+}: {
+  labelledBy: string;
+  className: string;
+  columns: readonly string[];
+  actions?: boolean;
+  caption?: string;
+  children: React.ReactNode;
+}) {
+  return (
+    <TableWrap labelledBy={labelledBy}>
+      <table className={className}>
+        {caption !== undefined && (
+          <caption className="visually-hidden" id={labelledBy}>
+            {caption}
+          </caption>
+        )}
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+            {actions && (
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </TableWrap>
+  );
+}

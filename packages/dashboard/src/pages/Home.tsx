@@ -19,7 +19,7 @@ export function HomePage() {
         <p>You are not in a team yet.</p>
         <p>Make one of your own, or ask a team's owner or admin to invite you and open the link they send.</p>
         <p>
-          <Link to="/teams/new" className="button-link">
+          <Link to="/teams/new" className="button">
             Make a team
           </Link>
         </p>

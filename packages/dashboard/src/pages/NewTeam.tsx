@@ -2,7 +2,7 @@ import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { LIMITS, teamErrorField, useCreateTeam } from '../api/start';
 import { useTitle } from '../components/Layout';
-import { NameAndId, useNameAndId } from '../components/NameAndId';
+import { TeamNameFields, useNameAndId } from '../components/NameAndId';
 import { ErrorMessage } from '../components/status';
 import './start.css';
 
@@ -27,14 +27,8 @@ export function NewTeamPage() {
         A team owns games. You become its owner: you can invite people, give them roles and make games.
       </p>
       <form onSubmit={submit} className="stack">
-        <NameAndId
+        <TeamNameFields
           pair={pair}
-          labels={{ name: 'Team name', id: 'Slug' }}
-          hints={{
-            name: `Up to ${LIMITS.teamName} characters, shown to the team's members.`,
-            id: `How the team is named in addresses and by the command-line tool: up to ${LIMITS.teamSlug} of a-z, 0-9 and -, unique. Proposed from the name; you may change it.`,
-          }}
-          max={{ name: LIMITS.teamName, id: LIMITS.teamSlug }}
           errors={field === undefined || create.error === null ? {} : { [field]: create.error.message }}
         />
         <div className="actions">

@@ -1,14 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { resetPassword } from '../api/people';
-import { Frame, useTitle } from '../components/Layout';
-import { ErrorMessage } from '../components/status';
+import { MAX_PASSWORD, MIN_PASSWORD, NewPasswordField } from '../components/AccountFields';
+import { AuthForm, NarrowPage } from '../components/AuthForm';
+import { useTitle } from '../components/Layout';
 import '../components/people.css';
-
-/** README "People and teams": passwords are 10–128 characters. */
-const MIN_PASSWORD = 10;
-const MAX_PASSWORD = 128;
 
 /** What is wrong with the two passwords before the service is asked, or null. */
 function problemWith(password: string, again: string): string | null {
@@ -39,8 +36,7 @@ export function ResetPasswordPage() {
       navigate('/sign-in?reset=done', { replace: true });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     const found = problemWith(password, again);
     setProblem(found);
     if (found === null && token !== null) reset.mutate(token);
@@ -53,65 +49,53 @@ export function ResetPasswordPage() {
 
   if (token === null || token === '' || params.get('error') !== null)
     return (
-      <Frame>
-        <div className="narrow">
-          <h1>Choose a new password</h1>
-          <div className="notice error" role="alert">
-            <strong>This link has no valid reset token</strong>
-            <p>Open the link from the mail as it is, or ask for a new one.</p>
-          </div>
-          <p>
-            <Link to="/forgot-password">Ask for a new link</Link>
-          </p>
+      <NarrowPage title="Choose a new password">
+        <div className="notice error" role="alert">
+          <strong>This link has no valid reset token</strong>
+          <p>Open the link from the mail as it is, or ask for a new one.</p>
         </div>
-      </Frame>
+        <p>
+          <Link to="/forgot-password">Ask for a new link</Link>
+        </p>
+      </NarrowPage>
     );
   return (
-    <Frame>
-      <div className="narrow">
-        <h1>Choose a new password</h1>
-        <p className="lead">Setting it signs you out everywhere; then sign in with the new one.</p>
-        <form onSubmit={submit} className="stack" noValidate>
-          <label>
-            New password
-            <input
-              type="password"
-              autoComplete="new-password"
-              required
-              minLength={MIN_PASSWORD}
-              maxLength={MAX_PASSWORD}
-              aria-describedby="password-hint"
-              aria-invalid={problem !== null}
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-          </label>
-          <label>
-            New password again
-            <input
-              type="password"
-              autoComplete="new-password"
-              required
-              aria-invalid={problem !== null}
-              value={again}
-              onChange={(e) => setAgain(e.target.value)}
-            />
-          </label>
-          <p id="password-hint" className="fine">
-            {MIN_PASSWORD} to {MAX_PASSWORD} characters.
+    <NarrowPage title="Choose a new password">
+      <p className="lead">Setting it signs you out everywhere; then sign in with the new one.</p>
+      <AuthForm
+        onSubmit={submit}
+        request={reset}
+        words={{ submit: 'Set the new password', busy: 'Setting…', failed: 'Could not set the password' }}
+        noValidate
+      >
+        <NewPasswordField
+          label="New password"
+          describedBy="password-hint"
+          invalid={problem !== null}
+          value={password}
+          onChange={setPassword}
+        />
+        <label>
+          New password again
+          <input
+            type="password"
+            autoComplete="new-password"
+            required
+            aria-invalid={problem !== null}
+            value={again}
+            onChange={(e) => setAgain(e.target.value)}
+          />
+        </label>
+        <p id="password-hint" className="fine">
+          {MIN_PASSWORD} to {MAX_PASSWORD} characters.
+        </p>
+        {problem !== null && (
+          <p className="field-error" role="alert">
+            {problem}
           </p>
-          {problem !== null && (
-            <p className="field-error" role="alert">
-              {problem}
-            </p>
-          )}
-          <button type="submit" disabled={reset.isPending}>
-            {reset.isPending ? 'Setting…' : 'Set the new password'}
-          </button>
-        </form>
-        {reset.isError && <ErrorMessage error={reset.error} title="Could not set the password" />}
-        {askAgain}
-      </div>
-    </Frame>
+        )}
+      </AuthForm>
+      {askAgain}
+    </NarrowPage>
   );
 }

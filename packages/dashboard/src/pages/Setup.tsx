@@ -4,8 +4,9 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError, api, unwrap } from '../api/client';
 import { LIMITS } from '../api/start';
 import { type Account, AccountFields, MAX_PASSWORD, MIN_PASSWORD } from '../components/AccountFields';
-import { Frame, useTitle } from '../components/Layout';
-import { NameAndId, useNameAndId } from '../components/NameAndId';
+import { NarrowPage } from '../components/AuthForm';
+import { useTitle } from '../components/Layout';
+import { TeamNameFields, useNameAndId } from '../components/NameAndId';
 import { ErrorMessage, Loading } from '../components/status';
 import './start.css';
 
@@ -86,14 +87,9 @@ export function SetupPage() {
           rest of the studio from it. This link works once.
         </p>
         <form onSubmit={submit} className="stack">
-          <NameAndId
+          <TeamNameFields
             pair={team}
-            labels={{ name: 'Team name', id: 'Slug' }}
-            hints={{
-              name: `Up to ${LIMITS.teamName} characters, shown to the team's members.`,
-              id: `Up to ${LIMITS.teamSlug} of a-z, 0-9 and -. Proposed from the name; you may change it.`,
-            }}
-            max={{ name: LIMITS.teamName, id: LIMITS.teamSlug }}
+            slugHint={`Up to ${LIMITS.teamSlug} of a-z, 0-9 and -. Proposed from the name; you may change it.`}
             errors={slugError === undefined ? {} : { id: slugError }}
           />
           <AccountFields
@@ -113,12 +109,5 @@ export function SetupPage() {
         )}
       </>
     );
-  return (
-    <Frame>
-      <div className="narrow">
-        <h1>Set up Game Cloud</h1>
-        {body}
-      </div>
-    </Frame>
-  );
+  return <NarrowPage title="Set up Game Cloud">{body}</NarrowPage>;
 }

@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { signIn } from '../api/auth';
 import { keys, useSession } from '../api/queries';
-import { Frame, useTitle } from '../components/Layout';
-import { ErrorMessage } from '../components/status';
+import { AuthForm, EmailField, NarrowPage } from '../components/AuthForm';
+import { useTitle } from '../components/Layout';
 import '../components/people.css';
 
 /** Only a path of this app may follow a sign-in: `next` comes from the URL, which anyone can write. */
@@ -45,52 +45,36 @@ export function SignInPage() {
   ) {
     return <Navigate to={next} replace />;
   }
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    attempt.mutate();
-  };
   return (
-    <Frame>
-      <div className="narrow">
-        <h1>Sign in</h1>
-        {params.get('reset') === 'done' && (
-          <p className="notice ok" role="status">
-            Your new password is set. Sign in with it.
-          </p>
-        )}
-        <form onSubmit={submit} className="stack">
-          <label>
-            Email
-            <input
-              type="email"
-              autoComplete="username"
-              required
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-            />
-          </label>
-          <label>
-            Password
-            <input
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-          </label>
-          <button type="submit" disabled={attempt.isPending}>
-            {attempt.isPending ? 'Signing in…' : 'Sign in'}
-          </button>
-        </form>
-        {attempt.isError && <ErrorMessage error={attempt.error} title="Could not sign in" />}
-        <p className="fine">
-          <Link to="/forgot-password">Forgot your password?</Link>
+    <NarrowPage title="Sign in">
+      {params.get('reset') === 'done' && (
+        <p className="notice ok" role="status">
+          Your new password is set. Sign in with it.
         </p>
-        <p className="fine">
-          Invited to a team? <Link to={`/sign-up${window.location.search}`}>Create your account</Link>
-        </p>
-      </div>
-    </Frame>
+      )}
+      <AuthForm
+        onSubmit={() => attempt.mutate()}
+        request={attempt}
+        words={{ submit: 'Sign in', busy: 'Signing in…', failed: 'Could not sign in' }}
+      >
+        <EmailField value={email} onChange={setEmail} />
+        <label>
+          Password
+          <input
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </label>
+      </AuthForm>
+      <p className="fine">
+        <Link to="/forgot-password">Forgot your password?</Link>
+      </p>
+      <p className="fine">
+        Invited to a team? <Link to={`/sign-up${window.location.search}`}>Create your account</Link>
+      </p>
+    </NarrowPage>
   );
 }

@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { acceptInvitation, signUp } from '../api/auth';
 import { type Account, AccountFields } from '../components/AccountFields';
-import { Frame, useTitle } from '../components/Layout';
-import { ErrorMessage } from '../components/status';
+import { AuthForm, NarrowPage } from '../components/AuthForm';
+import { useTitle } from '../components/Layout';
 
 /**
  * `/sign-up?invitation=<id>&email=<address>`: make an account and, when the link names an invitation,
@@ -32,26 +32,19 @@ export function SignUpPage() {
       navigate('/', { replace: true });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    attempt.mutate();
-  };
   return (
-    <Frame>
-      <div className="narrow">
-        <h1>Create your account</h1>
-        {invitation !== null && <p className="lead">You were invited to a team: your account joins it.</p>}
-        <form onSubmit={submit} className="stack">
-          <AccountFields value={account} onChange={setAccount} />
-          <button type="submit" disabled={attempt.isPending}>
-            {attempt.isPending ? 'Creating…' : 'Create account'}
-          </button>
-        </form>
-        {attempt.isError && <ErrorMessage error={attempt.error} title="Could not create the account" />}
-        <p className="fine">
-          Have an account? <Link to="/sign-in">Sign in</Link>
-        </p>
-      </div>
-    </Frame>
+    <NarrowPage title="Create your account">
+      {invitation !== null && <p className="lead">You were invited to a team: your account joins it.</p>}
+      <AuthForm
+        onSubmit={() => attempt.mutate()}
+        request={attempt}
+        words={{ submit: 'Create account', busy: 'Creating…', failed: 'Could not create the account' }}
+      >
+        <AccountFields value={account} onChange={setAccount} />
+      </AuthForm>
+      <p className="fine">
+        Have an account? <Link to="/sign-in">Sign in</Link>
+      </p>
+    </NarrowPage>
   );
 }

@@ -1,3 +1,4 @@
+import { roleCovers } from '@gcm/contract/roles';
 import { Link, useParams } from 'react-router';
 import { useGames, useInspect, useTeamNames, useTeamRole } from '../api/queries';
 import { useTitle } from '../components/Layout';
@@ -15,7 +16,7 @@ export function TeamGamesPage() {
   const member = inspect.data?.agent.person?.teams.some((t) => t.team_id === teamId);
   const role = useTeamRole(teamId);
   // README "Who may do what": making a game in a team takes its admin role or stronger.
-  const mayCreate = role === 'owner' || role === 'admin';
+  const mayCreate = roleCovers(role, 'admin');
 
   let body: React.ReactNode;
   if (games.isPending) body = <Loading what="games" />;

@@ -1,3 +1,4 @@
+import { roleCovers } from '@gcm/contract/roles';
 import { useEffect, useId, useRef, useState } from 'react';
 import {
   type GameBilling,
@@ -41,7 +42,7 @@ export function BillingPage() {
           <h2 id="change-plan">Change the plan</h2>
           {inspect.isPending ? (
             <Loading what="your role" />
-          ) : role === 'owner' ? (
+          ) : roleCovers(role, 'owner') ? (
             <PlanForm key={billing.data.plan} gameId={gameId} billing={billing.data} />
           ) : (
             <p className="fine">

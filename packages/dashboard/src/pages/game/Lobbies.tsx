@@ -1,11 +1,12 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { useSearchParams } from 'react-router';
 import { LOBBY_PAGE_SIZE, type LobbySummary, lobbyCursorOf, useLobbies } from '../../api/live';
 import { CopyId } from '../../components/CopyButton';
 import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
+import { Pager } from '../../components/Pager';
 import { Empty, ErrorMessage, Loading, When } from '../../components/status';
-import { TableWrap } from '../../components/TableWrap';
+import { Table } from '../../components/TableWrap';
 import './live.css';
 
 /** `/teams/:teamId/games/:gameId/lobbies?namespace=&cursor=`: a namespace's lobby log, newest first. */
@@ -169,47 +170,39 @@ function LobbyLog(props: {
           <h2 id="lobby-log" className="visually-hidden">
             Lobby log
           </h2>
-          <TableWrap labelledBy="lobby-log">
-            <table className="live-table">
-              <thead>
-                <tr>
-                  <th scope="col">Lobby id</th>
-                  <th scope="col">Game mode</th>
-                  <th scope="col">Region</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Ran for</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((lobby) => (
-                  <tr key={lobby.lobby_id} className={fresh.has(lobby.lobby_id) ? 'live-fresh' : undefined}>
-                    <th scope="row" className="live-nowrap">
-                      <CopyId id={lobby.lobby_id} what="lobby id" />
-                    </th>
-                    <td data-label="Game mode">{lobby.lobby_group_name_id}</td>
-                    <td data-label="Region">{lobby.region_id}</td>
-                    <td data-label="Created">
-                      <When ts={lobby.create_ts} />
-                    </td>
-                    <td data-label="Status">
-                      <StatusBadge lobby={lobby} />
-                    </td>
-                    <td className="live-nowrap" data-label="Ran for">
-                      {ranFor(lobby)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          <Table
+            labelledBy="lobby-log"
+            className="live-table"
+            columns={['Lobby id', 'Game mode', 'Region', 'Created', 'Status', 'Ran for']}
+          >
+            {rows.map((lobby) => (
+              <tr key={lobby.lobby_id} className={fresh.has(lobby.lobby_id) ? 'live-fresh' : undefined}>
+                <th scope="row" className="live-nowrap">
+                  <CopyId id={lobby.lobby_id} what="lobby id" />
+                </th>
+                <td data-label="Game mode">{lobby.lobby_group_name_id}</td>
+                <td data-label="Region">{lobby.region_id}</td>
+                <td data-label="Created">
+                  <When ts={lobby.create_ts} />
+                </td>
+                <td data-label="Status">
+                  <StatusBadge lobby={lobby} />
+                </td>
+                <td className="live-nowrap" data-label="Ran for">
+                  {ranFor(lobby)}
+                </td>
+              </tr>
+            ))}
+          </Table>
         </section>
       )}
       {(!live || older !== undefined) && (
-        <nav aria-label="Lobby pages" className="live-pager">
-          {!live && <Link to={newest}>Newest</Link>}
-          {older !== undefined && <Link to={older}>Older</Link>}
-        </nav>
+        <Pager
+          label="Lobby pages"
+          className="live-pager"
+          newest={live ? undefined : { to: newest, text: 'Newest' }}
+          older={older === undefined ? undefined : { to: older, text: 'Older' }}
+        />
       )}
     </>
   );

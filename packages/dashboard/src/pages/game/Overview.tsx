@@ -1,3 +1,4 @@
+import { roleCovers } from '@gcm/contract/roles';
 import { Activity, Boxes, Check, Circle, FileCode2, KeyRound, Layers, Package, Plus } from 'lucide-react';
 import { Link } from 'react-router';
 import { type Figure, useHasToken, useOverviewFigures } from '../../api/overview';
@@ -22,7 +23,7 @@ export function GameOverviewPage() {
   useTitle(game.display_name);
   const write = useCanWrite(teamId);
   const role = useTeamRole(teamId);
-  const admin = role === 'owner' || role === 'admin';
+  const admin = roleCovers(role, 'admin');
   const base = `/teams/${teamId}/games/${gameId}`;
 
   const { display_name, name_id, namespaces, versions, create_ts } = game;

@@ -1,3 +1,4 @@
+import { roleCovers } from '@gcm/contract/roles';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, unwrap } from '../../api/client';
@@ -10,14 +11,12 @@ import { useTitle } from '../../components/Layout';
 import { Empty, ErrorMessage, When } from '../../components/status';
 import './settings.css';
 
-const WRITE_ROLES = new Set(['owner', 'admin', 'member']);
-
 /** `/teams/:teamId/games/:gameId/settings`: the game's names and ids, and its avatar. */
 export function GameSettingsPage() {
   useTitle('Settings');
   const { teamId, game } = useGameContext();
   const role = useTeamRole(teamId);
-  const canWrite = role !== undefined && WRITE_ROLES.has(role);
+  const canWrite = roleCovers(role, 'member');
 
   return (
     <>

@@ -1,3 +1,4 @@
+import { roleCovers } from '@gcm/contract/roles';
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import {
@@ -34,7 +35,7 @@ export function TokensPage() {
   useTitle(`${game.display_name}: tokens`);
   const inspect = useInspect(true);
   const role = useTeamRole(teamId);
-  const admin = role === 'owner' || role === 'admin';
+  const admin = roleCovers(role, 'admin');
 
   let body: React.ReactNode;
   if (inspect.isPending) body = <Loading what="your role" />;

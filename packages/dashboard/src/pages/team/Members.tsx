@@ -1,3 +1,4 @@
+import { isTeamRole, roleCovers, TEAM_ROLES, type TeamRole } from '@gcm/contract/roles';
 import { type FormEvent, useId, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import {
@@ -6,12 +7,8 @@ import {
   type Invitation,
   inviteMember,
   isOpen,
-  isTeamRole,
   type Member,
-  ROLES,
   removeMember,
-  roleCovers,
-  type TeamRole,
   updateMemberRole,
   useFullTeam,
   useTeamChange,
@@ -19,12 +16,40 @@ import {
 import { useInspect, useSession } from '../../api/queries';
 import { useTitle } from '../../components/Layout';
 import { Empty, ErrorMessage, Loading, When } from '../../components/status';
-import { TableWrap } from '../../components/TableWrap';
+import { Table } from '../../components/TableWrap';
 import '../../components/people.css';
 
 /** The roles `mine` may give: better-auth lets only an owner make (or unmake) an owner. */
 function assignable(mine: TeamRole | undefined): readonly TeamRole[] {
-  return mine === 'owner' ? ROLES : ROLES.filter((r) => r !== 'owner');
+  return roleCovers(mine, 'owner') ? TEAM_ROLES : TEAM_ROLES.filter((r) => r !== 'owner');
+}
+
+/** A role picker offering `roles`; it hands on a role only, never another string. */
+function RoleSelect({
+  roles,
+  value,
+  onPick,
+  ...select
+}: {
+  roles: readonly TeamRole[];
+  value: string;
+  onPick: (role: TeamRole) => void;
+} & Omit<React.ComponentProps<'select'>, 'value' | 'onChange' | 'children'>) {
+  return (
+    <select
+      {...select}
+      value={value}
+      onChange={(e) => {
+        if (isTeamRole(e.target.value)) onPick(e.target.value);
+      }}
+    >
+      {roles.map((r) => (
+        <option key={r} value={r}>
+          {r}
+        </option>
+      ))}
+    </select>
+  );
 }
 
 /**
@@ -84,7 +109,7 @@ function MemberTable({
   const members = [...team.members].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   const roles = assignable(mine);
   // An admin may not touch an owner (better-auth refuses it); nobody removes themself here.
-  const canEdit = (m: Member) => manages && (mine === 'owner' || m.role !== 'owner');
+  const canEdit = (m: Member) => manages && (roleCovers(mine, 'owner') || m.role !== 'owner');
   const me = session.data?.user.id;
 
   return (
@@ -97,95 +122,73 @@ function MemberTable({
           {remove.variables.user.email} is no longer in the team.
         </p>
       )}
-      <TableWrap labelledBy="members-heading">
-        <table className="people-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Joined</th>
-              {manages && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+      <Table
+        labelledBy="members-heading"
+        className="people-table"
+        columns={['Name', 'Email', 'Role', 'Joined']}
+        actions={manages}
+      >
+        {members.map((m) => (
+          <tr key={m.id}>
+            <th scope="row">
+              {m.user.name}
+              {m.userId === me && <span className="fine"> (you)</span>}
+            </th>
+            <td className="mono" data-label="Email">
+              {m.user.email}
+            </td>
+            <td data-label="Role">
+              {canEdit(m) && m.userId !== me ? (
+                <RoleSelect
+                  aria-label={`Role of ${m.user.email}`}
+                  value={m.role}
+                  disabled={changeRole.isPending}
+                  onPick={(picked) => changeRole.mutate({ member: m, role: picked })}
+                  roles={roles.includes(m.role as TeamRole) ? roles : [m.role as TeamRole, ...roles]}
+                />
+              ) : (
+                m.role
               )}
-            </tr>
-          </thead>
-          <tbody>
-            {members.map((m) => (
-              <tr key={m.id}>
-                <th scope="row">
-                  {m.user.name}
-                  {m.userId === me && <span className="fine"> (you)</span>}
-                </th>
-                <td className="mono" data-label="Email">
-                  {m.user.email}
-                </td>
-                <td data-label="Role">
-                  {canEdit(m) && m.userId !== me ? (
-                    <select
-                      aria-label={`Role of ${m.user.email}`}
-                      value={m.role}
-                      disabled={changeRole.isPending}
-                      onChange={(e) => {
-                        if (isTeamRole(e.target.value))
-                          changeRole.mutate({ member: m, role: e.target.value });
-                      }}
-                    >
-                      {(roles.includes(m.role as TeamRole) ? roles : [m.role as TeamRole, ...roles]).map(
-                        (r) => (
-                          <option key={r} value={r}>
-                            {r}
-                          </option>
-                        ),
-                      )}
-                    </select>
-                  ) : (
-                    m.role
-                  )}
-                </td>
-                <td className="nowrap" data-label="Joined">
-                  <When ts={m.createdAt} />
-                </td>
-                {manages && (
-                  <td>
-                    {canEdit(m) && m.userId !== me && (
-                      <div className="row-actions">
-                        {confirming === m.id ? (
-                          <>
-                            <span>Remove {m.user.email}?</span>
-                            <button
-                              type="button"
-                              className="danger solid"
-                              disabled={remove.isPending}
-                              onClick={() => remove.mutate(m, { onSettled: () => setConfirming(null) })}
-                            >
-                              Yes, remove
-                            </button>
-                            <button type="button" className="secondary" onClick={() => setConfirming(null)}>
-                              Keep
-                            </button>
-                          </>
-                        ) : (
-                          <button
-                            type="button"
-                            className="danger"
-                            aria-label={`Remove ${m.user.email}`}
-                            onClick={() => setConfirming(m.id)}
-                          >
-                            Remove
-                          </button>
-                        )}
-                      </div>
+            </td>
+            <td className="nowrap" data-label="Joined">
+              <When ts={m.createdAt} />
+            </td>
+            {manages && (
+              <td>
+                {canEdit(m) && m.userId !== me && (
+                  <div className="row-actions">
+                    {confirming === m.id ? (
+                      <>
+                        <span>Remove {m.user.email}?</span>
+                        <button
+                          type="button"
+                          className="danger solid"
+                          disabled={remove.isPending}
+                          onClick={() => remove.mutate(m, { onSettled: () => setConfirming(null) })}
+                        >
+                          Yes, remove
+                        </button>
+                        <button type="button" className="secondary" onClick={() => setConfirming(null)}>
+                          Keep
+                        </button>
+                      </>
+                    ) : (
+                      <button
+                        type="button"
+                        className="danger"
+                        aria-label={`Remove ${m.user.email}`}
+                        onClick={() => setConfirming(m.id)}
+                      >
+                        Remove
+                      </button>
                     )}
-                  </td>
+                  </div>
                 )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+              </td>
+            )}
+          </tr>
+        ))}
+      </Table>
     </>
   );
 }
@@ -246,19 +249,7 @@ function Invitations({ team }: { team: FullTeam }) {
         </div>
         <div className="stack-field">
           <label htmlFor={ids.role}>Role</label>
-          <select
-            id={ids.role}
-            value={role}
-            onChange={(e) => {
-              if (isTeamRole(e.target.value)) setRole(e.target.value);
-            }}
-          >
-            {assignable(mine).map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
+          <RoleSelect id={ids.role} value={role} onPick={setRole} roles={assignable(mine)} />
         </div>
         <button type="submit" disabled={invite.isPending}>
           {invite.isPending ? 'Inviting…' : 'Send invitation'}
@@ -274,56 +265,46 @@ function Invitations({ team }: { team: FullTeam }) {
           <p>No pending invitations.</p>
         </Empty>
       ) : (
-        <TableWrap labelledBy="invitations-heading">
-          <table className="people-table">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Invited</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {pending.map((i) => (
-                <tr key={i.id}>
-                  <th scope="row" className="mono">
-                    {i.email}
-                  </th>
-                  <td data-label="Role">{i.role}</td>
-                  <td className="nowrap" data-label="Invited">
-                    <When ts={i.createdAt} />
-                  </td>
-                  <td className="nowrap" data-label="Expires">
-                    <When ts={i.expiresAt} />
-                  </td>
-                  <td>
-                    <div className="row-actions">
-                      <Link
-                        to={{ search: `?invited=${encodeURIComponent(i.id)}` }}
-                        aria-label={`Link for ${i.email}`}
-                      >
-                        Link
-                      </Link>
-                      <button
-                        type="button"
-                        className="danger"
-                        aria-label={`Cancel the invitation of ${i.email}`}
-                        disabled={cancel.isPending}
-                        onClick={() => cancel.mutate(i)}
-                      >
-                        Cancel
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <Table
+          labelledBy="invitations-heading"
+          className="people-table"
+          columns={['Email', 'Role', 'Invited', 'Expires']}
+          actions
+        >
+          {pending.map((i) => (
+            <tr key={i.id}>
+              <th scope="row" className="mono">
+                {i.email}
+              </th>
+              <td data-label="Role">{i.role}</td>
+              <td className="nowrap" data-label="Invited">
+                <When ts={i.createdAt} />
+              </td>
+              <td className="nowrap" data-label="Expires">
+                <When ts={i.expiresAt} />
+              </td>
+              <td>
+                <div className="row-actions">
+                  <Link
+                    to={{ search: `?invited=${encodeURIComponent(i.id)}` }}
+                    aria-label={`Link for ${i.email}`}
+                  >
+                    Link
+                  </Link>
+                  <button
+                    type="button"
+                    className="danger"
+                    aria-label={`Cancel the invitation of ${i.email}`}
+                    disabled={cancel.isPending}
+                    onClick={() => cancel.mutate(i)}
+                  >
+                    Cancel
+                  </button>
+                </div>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </>
   );

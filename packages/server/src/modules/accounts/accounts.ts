@@ -13,15 +13,10 @@ import type { Mailer } from '../../lib/mail.js';
 import type { TrustedOrigins } from '../../lib/trusted-origins.js';
 import type { PasswordHashing } from './password-hashing.js';
 
-export { TEAM_ROLES, type TeamRole } from '@gcm/contract';
+export { roleCovers, TEAM_ROLES, type TeamRole } from '@gcm/contract';
 
 export function isTeamRole(value: string): value is TeamRole {
   return (TEAM_ROLES as readonly string[]).includes(value);
-}
-
-/** True when `held` is `needed` or stronger. */
-export function roleCovers(held: TeamRole, needed: TeamRole): boolean {
-  return TEAM_ROLES.indexOf(held) <= TEAM_ROLES.indexOf(needed);
 }
 
 /** The header the service sets to the client's address (request.ip) before better-auth reads it. */
