@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { Deps } from './deps.js';
 import { errors } from './errors.js';
 import { registerAuth } from './http/auth.js';
@@ -17,11 +17,11 @@ import {
 } from './http/input-guard.js';
 import { registerOpenApi } from './http/openapi.js';
 import { AuthFailureGuard, registerRouteLimits } from './http/rate-limits.js';
-import { redactUrl } from './http/redact.js';
 import { recordRoutes } from './http/route-table.js';
 import { registerSecurityHeaders, securityHeaders } from './http/security-headers.js';
 import { newRayId } from './lib/ids.js';
 import { UNMATCHED_ROUTE } from './lib/metrics.js';
+import { createLogger, type Logger } from './logger.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { teamsRoutes } from './modules/accounts/teams.routes.js';
 import { registerAudit } from './modules/audit/audit.recorder.js';
@@ -61,15 +61,13 @@ function originForm(url: string): string {
 }
 
 export interface BuildAppOptions {
-  /** A pino logger config or instance; `false` silences the service (tests). */
-  logger?: FastifyServerOptions['logger'];
+  /**
+   * The service's logger (createLogger; the composition root makes it first and passes it to everything
+   * that logs); `false` silences the app (tests). Unset: one at the configured level, on stdout.
+   */
+  logger?: Logger | false;
   /** The built dashboard to serve at `/` (default: packages/dashboard/dist); a missing folder is allowed. */
   dashboardDir?: string;
-  /**
-   * Where the service's own logger writes its JSON lines instead of stdout, with its level, redaction and
-   * serializers unchanged: tests read what an operator's log would hold. Ignored when `logger` is given.
-   */
-  logStream?: { write(line: string): void };
 }
 
 /** What the routes need: the shared Deps, and the module objects the composition root made over them. */
@@ -78,19 +76,11 @@ export type AppDeps = Deps & WithNamespaces & { backups: Backups };
 /** Builds the whole HTTP service around `deps`; never listens, so tests drive it with inject or listen(0). */
 export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   const everyAnswer = securityHeaders(deps.config.publicUrl);
+  // Fastify's own logger type, so the app's type stays the one every route and plugin is written against.
+  const loggerInstance: FastifyBaseLogger | undefined =
+    options.logger === false ? undefined : (options.logger ?? createLogger(deps.config));
   const app = Fastify({
-    logger: options.logger ?? {
-      level: deps.config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-      serializers: {
-        req: (req: { method: string; url: string; ip?: string }) => ({
-          method: req.method,
-          url: redactUrl(req.url),
-          remote: req.ip,
-        }),
-      },
-      ...(options.logStream === undefined ? {} : { stream: options.logStream }),
-    },
+    ...(loggerInstance === undefined ? { logger: false } : { loggerInstance }),
     bodyLimit: deps.config.bodyLimitBytes,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     genReqId: newRayId,

@@ -3,173 +3,215 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
-export interface Config {
-  readonly host: string;
-  readonly port: number;
-  readonly dataDir: string;
-  /** Where POST /cloud/admin/backups writes backups of the embedded store (GCM_BACKUP_DIR). */
-  readonly backupDir: string;
-  /** A postgres:// URL selects PostgreSQL (several instances may share it); undefined keeps SQLite in dataDir. */
-  readonly databaseUrl: string | undefined;
-  /** Connections each instance may hold open to PostgreSQL (the listening connection is extra). */
-  readonly pgPoolMax: number;
-  readonly publicUrl: string;
-  /** GCM_PUBLIC_URL is unset: publicUrl is the default, and loopback pages of the port are trusted too. */
-  readonly publicUrlDefaulted: boolean;
-  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** When set, this is the only operator token; none is generated or read from the data dir. */
-  readonly operatorToken: string | undefined;
-  readonly cloudTokenTtlDays: number;
-  readonly bodyLimitBytes: number;
-  /** Version configurations: their body limit and where they are validated (modules/versions). */
-  readonly versionValidation: VersionValidationConfig;
-  readonly shutdownTimeoutMs: number;
-  /** How long a request with watch_index waits for a change before answering with the current data. */
-  readonly watchTimeoutMs: number;
-  /** How often billing periods that ended are rolled over; 0 turns the timer off. */
-  readonly billingTickMs: number;
-  /** How often what deleted namespaces and retired games owned is purged; 0 turns the timer off. */
-  readonly purgeIntervalMs: number;
-  /** Audit events older than this are deleted (GCM_AUDIT_RETENTION_DAYS). */
-  readonly auditRetentionDays: number;
-  /** Lobbies last reported longer ago than this are deleted; 0 keeps them (GCM_LOBBY_RETENTION_DAYS). */
-  readonly lobbyRetentionDays: number;
-  /** Abandoned and replaced avatar uploads are deleted this long after (GCM_UPLOAD_ABANDON_HOURS). */
-  readonly uploadAbandonHours: number;
-  /** Part size of multipart build uploads (the last part takes the remainder). */
-  readonly buildPartSizeBytes: number;
-  /** Region name ids the hosting data plane offers; game modes may only name these. */
-  readonly regions: readonly string[];
-  /** How long a presigned upload URL stays valid. */
-  readonly uploadUrlTtlSeconds: number;
-  /** An S3-compatible bucket for uploads; undefined keeps them as files under the data dir. */
-  readonly s3: S3Config | undefined;
-  /** Fastify's `trustProxy`: which proxies may say who the client is (X-Forwarded-For). */
-  readonly trustProxy: false | readonly string[];
-  readonly rateLimits: RateLimitConfig;
-  /** Connection cap and timeouts of the HTTP server (src/http/connection-limits.ts). */
-  readonly connections: ConnectionConfig;
-  /** People, sessions and teams (src/modules/accounts). */
-  readonly accounts: AccountsConfig;
-  /** smtp:// or smtps:// URL mail is sent through; undefined writes each message to the log instead. */
-  readonly smtpUrl: string | undefined;
-  /** The From address of the mail the service sends. */
-  readonly mailFrom: string;
-  /** Origins whose pages may call the API from a browser (CORS); empty sends no CORS headers at all. */
-  readonly corsOrigins: readonly string[];
-  /** Bearer token a scraper must send for /metrics (GCM_METRICS_TOKEN); unset: no /metrics on the main port. */
-  readonly metricsToken: string | undefined;
-  /** A second listener for /metrics, /healthz and /readyz only (GCM_METRICS_LISTEN, `host:port`). */
-  readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
-  /** Webhook endpoints and the delivery job (src/modules/webhooks). */
-  readonly webhooks: WebhookConfig;
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * What a setting's reader gets: its variable's value (trimmed; undefined when unset or blank), the values
+ * of the settings read before it, and where to report a bad value.
+ */
+export interface Reading {
+  readonly name: string;
+  readonly raw: string | undefined;
+  problem(message: string): void;
+  /** The value of a setting the schema declares before this one (its default if its own value was bad). */
+  earlier<T>(setting: Setting<T>): T;
 }
 
-export interface VersionValidationConfig {
-  /** The body limit of POST .../versions and .../versions/validate, in place of bodyLimitBytes. */
-  readonly bodyLimitBytes: number;
-  /** Bodies up to this size are validated on the event loop, where a worker would cost more than it saves. */
-  readonly inlineMaxBytes: number;
-  /** Worker threads validating larger ones. */
-  readonly threads: number;
-  /** A validation running longer than this in a worker is stopped (the worker with it) and answered 503. */
-  readonly timeoutMs: number;
-  /** The old-generation heap of each worker: a validation that needs more ends that worker, answered 503. */
-  readonly workerHeapMb: number;
-}
-
-export interface WebhookConfig {
-  /** http:// endpoints too (GCM_WEBHOOK_ALLOW_HTTP): for a receiver on the operator's own network. */
-  readonly allowHttp: boolean;
-  /** Endpoints on internal addresses too (GCM_WEBHOOK_ALLOW_INTERNAL): loopback, private, link-local. */
-  readonly allowInternal: boolean;
-  /** Deliveries are kept this long as the delivery log (GCM_WEBHOOK_RETENTION_DAYS). */
-  readonly retentionDays: number;
-  /** How often the delivery job looks for due deliveries (GCM_WEBHOOK_POLL_MS); 0: this instance sends none. */
-  readonly pollMs: number;
-}
-
-export const SIGNUP_MODES = ['open', 'invite', 'off'] as const;
-export type SignupMode = (typeof SIGNUP_MODES)[number];
-
-export interface AccountsConfig {
-  /** open: anyone may sign up; invite: only an email with a pending team invitation; off: nobody. */
-  readonly signup: SignupMode;
-  /** Origins, besides GCM_PUBLIC_URL's, whose pages may use a session (a dashboard on another host). */
-  readonly trustedOrigins: readonly string[];
-  readonly sessionTtlSeconds: number;
-  readonly invitationTtlSeconds: number;
-  /** zxcvbn score (0-4) a new password needs (GCM_PASSWORD_MIN_SCORE); 0 turns the check off. */
-  readonly passwordMinScore: number;
-  readonly signInFailures: SignInFailureConfig;
-  readonly passwordHashes: PasswordHashConfig;
-}
-
-/** Failed sign-ins per account (email), whatever the addresses they come from (README "Rate limits"). */
-export interface SignInFailureConfig {
-  /** Failures in a window that pause the account's sign-ins; 0 turns the limit off. */
-  readonly max: number;
-  readonly windowMs: number;
-  /** The first pause; each further one within a day is twice as long, up to pauseMaxMs. */
-  readonly pauseMs: number;
-  readonly pauseMaxMs: number;
-}
-
-/** Password hashes (scrypt, in libuv's thread pool) this instance runs at once, and how many may wait. */
-export interface PasswordHashConfig {
-  /** 0: no cap. */
-  readonly concurrency: number;
-  /** Sign-ins, sign-ups and password changes refused (503) while this many hashes wait already. */
-  readonly queueMax: number;
-}
-
-/** Per client address and window; 0 turns a limit off. */
-export interface RateLimitConfig {
-  readonly windowMs: number;
-  /** Failed bearer-token checks before requests with a token are refused unchecked. */
-  readonly authFailures: number;
-  /** Device link starts (POST /cloud/devices/links). */
-  readonly deviceLinkStarts: number;
-  /** Device link reads: get (each long poll counts once) and the page. */
-  readonly deviceLinkReads: number;
-  /** Avatars, the OpenAPI document and the docs page. */
-  readonly publicReads: number;
-  /** PUTs to the embedded store's signed upload URLs. */
-  readonly uploadPuts: number;
-  /** Device links started from one address that are neither completed nor expired. */
-  readonly pendingDeviceLinks: number;
-  /** Calls to /auth/* (sign-in, sign-up, password reset, teams): what guesses passwords is limited here. */
-  readonly accountCalls: number;
-}
-
-export interface ConnectionConfig {
-  /** Open connections at most; further ones are closed on accept, so the process never runs out of fds. */
-  readonly maxConnections: number;
+/** One environment variable: how it is read into its value and how check-config and the docs show it. */
+export interface Setting<T> {
+  readonly kind: 'setting';
+  readonly env: string;
+  /** Turns the variable into its value, reporting a bad one (and answering the default for it). */
+  read(reading: Reading): T;
+  /** The value as check-config prints it; undefined: `(unset)`. */
+  show(value: T): string | undefined;
+  /** Masked in the report: the whole value, or a URL's password and credential-like query values. */
+  readonly secret?: 'whole' | 'url' | undefined;
   /**
-   * Open connections one peer address (an IPv6 peer: its /64) may hold; further ones from it are closed on
-   * accept, so a few addresses cannot take the whole cap. 0: no per-address cap. Trusted proxies are exempt.
+   * How docs/configuration.md's Default column starts (`` `8080` `` or `(unset)`); undefined when the
+   * default is worked out (from another setting, the cores, the open-file limit) and the docs say how.
    */
-  readonly maxConnectionsPerAddress: number;
-  /** From a connection's (or a keep-alive request's) first byte until its headers are complete. */
-  readonly headersTimeoutMs: number;
-  /** From a request's headers until its body is complete; the signed upload PUT has none (it may be GiBs). */
-  readonly bodyTimeoutMs: number;
-  /** How long a keep-alive connection may wait for its next request. */
-  readonly keepAliveTimeoutMs: number;
-  /** No byte in either direction for this long while a request is under way closes the connection. */
-  readonly idleTimeoutMs: number;
+  readonly documentedDefault?: string | undefined;
 }
 
-export interface S3Config {
-  readonly endpoint: string;
-  readonly bucket: string;
-  readonly region: string;
-  /** Both or neither; neither lets the AWS SDK find credentials itself (AWS_* variables, roles). */
-  readonly accessKeyId: string | undefined;
-  readonly secretAccessKey: string | undefined;
-  readonly forcePathStyle: boolean;
-  /** S3_TIMEOUT_MS: how long connecting to the store, and each wait for its next bytes, may take. */
-  readonly timeoutMs: number;
+/** A value worked out from settings, with no variable of its own. */
+interface Derived<T> {
+  readonly kind: 'derived';
+  derive(reading: Pick<Reading, 'earlier'> & { given(setting: Setting<unknown>): boolean }): T;
+}
+
+/** Settings the Config holds as one nested object. */
+interface Group<M extends Schema> {
+  readonly kind: 'group';
+  readonly members: M;
+}
+
+/**
+ * A group that is there only when `gate` says so (S3 when its endpoint and bucket are set); otherwise the
+ * Config holds undefined and its members are not read at all (so their bad values do not count).
+ */
+interface OptionalGroup<M extends Schema> {
+  readonly kind: 'optional-group';
+  readonly members: M;
+  gate(raw: (setting: Setting<unknown>) => string | undefined, problem: (message: string) => void): boolean;
+  /** Problems of the whole group against the settings read before it. */
+  check?(reading: Pick<Reading, 'earlier' | 'problem'>): void;
+}
+
+type Entry = Setting<unknown> | Derived<unknown> | Group<Schema> | OptionalGroup<Schema>;
+
+interface Schema {
+  readonly [key: string]: Entry;
+}
+
+type ValueOf<E> =
+  E extends Setting<infer T>
+    ? T
+    : E extends Derived<infer T>
+      ? T
+      : E extends Group<infer M>
+        ? ConfigOf<M>
+        : E extends OptionalGroup<infer M>
+          ? ConfigOf<M> | undefined
+          : never;
+
+type ConfigOf<S extends Schema> = { readonly [K in keyof S]: ValueOf<S[K]> };
+
+/** The usual way to show a value: lists joined by commas, and an empty list or no value as `(unset)`. */
+function showValue(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) return value.length === 0 ? undefined : value.join(',');
+  return String(value);
+}
+
+function setting<T>(
+  env: string,
+  read: (reading: Reading) => T,
+  {
+    documentedDefault,
+    secret,
+    show = showValue,
+  }: {
+    documentedDefault?: string | undefined;
+    secret?: 'whole' | 'url' | undefined;
+    show?: (value: T) => string | undefined;
+  } = {},
+): Setting<T> {
+  return { kind: 'setting', env, read, show, documentedDefault, secret };
+}
+
+/** A default: a fixed value, or one worked out from the settings read before it. */
+type Fallback<T> = T | ((reading: Reading) => T);
+
+function fallbackOf<T extends string | number | boolean>(fallback: Fallback<T>, reading: Reading): T {
+  return typeof fallback === 'function' ? fallback(reading) : fallback;
+}
+
+function documented(fallback: Fallback<string | number | boolean>): string | undefined {
+  return typeof fallback === 'function' ? undefined : `\`${fallback}\``;
+}
+
+/** A whole number from `min` to `max`; a bad one is reported and the default used in its place. */
+function whole(env: string, fallback: Fallback<number>, min: number, max: number): Setting<number> {
+  return setting(
+    env,
+    (r) => {
+      if (r.raw === undefined) return fallbackOf(fallback, r);
+      if (!/^\d+$/.test(r.raw) || Number(r.raw) < min || Number(r.raw) > max) {
+        r.problem(`${env} must be a whole number from ${min} to ${max} (got "${r.raw}")`);
+        return fallbackOf(fallback, r);
+      }
+      return Number(r.raw);
+    },
+    { documentedDefault: documented(fallback) },
+  );
+}
+
+/** Whole seconds in the variable, milliseconds in the Config. */
+function seconds(env: string, fallback: number, min: number, max: number): Setting<number> {
+  const inSeconds = whole(env, fallback, min, max);
+  return { ...inSeconds, read: (r) => inSeconds.read(r) * 1000, show: (ms) => String(ms / 1000) };
+}
+
+function text(env: string, fallback: string): Setting<string> {
+  return setting(env, (r) => r.raw ?? fallback, { documentedDefault: documented(fallback) });
+}
+
+/** Unset by default; `check` answers the problem of a bad value. */
+function optional(
+  env: string,
+  check: (raw: string) => string | undefined = () => undefined,
+  secret?: 'whole' | 'url',
+): Setting<string | undefined> {
+  return setting(
+    env,
+    (r) => {
+      const problem = r.raw === undefined ? undefined : check(r.raw);
+      if (problem !== undefined) r.problem(problem);
+      return r.raw;
+    },
+    { documentedDefault: '(unset)', secret },
+  );
+}
+
+/** A secret token: unset, or at least 32 characters with no white space. */
+function token(env: string): Setting<string | undefined> {
+  return optional(
+    env,
+    (raw) =>
+      raw.length < 32 || /\s/.test(raw)
+        ? `${env} must be at least 32 characters with no white space`
+        : undefined,
+    'whole',
+  );
+}
+
+function oneOf<const V extends readonly string[]>(env: string, values: V, fallback: V[number]) {
+  return setting(
+    env,
+    (r): V[number] => {
+      if (r.raw === undefined) return fallback;
+      const value = values.find((v) => v === r.raw);
+      if (value !== undefined) return value;
+      r.problem(`${env} must be one of ${values.join(', ')} (got "${r.raw}")`);
+      return fallback;
+    },
+    { documentedDefault: documented(fallback) },
+  );
+}
+
+function bool(env: string, fallback: boolean): Setting<boolean> {
+  return setting(
+    env,
+    (r) => {
+      if (r.raw === 'true' || r.raw === 'false') return r.raw === 'true';
+      if (r.raw !== undefined) r.problem(`${env} must be true or false (got "${r.raw}")`);
+      return fallback;
+    },
+    { documentedDefault: documented(fallback) },
+  );
+}
+
+/** A directory, made absolute against the working directory. */
+function directory(env: string, fallback: Fallback<string>): Setting<string> {
+  return setting(env, (r) => path.resolve(r.raw ?? fallbackOf(fallback, r)), {
+    documentedDefault: documented(fallback),
+  });
+}
+
+function derived<T>(derive: Derived<T>['derive']): Derived<T> {
+  return { kind: 'derived', derive };
+}
+
+function group<M extends Schema>(members: M): Group<M> {
+  return { kind: 'group', members };
+}
+
+function optionalGroup<M extends Schema>(
+  members: M,
+  rules: Pick<OptionalGroup<M>, 'gate' | 'check'>,
+): OptionalGroup<M> {
+  return { kind: 'optional-group', members, ...rules };
 }
 
 export class ConfigError extends Error {
@@ -184,7 +226,351 @@ const REGION_NAME_ID = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-type Env = Readonly<Record<string, string | undefined>>;
+export const SIGNUP_MODES = ['open', 'invite', 'off'] as const;
+export type SignupMode = (typeof SIGNUP_MODES)[number];
+
+/** S3 (and RGW, MinIO, R2) refuse to join parts under 5 MiB but the last: builds would fail at complete. */
+const S3_PART_MIN_BYTES = 5 * 1024 * 1024;
+
+// The settings other settings read (a default worked out from them, or a check against them).
+const PORT = whole('PORT', 8080, 0, 65535);
+const DATA_DIR = directory('GCM_DATA_DIR', './data');
+const PUBLIC_URL = setting('GCM_PUBLIC_URL', (r) => {
+  const publicUrl = r.raw ?? `http://localhost:${r.earlier(PORT)}`;
+  try {
+    const url = new URL(publicUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    return url.toString().replace(/\/+$/, '');
+  } catch {
+    r.problem(`GCM_PUBLIC_URL must be an absolute http(s) URL (got "${publicUrl}")`);
+    return publicUrl;
+  }
+});
+// Under 60 s: common proxies and load balancers cut idle requests at 60 s.
+const WATCH_TIMEOUT_MS = whole('GCM_WATCH_TIMEOUT_MS', 40_000, 10, 59_000);
+const BUILD_PART_SIZE_BYTES = whole(
+  'GCM_BUILD_PART_SIZE_BYTES',
+  100 * 1024 * 1024,
+  1024 * 1024,
+  5 * 1024 ** 3,
+);
+const MAX_CONNECTIONS = whole(
+  'GCM_MAX_CONNECTIONS',
+  () => defaultMaxConnections(openFileLimit()),
+  1,
+  1_000_000,
+);
+const S3_ENDPOINT = setting(
+  'S3_ENDPOINT',
+  (r) => {
+    // The gate has seen it set.
+    const endpoint = r.raw ?? '';
+    try {
+      const url = new URL(endpoint);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    } catch {
+      r.problem(`S3_ENDPOINT must be an absolute http(s) URL (got "${endpoint}")`);
+    }
+    return endpoint;
+  },
+  { documentedDefault: '(unset)' },
+);
+const S3_BUCKET = setting(
+  'S3_BUCKET',
+  (r) => {
+    // The gate has seen it set.
+    const bucket = r.raw ?? '';
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+      r.problem(`S3_BUCKET must be an S3 bucket name: 3-63 of a-z, 0-9, . and - (got "${bucket}")`);
+    }
+    return bucket;
+  },
+  { documentedDefault: '(unset)' },
+);
+const S3_ACCESS_KEY_ID = optional('S3_ACCESS_KEY_ID', undefined, 'whole');
+const S3_SECRET_ACCESS_KEY = setting(
+  'S3_SECRET_ACCESS_KEY',
+  (r) => {
+    if ((r.earlier(S3_ACCESS_KEY_ID) === undefined) !== (r.raw === undefined)) {
+      r.problem('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+    }
+    return r.raw;
+  },
+  { documentedDefault: '(unset)', secret: 'whole' },
+);
+const SIGN_IN_PAUSE_MS = seconds('GCM_SIGN_IN_PAUSE_SECONDS', 60, 1, 86_400);
+
+/**
+ * Every setting, once: its variable, how it is read (type, range, default, the message for a bad value) and
+ * how it is shown. The Config type, loadConfig, check-config's report (config-report.ts, in this order) and
+ * the check of docs/configuration.md's table all come from here.
+ */
+const SCHEMA = {
+  port: PORT,
+  host: text('HOST', '0.0.0.0'),
+  dataDir: DATA_DIR,
+  /** Where POST /cloud/admin/backups writes backups of the embedded store (GCM_BACKUP_DIR). */
+  backupDir: directory('GCM_BACKUP_DIR', (r) => path.join(r.earlier(DATA_DIR), 'backups')),
+  /** A postgres:// URL selects PostgreSQL (several instances may share it); undefined keeps SQLite in dataDir. */
+  databaseUrl: optional(
+    'DATABASE_URL',
+    (raw) =>
+      isPostgresUrl(raw)
+        ? undefined
+        : 'DATABASE_URL must be a postgres:// or postgresql:// URL (or unset, for SQLite in GCM_DATA_DIR)',
+    'url',
+  ),
+  /** Connections each instance may hold open to PostgreSQL (the listening connection is extra). */
+  pgPoolMax: whole('GCM_PG_POOL_MAX', 10, 1, 1000),
+  publicUrl: PUBLIC_URL,
+  /** GCM_PUBLIC_URL is unset: publicUrl is the default, and loopback pages of the port are trusted too. */
+  publicUrlDefaulted: derived((r) => !r.given(PUBLIC_URL)),
+  logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+  /** When set, this is the only operator token; none is generated or read from the data dir. */
+  operatorToken: token('GCM_OPERATOR_TOKEN'),
+  /** Bearer token a scraper must send for /metrics (GCM_METRICS_TOKEN); unset: no /metrics on the main port. */
+  metricsToken: token('GCM_METRICS_TOKEN'),
+  /** A second listener for /metrics, /healthz and /readyz only (GCM_METRICS_LISTEN, `host:port`). */
+  metricsListen: setting('GCM_METRICS_LISTEN', readListenAddress, {
+    documentedDefault: '(unset)',
+    show: (listen) => (listen === undefined ? undefined : `${listen.host}:${listen.port}`),
+  }),
+  cloudTokenTtlDays: whole('GCM_CLOUD_TOKEN_TTL_DAYS', 365, 1, 3650),
+  bodyLimitBytes: whole('GCM_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+  /** Version configurations: their body limit and where they are validated (modules/versions). */
+  versionValidation: group({
+    /**
+     * The body limit of POST .../versions and .../versions/validate, in place of bodyLimitBytes. The largest
+     * configuration every rule allows is about 115 KiB: twice that, with room for formatting.
+     */
+    bodyLimitBytes: whole('GCM_VERSION_BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+    /** Bodies up to this size are validated on the event loop, where a worker would cost more than it saves. */
+    inlineMaxBytes: whole('GCM_VALIDATE_INLINE_MAX_BYTES', 16 * 1024, 0, 64 * 1024 * 1024),
+    /** Worker threads validating larger ones. */
+    threads: whole('GCM_VALIDATE_THREADS', () => Math.max(1, availableParallelism() - 1), 1, 64),
+    /** A validation running longer than this in a worker is stopped (the worker with it) and answered 503. */
+    timeoutMs: whole('GCM_VALIDATE_TIMEOUT_MS', 10_000, 1, 120_000),
+    /** The old-generation heap of each worker: a validation that needs more ends that worker, answered 503. */
+    workerHeapMb: whole('GCM_VALIDATE_WORKER_HEAP_MB', 256, 16, 4096),
+  }),
+  shutdownTimeoutMs: whole('GCM_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 120_000),
+  /** How long a request with watch_index waits for a change before answering with the current data. */
+  watchTimeoutMs: WATCH_TIMEOUT_MS,
+  /** How often billing periods that ended are rolled over; 0 turns the timer off. */
+  billingTickMs: whole('GCM_BILLING_TICK_MS', 1_000, 0, 3_600_000),
+  /** How often what deleted namespaces and retired games owned is purged; 0 turns the timer off. */
+  purgeIntervalMs: whole('GCM_PURGE_INTERVAL_MS', 5_000, 0, 3_600_000),
+  /** Audit events older than this are deleted (GCM_AUDIT_RETENTION_DAYS). */
+  auditRetentionDays: whole('GCM_AUDIT_RETENTION_DAYS', 365, 1, 3650),
+  /** Lobbies last reported longer ago than this are deleted; 0 keeps them (GCM_LOBBY_RETENTION_DAYS). */
+  lobbyRetentionDays: whole('GCM_LOBBY_RETENTION_DAYS', 28, 0, 3650),
+  /** Abandoned and replaced avatar uploads are deleted this long after (GCM_UPLOAD_ABANDON_HOURS). */
+  uploadAbandonHours: whole('GCM_UPLOAD_ABANDON_HOURS', 24, 1, 8760),
+  /** Part size of multipart build uploads (the last part takes the remainder). */
+  buildPartSizeBytes: BUILD_PART_SIZE_BYTES,
+  /** Region name ids the hosting data plane offers; game modes may only name these. */
+  regions: setting('GCM_REGIONS', readRegions, { documentedDefault: `\`${DEFAULT_REGIONS.join(',')}\`` }),
+  /** Connection cap and timeouts of the HTTP server (src/http/connection-limits.ts). */
+  connections: group({
+    /** Open connections at most; further ones are closed on accept, so the process never runs out of fds. */
+    maxConnections: MAX_CONNECTIONS,
+    /**
+     * Open connections one peer address (an IPv6 peer: its /64) may hold; further ones from it are closed on
+     * accept, so a few addresses cannot take the whole cap. 0: no per-address cap. Trusted proxies are exempt.
+     */
+    maxConnectionsPerAddress: whole(
+      'GCM_MAX_CONNECTIONS_PER_ADDRESS',
+      (r) => defaultMaxConnectionsPerAddress(r.earlier(MAX_CONNECTIONS)),
+      0,
+      1_000_000,
+    ),
+    /** From a connection's (or a keep-alive request's) first byte until its headers are complete. */
+    headersTimeoutMs: whole('GCM_HEADERS_TIMEOUT_MS', 20_000, 100, 300_000),
+    /** From a request's headers until its body is complete; the signed upload PUT has none (it may be GiBs). */
+    bodyTimeoutMs: whole('GCM_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    /** How long a keep-alive connection may wait for its next request. */
+    keepAliveTimeoutMs: whole('GCM_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    /**
+     * No byte in either direction for this long while a request is under way closes the connection. A watch
+     * request sends nothing while it waits, so the idle timeout must outlast the watch timeout.
+     */
+    idleTimeoutMs: checked(
+      whole('GCM_IDLE_TIMEOUT_MS', (r) => r.earlier(WATCH_TIMEOUT_MS) + 20_000, 100, 3_600_000),
+      (idle, r) => {
+        const watch = r.earlier(WATCH_TIMEOUT_MS);
+        return idle > watch
+          ? undefined
+          : `GCM_IDLE_TIMEOUT_MS (${idle}) must be longer than GCM_WATCH_TIMEOUT_MS (${watch}): ` +
+              'a watch request sends nothing while it waits';
+      },
+    ),
+  }),
+  /** How long a presigned upload URL stays valid: S3 caps it at 7 days; a minute is the least a client needs. */
+  uploadUrlTtlSeconds: whole('GCM_UPLOAD_URL_TTL_SECONDS', 3600, 60, 604_800),
+  /** An S3-compatible bucket for uploads; undefined keeps them as files under the data dir. */
+  s3: optionalGroup(
+    {
+      endpoint: S3_ENDPOINT,
+      bucket: S3_BUCKET,
+      /** Both or neither; neither lets the AWS SDK find credentials itself (AWS_* variables, roles). */
+      accessKeyId: S3_ACCESS_KEY_ID,
+      secretAccessKey: S3_SECRET_ACCESS_KEY,
+      region: text('S3_REGION', 'us-east-1'),
+      forcePathStyle: bool('S3_FORCE_PATH_STYLE', true),
+      /** S3_TIMEOUT_MS: how long connecting to the store, and each wait for its next bytes, may take. */
+      timeoutMs: whole('S3_TIMEOUT_MS', 10_000, 100, 600_000),
+    },
+    {
+      // S3 is chosen by S3_ENDPOINT and S3_BUCKET together; half a configuration is a mistake, not a fallback.
+      gate(raw, problem) {
+        const endpoint = raw(S3_ENDPOINT);
+        const bucket = raw(S3_BUCKET);
+        if (endpoint === undefined && bucket === undefined) {
+          if (raw(S3_ACCESS_KEY_ID) !== undefined || raw(S3_SECRET_ACCESS_KEY) !== undefined) {
+            problem('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY need S3_ENDPOINT and S3_BUCKET');
+          }
+          return false;
+        }
+        if (endpoint === undefined || bucket === undefined) {
+          problem('S3_ENDPOINT and S3_BUCKET must be set together (or neither, for the embedded store)');
+          return false;
+        }
+        return true;
+      },
+      check(r) {
+        if (r.earlier(BUILD_PART_SIZE_BYTES) < S3_PART_MIN_BYTES) {
+          r.problem(
+            `GCM_BUILD_PART_SIZE_BYTES must be at least ${S3_PART_MIN_BYTES} (5 MiB) with S3: S3 refuses smaller parts`,
+          );
+        }
+      },
+    },
+  ),
+  /** Fastify's `trustProxy`: which proxies may say who the client is (X-Forwarded-For). */
+  trustProxy: setting('GCM_TRUST_PROXY', readTrustProxy, { documentedDefault: '`false`' }),
+  /** Per client address and window; 0 turns a limit off. */
+  rateLimits: group({
+    windowMs: seconds('GCM_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+    /** Failed bearer-token checks before requests with a token are refused unchecked. */
+    authFailures: whole('GCM_RATE_LIMIT_AUTH_FAILURES', 20, 0, 1_000_000),
+    /** Device link starts (POST /cloud/devices/links). */
+    deviceLinkStarts: whole('GCM_RATE_LIMIT_DEVICE_LINK_STARTS', 10, 0, 1_000_000),
+    /** Device link reads: get (each long poll counts once) and the page. */
+    deviceLinkReads: whole('GCM_RATE_LIMIT_DEVICE_LINK_READS', 120, 0, 1_000_000),
+    /** Avatars, the OpenAPI document and the docs page. */
+    publicReads: whole('GCM_RATE_LIMIT_PUBLIC_READS', 600, 0, 1_000_000),
+    /** PUTs to the embedded store's signed upload URLs. */
+    uploadPuts: whole('GCM_RATE_LIMIT_UPLOAD_PUTS', 600, 0, 1_000_000),
+    /** Calls to /auth/* (sign-in, sign-up, password reset, teams): what guesses passwords is limited here. */
+    accountCalls: whole('GCM_RATE_LIMIT_ACCOUNT_CALLS', 60, 0, 1_000_000),
+    /** Device links started from one address that are neither completed nor expired. */
+    pendingDeviceLinks: whole('GCM_DEVICE_LINK_PENDING_MAX', 10, 0, 1_000_000),
+  }),
+  /** People, sessions and teams (src/modules/accounts). */
+  accounts: group({
+    /** open: anyone may sign up; invite: only an email with a pending team invitation; off: nobody. */
+    signup: oneOf('GCM_SIGNUP', SIGNUP_MODES, 'invite'),
+    /** Origins, besides GCM_PUBLIC_URL's, whose pages may use a session (a dashboard on another host). */
+    trustedOrigins: origins('GCM_TRUSTED_ORIGINS'),
+    sessionTtlSeconds: whole('GCM_SESSION_TTL_SECONDS', 7 * 86_400, 300, 365 * 86_400),
+    invitationTtlSeconds: whole('GCM_INVITATION_TTL_SECONDS', 7 * 86_400, 1, 90 * 86_400),
+    /** zxcvbn score (0-4) a new password needs (GCM_PASSWORD_MIN_SCORE); 0 turns the check off. */
+    passwordMinScore: whole('GCM_PASSWORD_MIN_SCORE', 3, 0, 4),
+    /** Failed sign-ins per account (email), whatever the addresses they come from (README "Rate limits"). */
+    signInFailures: group({
+      /** Failures in a window that pause the account's sign-ins; 0 turns the limit off. */
+      max: whole('GCM_SIGN_IN_FAILURES_PER_ACCOUNT', 20, 0, 1_000_000),
+      windowMs: seconds('GCM_SIGN_IN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
+      /** The first pause; each further one within a day is twice as long, up to pauseMaxMs. */
+      pauseMs: SIGN_IN_PAUSE_MS,
+      pauseMaxMs: checked(seconds('GCM_SIGN_IN_PAUSE_MAX_SECONDS', 900, 1, 86_400), (max, r) =>
+        max < r.earlier(SIGN_IN_PAUSE_MS)
+          ? 'GCM_SIGN_IN_PAUSE_MAX_SECONDS must be at least GCM_SIGN_IN_PAUSE_SECONDS'
+          : undefined,
+      ),
+    }),
+    /** Password hashes (scrypt, in libuv's thread pool) this instance runs at once, and how many may wait. */
+    passwordHashes: group({
+      /** 0: no cap. */
+      concurrency: whole(
+        'GCM_PASSWORD_HASH_CONCURRENCY',
+        () => defaultHashConcurrency(availableParallelism()),
+        0,
+        1024,
+      ),
+      /** Sign-ins, sign-ups and password changes refused (503) while this many hashes wait already. */
+      queueMax: whole('GCM_PASSWORD_HASH_QUEUE_MAX', 256, 1, 1_000_000),
+    }),
+  }),
+  /** smtp:// or smtps:// URL mail is sent through; undefined writes each message to the log instead. */
+  smtpUrl: optional(
+    'GCM_SMTP_URL',
+    (raw) =>
+      /^smtps?:\/\/[^\s]+$/.test(raw) ? undefined : 'GCM_SMTP_URL must be an smtp:// or smtps:// URL',
+    'url',
+  ),
+  /** The From address of the mail the service sends. */
+  mailFrom: text('GCM_MAIL_FROM', 'Game Cloud Manager <no-reply@localhost>'),
+  /** Origins whose pages may call the API from a browser (CORS); empty sends no CORS headers at all. */
+  corsOrigins: origins('GCM_CORS_ORIGINS'),
+  /** Webhook endpoints and the delivery job (src/modules/webhooks). */
+  webhooks: group({
+    /** http:// endpoints too (GCM_WEBHOOK_ALLOW_HTTP): for a receiver on the operator's own network. */
+    allowHttp: bool('GCM_WEBHOOK_ALLOW_HTTP', false),
+    /** Endpoints on internal addresses too (GCM_WEBHOOK_ALLOW_INTERNAL): loopback, private, link-local. */
+    allowInternal: bool('GCM_WEBHOOK_ALLOW_INTERNAL', false),
+    /** Deliveries are kept this long as the delivery log (GCM_WEBHOOK_RETENTION_DAYS). */
+    retentionDays: whole('GCM_WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    /** How often the delivery job looks for due deliveries (GCM_WEBHOOK_POLL_MS); 0: this instance sends none. */
+    pollMs: whole('GCM_WEBHOOK_POLL_MS', 1_000, 0, 60_000),
+  }),
+} satisfies Schema;
+
+export type Config = ConfigOf<typeof SCHEMA>;
+export type VersionValidationConfig = Config['versionValidation'];
+export type WebhookConfig = Config['webhooks'];
+export type AccountsConfig = Config['accounts'];
+export type SignInFailureConfig = AccountsConfig['signInFailures'];
+export type PasswordHashConfig = AccountsConfig['passwordHashes'];
+export type RateLimitConfig = Config['rateLimits'];
+export type ConnectionConfig = Config['connections'];
+export type S3Config = NonNullable<Config['s3']>;
+
+/** Adds a check against the settings read before it to `base`, reported after base's own problem. */
+function checked<T>(base: Setting<T>, check: (value: T, reading: Reading) => string | undefined): Setting<T> {
+  return {
+    ...base,
+    read: (r) => {
+      const value = base.read(r);
+      const problem = check(value, r);
+      if (problem !== undefined) r.problem(problem);
+      return value;
+    },
+  };
+}
+
+/** Every setting in the schema's order: check-config's report and the docs check walk it. */
+export const SETTINGS: readonly Setting<unknown>[] = settingsOf(SCHEMA);
+
+function settingsOf(schema: Schema): Setting<unknown>[] {
+  return Object.values(schema).flatMap((entry) => {
+    if (entry.kind === 'setting') return [entry];
+    if (entry.kind === 'derived') return [];
+    return settingsOf(entry.members);
+  });
+}
+
+/** Each setting with its value in `config` (undefined for the members of a group that is off). */
+export function settingValues(config: Config): { setting: Setting<unknown>; value: unknown }[] {
+  const walk = (schema: Schema, values: Readonly<Record<string, unknown>> | undefined) =>
+    Object.entries(schema).flatMap(([key, entry]): { setting: Setting<unknown>; value: unknown }[] => {
+      const value = values?.[key];
+      if (entry.kind === 'setting') return [{ setting: entry, value }];
+      if (entry.kind === 'derived') return [];
+      return walk(entry.members, value as Readonly<Record<string, unknown>> | undefined);
+    });
+  return walk(SCHEMA, config);
+}
 
 /**
  * Reads every variable, collects every problem, and throws them all at once so an operator fixes a bad
@@ -192,223 +578,68 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
-  const read = (name: string): string | undefined => {
-    const value = env[name];
+  const values = new Map<Setting<unknown>, unknown>();
+  const given = new Set<Setting<unknown>>();
+  const problem = (message: string) => {
+    problems.push(message);
+  };
+  const raw = (s: Setting<unknown>): string | undefined => {
+    const value = env[s.env];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-      return fallback;
+  const earlier = <T>(s: Setting<T>): T => {
+    if (!values.has(s)) throw new Error(`${s.env} is read before the setting it depends on`);
+    return values.get(s) as T;
+  };
+  const readSchema = (schema: Schema): Record<string, unknown> => {
+    const result: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(schema)) {
+      if (entry.kind === 'setting') {
+        const value = raw(entry);
+        if (value !== undefined) given.add(entry);
+        result[key] = entry.read({ name: entry.env, raw: value, problem, earlier });
+        values.set(entry, result[key]);
+      } else if (entry.kind === 'derived') {
+        result[key] = entry.derive({ earlier, given: (s) => given.has(s) });
+      } else if (entry.kind === 'group') {
+        result[key] = readSchema(entry.members);
+      } else if (entry.gate(raw, problem)) {
+        result[key] = readSchema(entry.members);
+        entry.check?.({ earlier, problem });
+      } else {
+        result[key] = undefined;
+      }
     }
-    return Number(raw);
+    return Object.freeze(result);
   };
-
-  const port = int('PORT', 8080, 0, 65535);
-  const host = read('HOST') ?? '0.0.0.0';
-  const dataDir = path.resolve(read('GCM_DATA_DIR') ?? './data');
-  const backupDir = path.resolve(read('GCM_BACKUP_DIR') ?? path.join(dataDir, 'backups'));
-  const databaseUrl = read('DATABASE_URL');
-  if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
-    problems.push(
-      'DATABASE_URL must be a postgres:// or postgresql:// URL (or unset, for SQLite in GCM_DATA_DIR)',
-    );
-  }
-  const pgPoolMax = int('GCM_PG_POOL_MAX', 10, 1, 1000);
-
-  const publicUrlDefaulted = read('GCM_PUBLIC_URL') === undefined;
-  let publicUrl = read('GCM_PUBLIC_URL') ?? `http://localhost:${port}`;
-  try {
-    const url = new URL(publicUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-    publicUrl = url.toString().replace(/\/+$/, '');
-  } catch {
-    problems.push(`GCM_PUBLIC_URL must be an absolute http(s) URL (got "${publicUrl}")`);
-  }
-
-  const rawLevel = read('LOG_LEVEL') ?? 'info';
-  let logLevel: Config['logLevel'] = 'info';
-  if ((LOG_LEVELS as readonly string[]).includes(rawLevel)) logLevel = rawLevel as Config['logLevel'];
-  else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${rawLevel}")`);
-
-  const operatorToken = read('GCM_OPERATOR_TOKEN');
-  if (operatorToken !== undefined && (operatorToken.length < 32 || /\s/.test(operatorToken))) {
-    problems.push('GCM_OPERATOR_TOKEN must be at least 32 characters with no white space');
-  }
-
-  const cloudTokenTtlDays = int('GCM_CLOUD_TOKEN_TTL_DAYS', 365, 1, 3650);
-  const bodyLimitBytes = int('GCM_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024);
-  const versionValidation: VersionValidationConfig = Object.freeze({
-    // The largest configuration every rule allows is about 115 KiB: twice that, with room for formatting.
-    bodyLimitBytes: int('GCM_VERSION_BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
-    inlineMaxBytes: int('GCM_VALIDATE_INLINE_MAX_BYTES', 16 * 1024, 0, 64 * 1024 * 1024),
-    threads: int('GCM_VALIDATE_THREADS', Math.max(1, availableParallelism() - 1), 1, 64),
-    timeoutMs: int('GCM_VALIDATE_TIMEOUT_MS', 10_000, 1, 120_000),
-    workerHeapMb: int('GCM_VALIDATE_WORKER_HEAP_MB', 256, 16, 4096),
-  });
-  const shutdownTimeoutMs = int('GCM_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 120_000);
-
-  const rawRegions = read('GCM_REGIONS') ?? DEFAULT_REGIONS.join(',');
-  const regions = [...new Set(rawRegions.split(',').map((r) => r.trim()))].filter((r) => r !== '');
-  const badRegions = regions.filter((r) => !REGION_NAME_ID.test(r));
-  if (regions.length === 0 || badRegions.length > 0) {
-    problems.push(
-      `GCM_REGIONS must be a comma-separated list of region name ids (1-32 of a-z, 0-9 and -)` +
-        (badRegions.length > 0 ? `; not valid: ${badRegions.map((r) => `"${r}"`).join(', ')}` : ''),
-    );
-  }
-
-  // S3 caps presigned URLs at 7 days; a minute is the least a client needs to start an upload.
-  const uploadUrlTtlSeconds = int('GCM_UPLOAD_URL_TTL_SECONDS', 3600, 60, 604_800);
-  const s3 = readS3Config(read, int, problems);
-
-  // Under 60 s: common proxies and load balancers cut idle requests at 60 s.
-  const watchTimeoutMs = int('GCM_WATCH_TIMEOUT_MS', 40_000, 10, 59_000);
-  const billingTickMs = int('GCM_BILLING_TICK_MS', 1_000, 0, 3_600_000);
-  const purgeIntervalMs = int('GCM_PURGE_INTERVAL_MS', 5_000, 0, 3_600_000);
-  const auditRetentionDays = int('GCM_AUDIT_RETENTION_DAYS', 365, 1, 3650);
-  const lobbyRetentionDays = int('GCM_LOBBY_RETENTION_DAYS', 28, 0, 3650);
-  const uploadAbandonHours = int('GCM_UPLOAD_ABANDON_HOURS', 24, 1, 8760);
-  const buildPartSizeBytes = int('GCM_BUILD_PART_SIZE_BYTES', 100 * 1024 * 1024, 1024 * 1024, 5 * 1024 ** 3);
-  // S3 (and RGW, MinIO, R2) refuse to join parts under 5 MiB but the last: builds would fail at complete.
-  if (s3 !== undefined && buildPartSizeBytes < 5 * 1024 * 1024) {
-    problems.push(
-      'GCM_BUILD_PART_SIZE_BYTES must be at least 5242880 (5 MiB) with S3: S3 refuses smaller parts',
-    );
-  }
-
-  const trustProxy = readTrustProxy(read('GCM_TRUST_PROXY'), problems);
-  const rateLimits: RateLimitConfig = Object.freeze({
-    windowMs: int('GCM_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400) * 1000,
-    authFailures: int('GCM_RATE_LIMIT_AUTH_FAILURES', 20, 0, 1_000_000),
-    deviceLinkStarts: int('GCM_RATE_LIMIT_DEVICE_LINK_STARTS', 10, 0, 1_000_000),
-    deviceLinkReads: int('GCM_RATE_LIMIT_DEVICE_LINK_READS', 120, 0, 1_000_000),
-    publicReads: int('GCM_RATE_LIMIT_PUBLIC_READS', 600, 0, 1_000_000),
-    uploadPuts: int('GCM_RATE_LIMIT_UPLOAD_PUTS', 600, 0, 1_000_000),
-    pendingDeviceLinks: int('GCM_DEVICE_LINK_PENDING_MAX', 10, 0, 1_000_000),
-    accountCalls: int('GCM_RATE_LIMIT_ACCOUNT_CALLS', 60, 0, 1_000_000),
-  });
-  const signup = (read('GCM_SIGNUP') ?? 'invite') as SignupMode;
-  if (!SIGNUP_MODES.includes(signup)) {
-    problems.push(`GCM_SIGNUP must be one of ${SIGNUP_MODES.join(', ')} (got "${signup}")`);
-  }
-  const trustedOrigins = readOrigins('GCM_TRUSTED_ORIGINS', read('GCM_TRUSTED_ORIGINS'), problems);
-  const accounts: AccountsConfig = Object.freeze({
-    signup,
-    trustedOrigins,
-    sessionTtlSeconds: int('GCM_SESSION_TTL_SECONDS', 7 * 86_400, 300, 365 * 86_400),
-    invitationTtlSeconds: int('GCM_INVITATION_TTL_SECONDS', 7 * 86_400, 1, 90 * 86_400),
-    passwordMinScore: int('GCM_PASSWORD_MIN_SCORE', 3, 0, 4),
-    signInFailures: Object.freeze({
-      max: int('GCM_SIGN_IN_FAILURES_PER_ACCOUNT', 20, 0, 1_000_000),
-      windowMs: int('GCM_SIGN_IN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400) * 1000,
-      pauseMs: int('GCM_SIGN_IN_PAUSE_SECONDS', 60, 1, 86_400) * 1000,
-      pauseMaxMs: int('GCM_SIGN_IN_PAUSE_MAX_SECONDS', 900, 1, 86_400) * 1000,
-    }),
-    passwordHashes: Object.freeze({
-      concurrency: int(
-        'GCM_PASSWORD_HASH_CONCURRENCY',
-        defaultHashConcurrency(availableParallelism()),
-        0,
-        1024,
-      ),
-      queueMax: int('GCM_PASSWORD_HASH_QUEUE_MAX', 256, 1, 1_000_000),
-    }),
-  });
-  if (accounts.signInFailures.pauseMaxMs < accounts.signInFailures.pauseMs) {
-    problems.push('GCM_SIGN_IN_PAUSE_MAX_SECONDS must be at least GCM_SIGN_IN_PAUSE_SECONDS');
-  }
-  const smtpUrl = read('GCM_SMTP_URL');
-  if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) {
-    problems.push('GCM_SMTP_URL must be an smtp:// or smtps:// URL');
-  }
-  const mailFrom = read('GCM_MAIL_FROM') ?? 'Game Cloud Manager <no-reply@localhost>';
-  const maxConnections = int('GCM_MAX_CONNECTIONS', defaultMaxConnections(openFileLimit()), 1, 1_000_000);
-  const connections = {
-    maxConnections,
-    maxConnectionsPerAddress: int(
-      'GCM_MAX_CONNECTIONS_PER_ADDRESS',
-      defaultMaxConnectionsPerAddress(maxConnections),
-      0,
-      1_000_000,
-    ),
-    headersTimeoutMs: int('GCM_HEADERS_TIMEOUT_MS', 20_000, 100, 300_000),
-    bodyTimeoutMs: int('GCM_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
-    keepAliveTimeoutMs: int('GCM_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
-    // A watch request sends nothing while it waits, so the idle timeout must outlast the watch timeout.
-    idleTimeoutMs: int('GCM_IDLE_TIMEOUT_MS', watchTimeoutMs + 20_000, 100, 3_600_000),
-  };
-  if (connections.idleTimeoutMs <= watchTimeoutMs) {
-    problems.push(
-      `GCM_IDLE_TIMEOUT_MS (${connections.idleTimeoutMs}) must be longer than GCM_WATCH_TIMEOUT_MS ` +
-        `(${watchTimeoutMs}): a watch request sends nothing while it waits`,
-    );
-  }
-
-  const corsOrigins = readOrigins('GCM_CORS_ORIGINS', read('GCM_CORS_ORIGINS'), problems);
-  const metricsToken = read('GCM_METRICS_TOKEN');
-  if (metricsToken !== undefined && (metricsToken.length < 32 || /\s/.test(metricsToken))) {
-    problems.push('GCM_METRICS_TOKEN must be at least 32 characters with no white space');
-  }
-  const metricsListen = readListenAddress('GCM_METRICS_LISTEN', read('GCM_METRICS_LISTEN'), problems);
-
-  const bool = (name: string): boolean => {
-    const raw = read(name) ?? 'false';
-    if (raw !== 'true' && raw !== 'false') problems.push(`${name} must be true or false (got "${raw}")`);
-    return raw === 'true';
-  };
-  const webhooks: WebhookConfig = Object.freeze({
-    allowHttp: bool('GCM_WEBHOOK_ALLOW_HTTP'),
-    allowInternal: bool('GCM_WEBHOOK_ALLOW_INTERNAL'),
-    retentionDays: int('GCM_WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
-    pollMs: int('GCM_WEBHOOK_POLL_MS', 1_000, 0, 60_000),
-  });
-
+  const config = readSchema(SCHEMA);
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({
-    host,
-    port,
-    dataDir,
-    backupDir,
-    databaseUrl,
-    pgPoolMax,
-    publicUrl,
-    publicUrlDefaulted,
-    logLevel,
-    operatorToken,
-    cloudTokenTtlDays,
-    bodyLimitBytes,
-    versionValidation,
-    shutdownTimeoutMs,
-    regions: Object.freeze(regions),
-    buildPartSizeBytes,
-    watchTimeoutMs,
-    billingTickMs,
-    purgeIntervalMs,
-    auditRetentionDays,
-    lobbyRetentionDays,
-    uploadAbandonHours,
-    uploadUrlTtlSeconds,
-    s3,
-    trustProxy,
-    rateLimits,
-    connections: Object.freeze(connections),
-    accounts,
-    smtpUrl,
-    mailFrom,
-    corsOrigins,
-    metricsToken,
-    metricsListen,
-    webhooks,
-  });
+  // readSchema follows SCHEMA key by key, each value read by the entry Config's type is derived from.
+  return config as Config;
+}
+
+function origins(env: string): Setting<readonly string[]> {
+  return setting(env, readOrigins, { documentedDefault: '(unset)' });
+}
+
+/** Comma-separated region name ids, duplicates dropped. */
+function readRegions(r: Reading): readonly string[] {
+  const rawRegions = r.raw ?? DEFAULT_REGIONS.join(',');
+  const regions = [...new Set(rawRegions.split(',').map((region) => region.trim()))].filter((x) => x !== '');
+  const badRegions = regions.filter((region) => !REGION_NAME_ID.test(region));
+  if (regions.length === 0 || badRegions.length > 0) {
+    r.problem(
+      `GCM_REGIONS must be a comma-separated list of region name ids (1-32 of a-z, 0-9 and -)` +
+        (badRegions.length > 0 ? `; not valid: ${badRegions.map((x) => `"${x}"`).join(', ')}` : ''),
+    );
+  }
+  return Object.freeze(regions);
 }
 
 /** A comma-separated list of exact `scheme://host[:port]` origins, as browsers send them in `Origin`. */
-function readOrigins(name: string, raw: string | undefined, problems: string[]): readonly string[] {
+function readOrigins(r: Reading): readonly string[] {
   const origins: string[] = [];
-  for (const entry of (raw ?? '').split(',').map((o) => o.trim())) {
+  for (const entry of (r.raw ?? '').split(',').map((o) => o.trim())) {
     if (entry === '') continue;
     try {
       const url = new URL(entry);
@@ -420,24 +651,20 @@ function readOrigins(name: string, raw: string | undefined, problems: string[]):
       }
       origins.push(url.origin);
     } catch {
-      problems.push(`${name} must be a comma-separated list of http(s) origins (got "${entry}")`);
+      r.problem(`${r.name} must be a comma-separated list of http(s) origins (got "${entry}")`);
     }
   }
   return Object.freeze([...new Set(origins)]);
 }
 
 /** `host:port` (an IPv6 address in brackets: `[::1]:9464`); port 0 picks a free one. */
-function readListenAddress(
-  name: string,
-  raw: string | undefined,
-  problems: string[],
-): Config['metricsListen'] {
-  if (raw === undefined) return undefined;
-  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/.exec(raw);
+function readListenAddress(r: Reading): { readonly host: string; readonly port: number } | undefined {
+  if (r.raw === undefined) return undefined;
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/.exec(r.raw);
   const host = match?.[1] ?? match?.[2];
   const port = Number(match?.[3]);
   if (host === undefined || port > 65535 || (match?.[1] !== undefined && isIP(host) !== 6)) {
-    problems.push(`${name} must be host:port, such as 127.0.0.1:9464 or [::1]:9464 (got "${raw}")`);
+    r.problem(`${r.name} must be host:port, such as 127.0.0.1:9464 or [::1]:9464 (got "${r.raw}")`);
     return undefined;
   }
   return Object.freeze({ host, port });
@@ -449,12 +676,12 @@ function readListenAddress(
  * accepted: with either, a client connecting directly could pick its own address and slip out of every
  * per-address limit (Fastify 5 turns a hop count into trusting nobody for that reason).
  */
-function readTrustProxy(raw: string | undefined, problems: string[]): Config['trustProxy'] {
+function readTrustProxy({ raw, problem }: Reading): false | readonly string[] {
   if (raw === undefined || raw === 'false') return false;
   const entries = raw.split(',').map((e) => e.trim());
   const bad = entries.filter((e) => !isAddressOrCidr(e));
   if (bad.length > 0) {
-    problems.push(
+    problem(
       'GCM_TRUST_PROXY must be false or a comma-separated list of proxy addresses, CIDRs, loopback, ' +
         `linklocal or uniquelocal (got "${raw}")`,
     );
@@ -521,51 +748,4 @@ function isPostgresUrl(raw: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** S3 is chosen by S3_ENDPOINT and S3_BUCKET together; half a configuration is a mistake, not a fallback. */
-function readS3Config(
-  read: (name: string) => string | undefined,
-  int: (name: string, fallback: number, min: number, max: number) => number,
-  problems: string[],
-): S3Config | undefined {
-  const endpoint = read('S3_ENDPOINT');
-  const bucket = read('S3_BUCKET');
-  const accessKeyId = read('S3_ACCESS_KEY_ID');
-  const secretAccessKey = read('S3_SECRET_ACCESS_KEY');
-  if (endpoint === undefined && bucket === undefined) {
-    if (accessKeyId !== undefined || secretAccessKey !== undefined) {
-      problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY need S3_ENDPOINT and S3_BUCKET');
-    }
-    return undefined;
-  }
-  if (endpoint === undefined || bucket === undefined) {
-    problems.push('S3_ENDPOINT and S3_BUCKET must be set together (or neither, for the embedded store)');
-    return undefined;
-  }
-  try {
-    const url = new URL(endpoint);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-  } catch {
-    problems.push(`S3_ENDPOINT must be an absolute http(s) URL (got "${endpoint}")`);
-  }
-  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
-    problems.push(`S3_BUCKET must be an S3 bucket name: 3-63 of a-z, 0-9, . and - (got "${bucket}")`);
-  }
-  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
-    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
-  }
-  const rawPathStyle = read('S3_FORCE_PATH_STYLE') ?? 'true';
-  if (rawPathStyle !== 'true' && rawPathStyle !== 'false') {
-    problems.push(`S3_FORCE_PATH_STYLE must be true or false (got "${rawPathStyle}")`);
-  }
-  return Object.freeze({
-    endpoint,
-    bucket,
-    region: read('S3_REGION') ?? 'us-east-1',
-    accessKeyId,
-    secretAccessKey,
-    forcePathStyle: rawPathStyle !== 'false',
-    timeoutMs: int('S3_TIMEOUT_MS', 10_000, 100, 600_000),
-  });
 }
