@@ -9,37 +9,30 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import type {
-  Build,
-  BuildList,
-  PartsResponse,
-  PatchTagsBody,
-  PrepareBuildBody,
-  PrepareBuildResponse,
-  PresignedRequest,
-} from '@gcm/contract';
 import { formatBytes } from '@gcm/contract';
+import { MULTIPART_MIN_BYTES } from '@gcm/contract/limits';
+import { ApiError, isTransientApiError, type Schema, TransientError, unwrap, withRetries } from '@gcm/sdk';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { ApiError } from '../client.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../context.js';
 import { configDir } from '../credentials.js';
 import { unreadableFile } from '../files.js';
 import { note, output, table } from '../output.js';
 import { PartRefusedError, putFileRange } from '../part-upload.js';
-import { isTransientApiError, TransientError, withRetries } from '../retry.js';
 import { withContext } from './shared.js';
 
 /** The tag every pushed build carries: `gcm deploy` finds a file already pushed by it. */
 export const SHA256_TAG = 'gcm.sha256';
 
-/**
- * The service refuses a multipart upload under 5 MiB, and splits a larger one into parts of its own size
- * (GCM_BUILD_PART_SIZE_BYTES), which a client cannot ask for: so every file of at least 5 MiB is sent as
- * multipart, and the service's part_count says whether that made more than one part.
- */
-const MULTIPART_MIN_BYTES = 5 * 1024 * 1024;
+type Build = Schema<'Build'>;
+type PresignedRequest = Schema<'PresignedRequest'>;
+/** The path parameters of one build of an environment (namespace). */
+interface BuildParams {
+  game_id: string;
+  environment_id: string;
+  build_id: string;
+}
 
 /** Parts one `.../parts?from_part=` answer presigns (README "Builds"); only a hint for sharing fetches. */
 const PRESIGN_PAGE = 100;
@@ -184,7 +177,7 @@ class PartUrls {
 
   constructor(
     private readonly ctx: Context,
-    private readonly buildPath: string,
+    private readonly build: BuildParams,
     seed: readonly PresignedRequest[] = [],
   ) {
     seed.forEach((request, i) => {
@@ -217,7 +210,11 @@ class PartUrls {
     const running = this.pending.get(from);
     if (running !== undefined) return running;
     const job = withRetries(() =>
-      this.ctx.client.get<PartsResponse>(`${this.buildPath}/parts`, { query: { from_part: from } }),
+      unwrap(
+        this.ctx.api.GET('/games/{game_id}/environments/{environment_id}/builds/{build_id}/parts', {
+          params: { path: this.build, query: { from_part: String(from) } },
+        }),
+      ),
     )
       .then((page) => {
         page.presigned_requests.forEach((request, i) => {
@@ -360,7 +357,7 @@ export async function pushBuild(ctx: Context, opts: PushOptions): Promise<PushRe
   const absolute = path.resolve(opts.file);
   const { size, mtimeMs } = statImage(absolute);
   const statePath = statePathFor(ctx, opts, absolute, size, mtimeMs);
-  const envPath = `/games/${opts.gameId}/environments/${opts.environmentId}/builds`;
+  const environment = { game_id: opts.gameId, environment_id: opts.environmentId };
   const showProgress = process.stderr.isTTY === true && !ctx.json;
 
   let state = readState(statePath);
@@ -368,7 +365,7 @@ export async function pushBuild(ctx: Context, opts: PushOptions): Promise<PushRe
   let resumed = false;
   if (state !== undefined) {
     try {
-      await completeBuild(ctx, `${envPath}/${state.build_id}`);
+      await completeBuild(ctx, { ...environment, build_id: state.build_id });
       toUpload = [];
     } catch (err) {
       const missing = missingParts(err);
@@ -395,8 +392,11 @@ export async function pushBuild(ctx: Context, opts: PushOptions): Promise<PushRe
     const sha256 = opts.sha256 ?? (await sha256File(absolute));
     const name = opts.name ?? path.basename(absolute);
     const tags = { ...opts.tags, [SHA256_TAG]: sha256 };
+    // The service refuses a multipart upload under MULTIPART_MIN_BYTES and splits a larger one into parts of
+    // its own size (GCM_BUILD_PART_SIZE_BYTES), which a client cannot ask for: so every file of at least that
+    // size is sent as multipart, and the service's part_count says whether that made more than one part.
     const multipart = size >= MULTIPART_MIN_BYTES;
-    const body: PrepareBuildBody = {
+    const body: Schema<'PrepareBuildBody'> = {
       name,
       image_file: {
         path: path.basename(absolute),
@@ -409,9 +409,13 @@ export async function pushBuild(ctx: Context, opts: PushOptions): Promise<PushRe
     // One key for every try: a prepare whose answer was lost is answered again, not made twice.
     const idempotencyKey = randomUUID();
     const prepared = await withRetries(() =>
-      ctx.client.post<PrepareBuildResponse>(`${envPath}/prepare`, body, {
-        headers: { 'idempotency-key': idempotencyKey },
-      }),
+      unwrap(
+        ctx.api.POST('/games/{game_id}/environments/{environment_id}/builds/prepare', {
+          params: { path: environment },
+          body,
+          headers: { 'idempotency-key': idempotencyKey },
+        }),
+      ),
     );
     state = {
       version: 1,
@@ -423,13 +427,13 @@ export async function pushBuild(ctx: Context, opts: PushOptions): Promise<PushRe
       prepared_at: new Date().toISOString(),
     };
     writeState(statePath, state);
-    urls = new PartUrls(ctx, `${envPath}/${state.build_id}`, prepared.presigned_requests);
+    urls = new PartUrls(ctx, { ...environment, build_id: state.build_id }, prepared.presigned_requests);
     toUpload = Array.from({ length: state.part_count }, (_, i) => i + 1);
   } else {
-    urls = new PartUrls(ctx, `${envPath}/${state.build_id}`);
+    urls = new PartUrls(ctx, { ...environment, build_id: state.build_id });
   }
 
-  const buildPath = `${envPath}/${state.build_id}`;
+  const build: BuildParams = { ...environment, build_id: state.build_id };
   const uploaded = new Set<number>();
   const partSize = state.part_count > 1 ? Math.ceil(size / state.part_count) : size;
   // Bytes already there: every part but the missing ones (the last part may be shorter; close enough for a bar).
@@ -441,7 +445,7 @@ export async function pushBuild(ctx: Context, opts: PushOptions): Promise<PushRe
       await uploadParts(absolute, pending, urls, opts.concurrency, progress);
       for (const part of pending) uploaded.add(part);
       try {
-        await completeBuild(ctx, buildPath);
+        await completeBuild(ctx, build);
         pending.length = 0;
       } catch (err) {
         const missing = missingParts(err);
@@ -462,11 +466,18 @@ export async function pushBuild(ctx: Context, opts: PushOptions): Promise<PushRe
     ),
   );
   if (Object.keys(later).length > 0) {
-    const patch: PatchTagsBody = {
+    const patch: Schema<'PatchTagsBody'> = {
       tags: later,
       ...(opts.exclusiveTags.length === 0 ? {} : { exclusive_tags: opts.exclusiveTags }),
     };
-    await withRetries(() => ctx.client.patch(`${buildPath}/tags`, patch));
+    await withRetries(() =>
+      unwrap(
+        ctx.api.PATCH('/games/{game_id}/environments/{environment_id}/builds/{build_id}/tags', {
+          params: { path: build },
+          body: patch,
+        }),
+      ),
+    );
   }
   const tags = { ...state.tags, ...later };
   return {
@@ -483,8 +494,14 @@ export async function pushBuild(ctx: Context, opts: PushOptions): Promise<PushRe
 }
 
 /** Complete is safe to repeat (a completed build answers 204 again), so it is retried like a read. */
-function completeBuild(ctx: Context, buildPath: string): Promise<void> {
-  return withRetries(() => ctx.client.post<void>(`${buildPath}/complete`));
+async function completeBuild(ctx: Context, build: BuildParams): Promise<void> {
+  await withRetries(() =>
+    unwrap(
+      ctx.api.POST('/games/{game_id}/environments/{environment_id}/builds/{build_id}/complete', {
+        params: { path: build },
+      }),
+    ),
+  );
 }
 
 /** Every completed build of the environment having every tag, newest first, all pages. */
@@ -498,13 +515,18 @@ export async function listBuilds(
   const builds: Build[] = [];
   let cursor: string | undefined;
   do {
-    const page = await ctx.client.get<BuildList>(`/games/${gameId}/environments/${environmentId}/builds`, {
-      query: {
-        tags_json: Object.keys(tags).length === 0 ? undefined : JSON.stringify(tags),
-        limit: limit === undefined ? 1000 : Math.min(limit - builds.length, 1000),
-        cursor,
-      },
-    });
+    const page = await unwrap(
+      ctx.api.GET('/games/{game_id}/environments/{environment_id}/builds', {
+        params: {
+          path: { game_id: gameId, environment_id: environmentId },
+          query: {
+            tags_json: Object.keys(tags).length === 0 ? undefined : JSON.stringify(tags),
+            limit: String(limit === undefined ? 1000 : Math.min(limit - builds.length, 1000)),
+            cursor,
+          },
+        },
+      }),
+    );
     builds.push(...page.builds);
     cursor = page.cursor;
   } while (cursor !== undefined && (limit === undefined || builds.length < limit));
