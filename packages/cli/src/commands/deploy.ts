@@ -1,19 +1,18 @@
 import { createHash } from 'node:crypto';
-import { imageIdsOf, type VersionConfig } from '@gcm/contract';
+import { formatBytes, imageIdsOf, type VersionConfig } from '@gcm/contract';
 import { ApiError, type Schema, unwrap, withRetries } from '@gcm/sdk';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../context.js';
-import { note, output, printJson } from '../output.js';
 import {
-  formatBytes,
   listBuilds,
   type PushResult,
   pushBuild,
   SHA256_TAG,
   sha256File,
   statImage,
-} from './builds.js';
+} from '../operations/builds.js';
+import { note, output, printJson } from '../output.js';
 import { type ConfigProblem, DEFAULT_CONFIG_FILE, validateConfig } from './config.js';
 import { type ConfigFile, describeProblem, loadConfigFile } from './config-file.js';
 import { fillImageIds, isObject, PLACEHOLDER_IMAGE_ID } from './deploy-config.js';
