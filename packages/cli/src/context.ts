@@ -1,5 +1,5 @@
-import type { GameList, InspectResponse, NamespaceList } from '@gcm/contract';
-import { Client } from './client.js';
+import { type GcmClient, unwrap } from '@gcm/sdk';
+import { apiClient } from './client.js';
 import { configDir, normalizeUrl, readCredentials } from './credentials.js';
 
 /** Wrong use of the command (exit code 2), as opposed to a failure of what it asked (exit code 1). */
@@ -39,7 +39,7 @@ export class Context {
   readonly url: string;
   readonly token: string | undefined;
   readonly tokenSource: 'env' | 'login' | 'none';
-  readonly client: Client;
+  readonly api: GcmClient;
   private storedGame: string | undefined;
   private readonly gameOption: string | undefined;
 
@@ -66,7 +66,7 @@ export class Context {
       this.tokenSource = 'none';
     }
     this.gameOption = options.game ?? env.GCM_GAME;
-    this.client = new Client(this.url, this.token);
+    this.api = apiClient(this.url, this.token);
   }
 
   requireToken(): void {
@@ -86,7 +86,7 @@ export class Context {
     this.requireToken();
     if (this.gameOption !== undefined) return this.resolveGame(this.gameOption);
     if (this.storedGame !== undefined) return this.storedGame;
-    const inspect = await this.client.get<InspectResponse>('/cloud/auth/inspect');
+    const inspect = await unwrap(this.api.GET('/cloud/auth/inspect'));
     const own = inspect.agent.game_cloud?.game_id ?? inspect.agent.namespace_reporter?.game_id;
     if (own === undefined) {
       throw new UsageError(
@@ -101,7 +101,7 @@ export class Context {
   async resolveGame(given: string): Promise<string> {
     this.requireToken();
     if (UUID.test(given)) return given;
-    const { games } = await this.client.get<GameList>('/cloud/games');
+    const { games } = await unwrap(this.api.GET('/cloud/games'));
     const found = games.find((game) => game.name_id === given);
     if (found === undefined) {
       throw new HintedError(`no game named ${given}`, '`gcm games list` shows the games this token may see');
@@ -114,9 +114,11 @@ export class Context {
     if (UUID.test(given)) return given;
     let cursor: string | undefined;
     do {
-      const page = await this.client.get<NamespaceList>(`/cloud/games/${gameId}/namespaces`, {
-        query: { limit: 1000, cursor },
-      });
+      const page = await unwrap(
+        this.api.GET('/cloud/games/{game_id}/namespaces', {
+          params: { path: { game_id: gameId }, query: { limit: '1000', cursor } },
+        }),
+      );
       const found = page.namespaces.find((ns) => ns.name_id === given);
       if (found !== undefined) return found.namespace_id;
       cursor = page.cursor;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
+import { ApiError, NetworkError } from '@gcm/sdk';
 import { Command, CommanderError } from 'commander';
-import { ApiError, NetworkError, VERSION } from './client.js';
+import { VERSION } from './client.js';
 import { registerAuth } from './commands/auth.js';
 import { registerBuilds } from './commands/builds.js';
 import { registerConfig } from './commands/config.js';
@@ -40,7 +41,8 @@ function report(json: boolean, err: unknown): number {
       code: err.code,
       status: err.status,
       ...(err.rayId === undefined ? {} : { ray_id: err.rayId }),
-      ...(err.metadata === undefined ? {} : { metadata: err.metadata }),
+      // The SDK's metadata is {} when the body had none; gcm prints the key only when there was some.
+      ...(Object.keys(err.metadata).length === 0 ? {} : { metadata: err.metadata }),
       ...(hintFor(err) === undefined ? {} : { hint: hintFor(err) }),
     };
   } else if (err instanceof UsageError) {

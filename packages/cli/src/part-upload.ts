@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { parseRetryAfter, TransientError } from '@gcm/sdk';
 import { USER_AGENT } from './client.js';
-import { parseRetryAfter, TransientError } from './retry.js';
 
 /** A PUT the store refused for good (a 4xx other than 429): retrying the same request cannot help. */
 export class PartRefusedError extends Error {

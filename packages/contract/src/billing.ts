@@ -1,10 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Text, Timestamp } from './common.js';
+import { PLANS } from './limits.js';
 import { WatchQuery, WatchSchema } from './watch.js';
-
-/** Cheapest first: the order decides what is an upgrade and what a downgrade. */
-export const PLANS = ['trial', 'indie', 'studio'] as const;
-export type Plan = (typeof PLANS)[number];
 
 const PlanName = Type.Enum(PLANS, { description: `${PLANS.join(' < ')} (cheapest first); trial is free` });
 

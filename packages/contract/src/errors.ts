@@ -1,6 +1,7 @@
 /**
  * The error catalogue: every code the service answers with, its status and a one-line summary. The server
- * builds its errors from these codes; clients (the CLI, the dashboard) read them to explain failures.
+ * builds its errors from these codes; clients (the CLI, the dashboard) read them to explain failures. This
+ * file imports nothing: a browser takes it in as `@gcm/contract/errors` without the schema library.
  */
 export interface ValidationErrorItem {
   /** Where and what: kebab-case segments, the last one the rule broken (`too-long`). Stable; match on it. */

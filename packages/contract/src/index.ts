@@ -15,6 +15,7 @@ export * from './first-run.js';
 export * from './format.js';
 export * from './games.js';
 export * from './idempotency.js';
+export * from './limits.js';
 export * from './lobby-logs.js';
 export * from './names.js';
 export * from './namespaces.js';

@@ -1,7 +1,7 @@
-import type { DeviceLinkResult, InspectResponse, PrepareDeviceLinkResponse } from '@gcm/contract';
+import { type Schema, unwrap } from '@gcm/sdk';
 import type { Command } from 'commander';
 import open from 'open';
-import { Client } from '../client.js';
+import { apiClient } from '../client.js';
 import { Context, type GlobalOptions, HintedError, UsageError } from '../context.js';
 import { configDir, normalizeUrl, readCredentials, writeCredentials } from '../credentials.js';
 import { note, output, printJson, printLine } from '../output.js';
@@ -25,10 +25,9 @@ async function login(globals: GlobalOptions, options: LoginOptions): Promise<voi
   } catch (err) {
     throw new UsageError(`--url: ${(err as Error).message}`);
   }
-  const client = new Client(url, undefined);
-  const link = await client.post<PrepareDeviceLinkResponse>('/cloud/devices/links', undefined, {
-    anonymous: true,
-  });
+  // No token: the device-link calls come before there is one.
+  const anonymous = apiClient(url, undefined);
+  const link = await unwrap(anonymous.POST('/cloud/devices/links'));
   if (globals.json === true) {
     printJson({
       device_link_url: link.device_link_url,
@@ -53,14 +52,15 @@ async function login(globals: GlobalOptions, options: LoginOptions): Promise<voi
   let watchIndex: string | undefined;
   let token: string | undefined;
   while (token === undefined) {
-    const result = await client.get<DeviceLinkResult>('/cloud/devices/links', {
-      anonymous: true,
-      query: { device_link_token: link.device_link_token, watch_index: watchIndex },
-    });
+    const result = await unwrap(
+      anonymous.GET('/cloud/devices/links', {
+        params: { query: { device_link_token: link.device_link_token, watch_index: watchIndex } },
+      }),
+    );
     token = result.cloud_token;
     watchIndex = result.watch.index;
   }
-  const inspect = await new Client(url, token).get<InspectResponse>('/cloud/auth/inspect');
+  const inspect = await unwrap(apiClient(url, token).GET('/cloud/auth/inspect'));
   const cloud = inspect.agent.game_cloud;
   const gameId = cloud?.game_id;
   const next = readCredentials(configDir());
@@ -87,11 +87,11 @@ async function logout(globals: GlobalOptions): Promise<void> {
   // The token ends with the login: revoke it too, so a copy of the file is worth nothing.
   let revoked = false;
   try {
-    const client = new Client(ctx.url, login.token);
-    const inspect = await client.get<InspectResponse>('/cloud/auth/inspect');
+    const api = apiClient(ctx.url, login.token);
+    const inspect = await unwrap(api.GET('/cloud/auth/inspect'));
     const tokenId = inspect.agent.game_cloud?.token_id;
     if (tokenId !== undefined) {
-      await client.delete(`/cloud/tokens/${tokenId}`);
+      await unwrap(api.DELETE('/cloud/tokens/{token_id}', { params: { path: { token_id: tokenId } } }));
       revoked = true;
     }
   } catch {
@@ -107,7 +107,7 @@ async function logout(globals: GlobalOptions): Promise<void> {
   );
 }
 
-type CloudAgent = NonNullable<InspectResponse['agent']['game_cloud']>;
+type CloudAgent = NonNullable<Schema<'InspectResponse'>['agent']['game_cloud']>;
 
 /** `game "Star Raiders" (star-raiders) of team "Nebula Games", as Nina <nina@…> (admin)`: names, not ids. */
 export function describeCloudToken(agent: CloudAgent): string {
@@ -127,7 +127,7 @@ export function describeCloudToken(agent: CloudAgent): string {
 async function whoami(globals: GlobalOptions): Promise<void> {
   const ctx = new Context(globals);
   ctx.requireToken();
-  const inspect = await ctx.client.get<InspectResponse>('/cloud/auth/inspect');
+  const inspect = await unwrap(ctx.api.GET('/cloud/auth/inspect'));
   output(ctx.json, { url: ctx.url, ...inspect }, ({ agent }) => {
     if (agent.operator !== undefined) return `${ctx.url}: the operator`;
     if (agent.game_cloud !== undefined) {

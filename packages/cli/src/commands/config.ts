@@ -5,8 +5,8 @@ import {
   type VersionConfig,
   validateVersion,
 } from '@gcm/contract';
+import { ApiError, type Schema, unwrap } from '@gcm/sdk';
 import type { Command } from 'commander';
-import { ApiError } from '../client.js';
 import type { Context } from '../context.js';
 import { output } from '../output.js';
 import { type ConfigFile, describeProblem, loadConfigFile, type PlacedProblem } from './config-file.js';
@@ -74,9 +74,12 @@ export async function validateConfig(
   }
   const gameId = await ctx.gameId();
   try {
-    const answer = await ctx.client.post<{ errors: ValidationErrorItem[] }>(
-      `/cloud/games/${gameId}/versions/validate`,
-      { display_name: displayName, config },
+    const answer = await unwrap(
+      ctx.api.POST('/cloud/games/{game_id}/versions/validate', {
+        params: { path: { game_id: gameId } },
+        // The file's value, which the service checks: the contract's type of it words open objects otherwise.
+        body: { display_name: displayName, config: file.value as Schema<'VersionConfig'> },
+      }),
     );
     const standsIn = (p: ValidationErrorItem) =>
       standIn !== undefined && p.path.at(-1) === 'build-not-found' && p.message.includes(`"${standIn}"`);

@@ -1,29 +1,18 @@
 import { createHash } from 'node:crypto';
-import {
-  type CreateVersionResponse,
-  type GetNamespaceResponse,
-  imageIdsOf,
-  type PatchTagsBody,
-  type SetNamespaceVersionBody,
-  type VersionBody,
-  type VersionConfig,
-  type VersionList,
-} from '@gcm/contract';
+import { formatBytes, imageIdsOf, type VersionConfig } from '@gcm/contract';
+import { ApiError, type Schema, unwrap, withRetries } from '@gcm/sdk';
 import type { Command } from 'commander';
-import { ApiError } from '../client.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../context.js';
-import { note, output, printJson } from '../output.js';
-import { withRetries } from '../retry.js';
 import {
-  formatBytes,
   listBuilds,
   type PushResult,
   pushBuild,
   SHA256_TAG,
   sha256File,
   statImage,
-} from './builds.js';
+} from '../operations/builds.js';
+import { note, output, printJson } from '../output.js';
 import { type ConfigProblem, DEFAULT_CONFIG_FILE, validateConfig } from './config.js';
 import { type ConfigFile, describeProblem, loadConfigFile } from './config-file.js';
 import { fillImageIds, isObject, PLACEHOLDER_IMAGE_ID } from './deploy-config.js';
@@ -56,9 +45,11 @@ export function deployVersionName(imageSha256: string, config: unknown): string 
 async function findVersion(ctx: Context, gameId: string, displayName: string): Promise<string | undefined> {
   let cursor: string | undefined;
   do {
-    const page = await ctx.client.get<VersionList>(`/cloud/games/${gameId}/versions`, {
-      query: { limit: 1000, cursor },
-    });
+    const page = await unwrap(
+      ctx.api.GET('/cloud/games/{game_id}/versions', {
+        params: { path: { game_id: gameId }, query: { limit: '1000', cursor } },
+      }),
+    );
     const found = page.versions.find((v) => v.display_name === displayName);
     if (found !== undefined) return found.version_id;
     cursor = page.cursor;
@@ -190,10 +181,19 @@ export function registerDeploy(program: Command): void {
             reportProblems(ctx, file, problems);
             return;
           }
-          const body: VersionBody = { display_name: versionName, config: config as VersionConfig };
+          // Checked above, offline and by the service: the config is one now.
+          const body: Schema<'VersionBody'> = {
+            display_name: versionName,
+            config: config as Schema<'VersionConfig'>,
+          };
           try {
             versionId = (
-              await ctx.client.post<CreateVersionResponse>(`/cloud/games/${gameId}/versions`, body)
+              await unwrap(
+                ctx.api.POST('/cloud/games/{game_id}/versions', {
+                  params: { path: { game_id: gameId } },
+                  body,
+                }),
+              )
             ).version_id;
             versionCreated = true;
           } catch (err) {
@@ -207,22 +207,36 @@ export function registerDeploy(program: Command): void {
           }
         }
 
-        const nsPath = `/cloud/games/${gameId}/namespaces/${namespaceId}`;
-        const { namespace } = await ctx.client.get<GetNamespaceResponse>(nsPath);
+        const nsPath = { game_id: gameId, namespace_id: namespaceId };
+        const { namespace } = await unwrap(
+          ctx.api.GET('/cloud/games/{game_id}/namespaces/{namespace_id}', { params: { path: nsPath } }),
+        );
         const namespaceChanged = namespace.version_id !== versionId;
         if (namespaceChanged) {
-          const body: SetNamespaceVersionBody = { version_id: versionId };
-          await withRetries(() => ctx.client.put(`${nsPath}/version`, body));
+          const body = { version_id: versionId };
+          await withRetries(() =>
+            unwrap(
+              ctx.api.PUT('/cloud/games/{game_id}/namespaces/{namespace_id}/version', {
+                params: { path: nsPath },
+                body,
+              }),
+            ),
+          );
         }
         // A re-run writes nothing: the tag is set only when this build is not already the one current build.
         let tagChanged = false;
         if (buildId !== null) {
           const current = await listBuilds(ctx, gameId, namespaceId, { [CURRENT_TAG]: 'true' }, 2);
           if (current.length !== 1 || current[0]?.id !== buildId) {
-            const patch: PatchTagsBody = { tags: { [CURRENT_TAG]: 'true' }, exclusive_tags: [CURRENT_TAG] };
-            const tagged = buildId;
+            const patch = { tags: { [CURRENT_TAG]: 'true' }, exclusive_tags: [CURRENT_TAG] };
+            const build = { game_id: gameId, environment_id: namespaceId, build_id: buildId };
             await withRetries(() =>
-              ctx.client.patch(`/games/${gameId}/environments/${namespaceId}/builds/${tagged}/tags`, patch),
+              unwrap(
+                ctx.api.PATCH('/games/{game_id}/environments/{environment_id}/builds/{build_id}/tags', {
+                  params: { path: build },
+                  body: patch,
+                }),
+              ),
             );
             tagChanged = true;
           }

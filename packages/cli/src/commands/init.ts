@@ -1,5 +1,5 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import type { RegionsResponse } from '@gcm/contract';
+import { unwrap } from '@gcm/sdk';
 import type { Command } from 'commander';
 import { type Context, UsageError } from '../context.js';
 import { note, output } from '../output.js';
@@ -29,7 +29,7 @@ function intOption(name: string, raw: string, min: number, max: number): number 
 /** The regions the service offers, when logged in; undefined offline (the file then names none). */
 async function offeredRegions(ctx: Context): Promise<string[] | undefined> {
   if (ctx.url === '' || ctx.token === undefined) return undefined;
-  const { regions } = await ctx.client.get<RegionsResponse>('/cloud/regions');
+  const { regions } = await unwrap(ctx.api.GET('/cloud/regions'));
   return regions.map((r) => r.name_id);
 }
 

@@ -1,8 +1,10 @@
-import type { LobbyList, LobbySummary } from '@gcm/contract';
+import { type Schema, unwrap } from '@gcm/sdk';
 import type { Command } from 'commander';
 import { UsageError } from '../context.js';
 import { note, output, printJson, printLine, table } from '../output.js';
 import { withContext } from './shared.js';
+
+type LobbySummary = Schema<'LobbySummary'>;
 
 function statusOf(lobby: LobbySummary): string {
   const stopped = lobby.status.stopped;
@@ -42,12 +44,16 @@ export function registerLobbies(program: Command): void {
           throw new UsageError('--interval-ms: at least 100');
         const gameId = await ctx.gameId();
         const namespaceId = await ctx.namespaceId(gameId, options.namespace);
-        const path = `/cloud/games/${gameId}/namespaces/${namespaceId}/logs/lobbies`;
+        const path = { game_id: gameId, namespace_id: namespaceId };
         // Pages of the service run by (create_ts, lobby_id), newest first.
         const shown: LobbySummary[] = [];
         let before: { before_create_ts?: string; before_lobby_id?: string } = {};
         while (shown.length < limit) {
-          const page = await ctx.client.get<LobbyList>(path, { query: before });
+          const page = await unwrap(
+            ctx.api.GET('/cloud/games/{game_id}/namespaces/{namespace_id}/logs/lobbies', {
+              params: { path, query: before },
+            }),
+          );
           if (page.lobbies.length === 0) break;
           shown.push(...page.lobbies.slice(0, limit - shown.length));
           const last = page.lobbies[page.lobbies.length - 1] as LobbySummary;
@@ -82,7 +88,11 @@ export function registerLobbies(program: Command): void {
           });
           if (stop.signal.aborted) break;
           // The newest page is where new lobbies land; a lobby's status changes are seen while it is on it.
-          const page = await ctx.client.get<LobbyList>(path);
+          const page = await unwrap(
+            ctx.api.GET('/cloud/games/{game_id}/namespaces/{namespace_id}/logs/lobbies', {
+              params: { path },
+            }),
+          );
           for (const lobby of [...page.lobbies].reverse()) {
             const status = statusOf(lobby);
             const before = seen.get(lobby.lobby_id);

@@ -1,20 +1,6 @@
-import {
-  type CreateGameResponse,
-  type CreateVersionResponse,
-  type GameBilling,
-  type GameList,
-  type GetGameResponse,
-  type GetVersionResponse,
-  type NamespaceFull,
-  type NamespaceList,
-  PLANS,
-  type RegionsResponse,
-  type TokenList,
-  type TokenResponse,
-  type VersionList,
-} from '@gcm/contract';
+import { PLANS } from '@gcm/contract';
+import { type Schema, unwrap } from '@gcm/sdk';
 import { Argument, type Command } from 'commander';
-import type { Context } from '../context.js';
 import { UsageError } from '../context.js';
 import { output, table } from '../output.js';
 import { loadConfigFile } from './config-file.js';
@@ -22,15 +8,16 @@ import { withContext } from './shared.js';
 
 const dash = (value: string | null | undefined) => value ?? '-';
 
-async function listAll<T, K extends string>(ctx: Context, path: string, key: K): Promise<T[]> {
+/** Every item of a list, a page of 1000 at a time: `page` reads the page after `cursor`. */
+async function listAll<T>(
+  page: (query: { limit: string; cursor?: string }) => Promise<{ items: T[]; cursor?: string | undefined }>,
+): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | undefined;
   do {
-    const page = await ctx.client.get<Record<K, T[]> & { cursor?: string }>(path, {
-      query: { limit: 1000, cursor },
-    });
-    items.push(...page[key]);
-    cursor = page.cursor;
+    const next = await page({ limit: '1000', ...(cursor === undefined ? {} : { cursor }) });
+    items.push(...next.items);
+    cursor = next.cursor;
   } while (cursor !== undefined);
   return items;
 }
@@ -43,7 +30,7 @@ export function registerGames(program: Command): void {
     .action(
       withContext(async (ctx) => {
         ctx.requireToken();
-        const list = await ctx.client.get<GameList>('/cloud/games');
+        const list = await unwrap(ctx.api.GET('/cloud/games'));
         output(ctx.json, list, ({ games }) =>
           table(
             ['GAME ID', 'NAME ID', 'DISPLAY NAME', 'CREATED'],
@@ -60,11 +47,15 @@ export function registerGames(program: Command): void {
     .action(
       withContext(async (ctx, nameId: string, options: { displayName?: string; team?: string }) => {
         ctx.requireToken();
-        const made = await ctx.client.post<CreateGameResponse>('/cloud/games', {
-          name_id: nameId,
-          display_name: options.displayName ?? nameId,
-          ...(options.team === undefined ? {} : { team_id: options.team }),
-        });
+        const made = await unwrap(
+          ctx.api.POST('/cloud/games', {
+            body: {
+              name_id: nameId,
+              display_name: options.displayName ?? nameId,
+              ...(options.team === undefined ? {} : { team_id: options.team }),
+            },
+          }),
+        );
         output(ctx.json, made, ({ game_id }) => `Created game ${nameId}: ${game_id}`);
       }),
     );
@@ -74,7 +65,9 @@ export function registerGames(program: Command): void {
     .action(
       withContext(async (ctx, given: string | undefined) => {
         const gameId = given === undefined ? await ctx.gameId() : await ctx.resolveGame(given);
-        const { game } = await ctx.client.get<GetGameResponse>(`/cloud/games/${gameId}`);
+        const { game } = await unwrap(
+          ctx.api.GET('/cloud/games/{game_id}', { params: { path: { game_id: gameId } } }),
+        );
         output(ctx.json, { game }, () =>
           [
             `${game.display_name} (${game.name_id})  ${game.game_id}`,
@@ -103,11 +96,14 @@ export function registerNamespaces(program: Command): void {
     .action(
       withContext(async (ctx) => {
         const gameId = await ctx.gameId();
-        const all = await listAll<NamespaceList['namespaces'][number], 'namespaces'>(
-          ctx,
-          `/cloud/games/${gameId}/namespaces`,
-          'namespaces',
-        );
+        const all = await listAll(async (query) => {
+          const page = await unwrap(
+            ctx.api.GET('/cloud/games/{game_id}/namespaces', {
+              params: { path: { game_id: gameId }, query },
+            }),
+          );
+          return { items: page.namespaces, cursor: page.cursor };
+        });
         output(ctx.json, { namespaces: all }, ({ namespaces: rows }) =>
           table(
             ['NAME ID', 'NAMESPACE ID', 'DISPLAY NAME', 'VERSION ID'],
@@ -124,11 +120,16 @@ export function registerNamespaces(program: Command): void {
     .action(
       withContext(async (ctx, nameId: string, options: { version: string; displayName?: string }) => {
         const gameId = await ctx.gameId();
-        const made = await ctx.client.post<{ namespace_id: string }>(`/cloud/games/${gameId}/namespaces`, {
-          name_id: nameId,
-          display_name: options.displayName ?? nameId,
-          version_id: options.version,
-        });
+        const made = await unwrap(
+          ctx.api.POST('/cloud/games/{game_id}/namespaces', {
+            params: { path: { game_id: gameId } },
+            body: {
+              name_id: nameId,
+              display_name: options.displayName ?? nameId,
+              version_id: options.version,
+            },
+          }),
+        );
         output(ctx.json, made, ({ namespace_id }) => `Created namespace ${nameId}: ${namespace_id}`);
       }),
     );
@@ -139,8 +140,10 @@ export function registerNamespaces(program: Command): void {
       withContext(async (ctx, given: string) => {
         const gameId = await ctx.gameId();
         const namespaceId = await ctx.namespaceId(gameId, given);
-        const answer = await ctx.client.get<{ namespace: NamespaceFull }>(
-          `/cloud/games/${gameId}/namespaces/${namespaceId}`,
+        const answer = await unwrap(
+          ctx.api.GET('/cloud/games/{game_id}/namespaces/{namespace_id}', {
+            params: { path: { game_id: gameId, namespace_id: namespaceId } },
+          }),
         );
         output(ctx.json, answer, ({ namespace: ns }) =>
           [
@@ -159,9 +162,12 @@ export function registerNamespaces(program: Command): void {
       withContext(async (ctx, given: string, versionId: string) => {
         const gameId = await ctx.gameId();
         const namespaceId = await ctx.namespaceId(gameId, given);
-        await ctx.client.put(`/cloud/games/${gameId}/namespaces/${namespaceId}/version`, {
-          version_id: versionId,
-        });
+        await unwrap(
+          ctx.api.PUT('/cloud/games/{game_id}/namespaces/{namespace_id}/version', {
+            params: { path: { game_id: gameId, namespace_id: namespaceId } },
+            body: { version_id: versionId },
+          }),
+        );
         output(
           ctx.json,
           { namespace_id: namespaceId, version_id: versionId },
@@ -179,11 +185,12 @@ export function registerVersions(program: Command): void {
     .action(
       withContext(async (ctx) => {
         const gameId = await ctx.gameId();
-        const all = await listAll<VersionList['versions'][number], 'versions'>(
-          ctx,
-          `/cloud/games/${gameId}/versions`,
-          'versions',
-        );
+        const all = await listAll(async (query) => {
+          const page = await unwrap(
+            ctx.api.GET('/cloud/games/{game_id}/versions', { params: { path: { game_id: gameId }, query } }),
+          );
+          return { items: page.versions, cursor: page.cursor };
+        });
         output(ctx.json, { versions: all }, ({ versions: rows }) =>
           table(
             ['DISPLAY NAME', 'VERSION ID', 'CREATED'],
@@ -199,11 +206,13 @@ export function registerVersions(program: Command): void {
     .action(
       withContext(async (ctx, versionId: string, options: { resolved?: boolean }) => {
         const gameId = await ctx.gameId();
-        const answer = await ctx.client.get<GetVersionResponse>(
-          `/cloud/games/${gameId}/versions/${versionId}`,
-          {
-            query: { resolved: options.resolved === true ? 'true' : undefined },
-          },
+        const answer = await unwrap(
+          ctx.api.GET('/cloud/games/{game_id}/versions/{version_id}', {
+            params: {
+              path: { game_id: gameId, version_id: versionId },
+              query: { resolved: options.resolved === true ? 'true' : undefined },
+            },
+          }),
         );
         output(ctx.json, answer, ({ version }) =>
           [
@@ -222,10 +231,13 @@ export function registerVersions(program: Command): void {
       withContext(async (ctx, options: { config: string; name: string }) => {
         const gameId = await ctx.gameId();
         const config = loadConfigFile(options.config).value;
-        const made = await ctx.client.post<CreateVersionResponse>(`/cloud/games/${gameId}/versions`, {
-          display_name: options.name,
-          config,
-        });
+        const made = await unwrap(
+          ctx.api.POST('/cloud/games/{game_id}/versions', {
+            params: { path: { game_id: gameId } },
+            // The file as written: the service checks it and answers what is wrong with it.
+            body: { display_name: options.name, config: config as Schema<'VersionConfig'> },
+          }),
+        );
         output(ctx.json, made, ({ version_id }) => `Created version ${options.name}: ${version_id}`);
       }),
     );
@@ -241,12 +253,20 @@ export function registerTokens(program: Command): void {
     .action(
       withContext(async (ctx, options: { reporter?: boolean; namespace?: string }) => {
         const gameId = await ctx.gameId();
-        let path = `/cloud/games/${gameId}/tokens/cloud`;
+        let minted: Schema<'TokenResponse'>;
         if (options.reporter === true) {
           if (options.namespace === undefined) throw new UsageError('--reporter needs --namespace');
-          path = `/cloud/games/${gameId}/namespaces/${await ctx.namespaceId(gameId, options.namespace)}/tokens/reporter`;
+          const namespaceId = await ctx.namespaceId(gameId, options.namespace);
+          minted = await unwrap(
+            ctx.api.POST('/cloud/games/{game_id}/namespaces/{namespace_id}/tokens/reporter', {
+              params: { path: { game_id: gameId, namespace_id: namespaceId } },
+            }),
+          );
+        } else {
+          minted = await unwrap(
+            ctx.api.POST('/cloud/games/{game_id}/tokens/cloud', { params: { path: { game_id: gameId } } }),
+          );
         }
-        const minted = await ctx.client.post<TokenResponse>(path);
         output(
           ctx.json,
           minted,
@@ -260,11 +280,12 @@ export function registerTokens(program: Command): void {
     .action(
       withContext(async (ctx) => {
         const gameId = await ctx.gameId();
-        const all = await listAll<TokenList['tokens'][number], 'tokens'>(
-          ctx,
-          `/cloud/games/${gameId}/tokens`,
-          'tokens',
-        );
+        const all = await listAll(async (query) => {
+          const page = await unwrap(
+            ctx.api.GET('/cloud/games/{game_id}/tokens', { params: { path: { game_id: gameId }, query } }),
+          );
+          return { items: page.tokens, cursor: page.cursor };
+        });
         output(ctx.json, { tokens: all }, ({ tokens: rows }) =>
           table(
             ['TOKEN ID', 'KIND', 'CREATED', 'EXPIRES', 'LAST USED', 'REVOKED'],
@@ -286,7 +307,7 @@ export function registerTokens(program: Command): void {
     .action(
       withContext(async (ctx, tokenId: string) => {
         ctx.requireToken();
-        await ctx.client.delete(`/cloud/tokens/${tokenId}`);
+        await unwrap(ctx.api.DELETE('/cloud/tokens/{token_id}', { params: { path: { token_id: tokenId } } }));
         output(ctx.json, { token_id: tokenId, revoked: true }, () => `Revoked ${tokenId}.`);
       }),
     );
@@ -300,7 +321,9 @@ export function registerBilling(program: Command): void {
     .action(
       withContext(async (ctx) => {
         const gameId = await ctx.gameId();
-        const answer = await ctx.client.get<GameBilling>(`/cloud/games/${gameId}/billing`);
+        const answer = await unwrap(
+          ctx.api.GET('/cloud/games/{game_id}/billing', { params: { path: { game_id: gameId } } }),
+        );
         output(ctx.json, answer, (b) =>
           [
             `plan in force: ${b.active_plan}`,
@@ -319,8 +342,11 @@ export function registerBilling(program: Command): void {
     .action(
       withContext(async (ctx, plan: string) => {
         const gameId = await ctx.gameId();
-        await ctx.client.put(`/cloud/games/${gameId}/billing/plan`, { plan });
-        const answer = await ctx.client.get<GameBilling>(`/cloud/games/${gameId}/billing`);
+        const path = { game_id: gameId };
+        await unwrap(
+          ctx.api.PUT('/cloud/games/{game_id}/billing/plan', { params: { path }, body: { plan } }),
+        );
+        const answer = await unwrap(ctx.api.GET('/cloud/games/{game_id}/billing', { params: { path } }));
         output(ctx.json, answer, (b) => `Plan ${b.plan} chosen; in force now: ${b.active_plan}.`);
       }),
     );
@@ -333,7 +359,7 @@ export function registerRegions(program: Command): void {
     .action(
       withContext(async (ctx) => {
         ctx.requireToken();
-        const answer = await ctx.client.get<RegionsResponse>('/cloud/regions');
+        const answer = await unwrap(ctx.api.GET('/cloud/regions'));
         output(ctx.json, answer, ({ regions }) =>
           table(
             ['REGION ID', 'NAME ID'],

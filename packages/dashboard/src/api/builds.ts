@@ -1,8 +1,9 @@
+import { MULTIPART_MIN_BYTES } from '@gcm/contract/limits';
+import type { components } from '@gcm/sdk';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from './client';
 import { keys } from './queries';
-import type { components } from './schema';
-import { MULTIPART_MIN_BYTES, type PresignedRequest, putWithProgress } from './uploads';
+import { type PresignedRequest, putWithProgress } from './uploads';
 
 export type Build = components['schemas']['Build'];
 type PrepareBuildBody = components['schemas']['PrepareBuildBody'];

@@ -1,23 +1,18 @@
+import type { Plan } from '@gcm/contract/limits';
+import type { components } from '@gcm/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { ApiError, api, unwrap } from './client';
-import type { components } from './schema';
 
 export type LobbySummary = components['schemas']['LobbySummary'];
 export type GameBilling = components['schemas']['GameBilling'];
-export type Plan = GameBilling['plan'];
 export type TokenSummary = components['schemas']['TokenSummary'];
 export type TokenResponse = components['schemas']['TokenResponse'];
 export type NamespaceSummary = components['schemas']['NamespaceSummary'];
 
-/**
- * The plans, cheapest first (the order the service ranks them in). Written out rather than imported from
- * @gcm/contract, which would bring its whole schema library into the bundle for three names; checked both
- * ways against the OpenAPI enum, so a plan added to or removed from the service breaks this build.
- */
-export const PLANS = ['trial', 'indie', 'studio'] as const satisfies readonly Plan[];
-type UnlistedPlan = Exclude<Plan, (typeof PLANS)[number]>;
-export const everyPlanListed: [UnlistedPlan] extends [never] ? true : UnlistedPlan = true;
+/** The plans, cheapest first (the order the service ranks them in), from the contract's typebox-free part. */
+export { PLANS } from '@gcm/contract/limits';
+export type { Plan };
 
 export const liveKeys = {
   lobbies: (gameId: string, namespaceId: string, cursor: string | undefined) =>

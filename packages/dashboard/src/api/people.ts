@@ -1,8 +1,8 @@
+import type { components } from '@gcm/sdk';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { call } from './auth';
 import { api, type Person, unwrap } from './client';
 import { keys, useSession } from './queries';
-import type { components } from './schema';
 
 /**
  * Members, invitations and password resets: better-auth's organization and password endpoints under /auth

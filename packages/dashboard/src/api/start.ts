@@ -1,8 +1,8 @@
+import type { components } from '@gcm/sdk';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { createTeam } from './auth';
 import { ApiError, api, unwrap } from './client';
 import { keys } from './queries';
-import type { components } from './schema';
 
 type CreateGameBody = components['schemas']['CreateGameBody'];
 

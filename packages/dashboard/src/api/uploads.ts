@@ -1,17 +1,15 @@
 import { formatBytes } from '@gcm/contract/format';
+import { AVATAR_MAX_BYTES } from '@gcm/contract/limits';
+import type { components } from '@gcm/sdk';
 import { ApiError, api, toApiError, unwrap } from './client';
-import type { components } from './schema';
 
 export type PresignedRequest = components['schemas']['PresignedRequest'];
 
 /**
- * The service's limits on uploads, checked here first so a person hears at once what the service would
- * answer after the round trip. They mirror the server (BUILD_LIMITS.multipartMinBytes in the builds module,
- * AVATAR_MAX_BYTES in uploads/avatar-rules.ts); the service stays the judge and its refusal is shown as is.
- * Copied rather than imported: `@gcm/contract` would bring its whole schema library into the bundle.
+ * The avatar types the service takes, checked here first (with the contract's AVATAR_MAX_BYTES) so a person
+ * hears at once what the service would answer after the round trip; the service stays the judge and its
+ * refusal is shown as is.
  */
-export const MULTIPART_MIN_BYTES = 5 * 1024 * 1024;
-export const AVATAR_MAX_BYTES = 1_999_999;
 export const AVATAR_TYPES: Readonly<Record<string, readonly string[]>> = {
   'image/png': ['png'],
   'image/jpeg': ['jpg', 'jpeg'],

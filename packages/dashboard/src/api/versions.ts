@@ -1,7 +1,7 @@
+import type { components } from '@gcm/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, toApiError } from './client';
 import { keys, useInspect, useTeamRole } from './queries';
-import type { components } from './schema';
 
 export type VersionFull = components['schemas']['VersionFull'];
 export type VersionBody = components['schemas']['VersionBody'];

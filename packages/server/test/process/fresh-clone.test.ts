@@ -17,8 +17,8 @@ import { sqliteOnly } from '../helpers/stores.js';
  * the test checks what is about to be committed). `npm ci` runs with `--ignore-scripts` and only the cli
  * and server workspaces, from npm's cache: the bins are linked by the same install step either way, and
  * leaving out the prepare build, better-sqlite3's compile and the dashboard's and root's tooling keeps
- * the test near a minute. What the build would write (the contract's and the CLI's dist/) is copied from
- * this tree's own build instead, which is what `npm ci`'s prepare step makes.
+ * the test near a minute. What the build would write (the contract's, the SDK's and the CLI's dist/) is
+ * copied from this tree's own build instead, which is what `npm ci`'s prepare step makes.
  */
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -82,7 +82,7 @@ describe('a fresh clone after npm ci', { ...sqliteOnly, timeout: 600_000 }, () =
   });
 
   it('runs our CLI through the link once built, and npx --no-install finds it', async () => {
-    for (const pkg of ['contract', 'cli']) {
+    for (const pkg of ['contract', 'sdk', 'cli']) {
       cpSync(path.join(REPO_ROOT, 'packages', pkg, 'dist'), path.join(clone, 'packages', pkg, 'dist'), {
         recursive: true,
       });

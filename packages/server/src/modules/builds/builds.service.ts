@@ -1,4 +1,5 @@
 import { BUILDS_PAGE_LIMIT_DEFAULT, type ListBuildsQuery, quote, utf8ByteLength } from '@gcm/contract';
+import { MULTIPART_MIN_BYTES } from '@gcm/contract/limits';
 import type { Deps } from '../../deps.js';
 import { AppError, errors, type ValidationErrorItem } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
@@ -20,7 +21,7 @@ import * as repo from './builds.repository.js';
 export const BUILD_LIMITS = {
   nameBytes: 128,
   singleUploadBytes: 8 * 1024 ** 3,
-  multipartMinBytes: 5 * 1024 ** 2,
+  multipartMinBytes: MULTIPART_MIN_BYTES,
   parts: 10_000,
   tags: 32,
   tagKeyBytes: 64,

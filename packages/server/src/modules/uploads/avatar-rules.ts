@@ -1,8 +1,8 @@
 import { crc32 } from 'node:zlib';
 import { errors } from '../../errors.js';
 
-/** Avatars must be under 2 MB: enough for a crisp square icon, small enough to serve from this service. */
-export const AVATAR_MAX_BYTES = 1_999_999;
+/** In the contract, so that the dashboard checks a file against the same number before uploading it. */
+export { AVATAR_MAX_BYTES } from '@gcm/contract/limits';
 
 export type AvatarMime = 'image/png' | 'image/jpeg';
 

@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, NetworkError } from './client.js';
+import { ApiError, NetworkError } from './errors.js';
 
 export interface RetryPolicy {
   /** Tries in all, the first included. */
@@ -54,9 +53,29 @@ export function isTransientApiError(err: unknown): boolean {
   return false;
 }
 
+/** node:timers/promises' sleep, but in a browser too: the SDK runs in both. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /**
  * Runs `attempt` until it succeeds, it fails with an error `transient` does not accept, or the tries run
- * out. A TransientError's Retry-After wins over the backoff when it is longer.
+ * out. A TransientError's Retry-After wins over the backoff when it is longer. Retry only what is safe to
+ * repeat: a read, a PUT, or a write sent with an `Idempotency-Key` that stays the same for every try.
  */
 export async function withRetries<T>(
   attempt: (index: number) => Promise<T>,
@@ -77,7 +96,7 @@ export async function withRetries<T>(
       const asked = err instanceof TransientError ? err.retryAfterMs : undefined;
       const waitMs = Math.max(asked ?? 0, backoffMs(index, policy));
       options.onRetry?.(err, waitMs, index);
-      await sleep(waitMs, undefined, options.signal === undefined ? {} : { signal: options.signal });
+      await sleep(waitMs, options.signal);
     }
   }
 }
