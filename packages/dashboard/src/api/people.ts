@@ -1,3 +1,4 @@
+import type { TeamRole } from '@gcm/contract/roles';
 import type { components } from '@gcm/sdk';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { call } from './auth';
@@ -10,19 +11,7 @@ import { keys, useSession } from './queries';
  * service's own OpenAPI.
  */
 
-export type TeamRole = Person['teams'][number]['role'];
-
-/** Strongest first, as the README's roles table has them. */
-export const ROLES: readonly TeamRole[] = ['owner', 'admin', 'member', 'viewer'];
-
-export function isTeamRole(value: string): value is TeamRole {
-  return (ROLES as readonly string[]).includes(value);
-}
-
-/** True when `held` is `needed` or stronger. */
-export function roleCovers(held: TeamRole | undefined, needed: TeamRole): boolean {
-  return held !== undefined && ROLES.indexOf(held) <= ROLES.indexOf(needed);
-}
+export type { TeamRole };
 
 export interface Member {
   id: string;

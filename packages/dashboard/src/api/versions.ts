@@ -1,3 +1,4 @@
+import { roleCovers } from '@gcm/contract/roles';
 import type { components } from '@gcm/sdk';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, toApiError } from './client';
@@ -72,7 +73,7 @@ export function useRegions() {
 export function useCanWrite(teamId: string): { pending: boolean; allowed: boolean } {
   const inspect = useInspect(true);
   const role = useTeamRole(teamId);
-  return { pending: inspect.isPending, allowed: role !== undefined && role !== 'viewer' };
+  return { pending: inspect.isPending, allowed: roleCovers(role, 'member') };
 }
 
 /** Writes that change what the game frame shows refresh the game. */
