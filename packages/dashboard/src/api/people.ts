@@ -2,7 +2,7 @@ import type { TeamRole } from '@gcm/contract/roles';
 import type { components } from '@gcm/sdk';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { call } from './auth';
-import { api, type Person, unwrap } from './client';
+import { api, unwrap } from './client';
 import { keys, useSession } from './queries';
 
 /**
