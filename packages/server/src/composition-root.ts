@@ -1,9 +1,14 @@
 import { type AppDeps, type BuildAppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/open-db.js';
-import type { Deps, TestPauses } from './deps.js';
+import type { Deps } from './deps.js';
 import { deleteExpiredIdempotencyKeys, IDEMPOTENCY_CLEANUP_INTERVAL_MS } from './http/idempotency.js';
 import { trackConnectionsForShutdown } from './http/shutdown-connections.js';
+import { createAccounts, deleteExpiredSessions, loadAccountSecret } from './identity/accounts.js';
+import { PasswordHashing } from './identity/password-hashing.js';
+import { People } from './identity/people.js';
+import { pauseNotice, SignInLimit } from './identity/sign-in-limit.js';
+import { TokenAuthority } from './identity/token-authority.js';
 import { BackgroundJobs } from './lib/background-jobs.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
 import { createBlobStorage } from './lib/blob/create-blob-storage.js';
@@ -15,11 +20,8 @@ import { describeSmtpError, LogMailer, type Mail, type Mailer, SmtpMailer } from
 import { Metrics } from './lib/metrics.js';
 import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
+import { holdTestPauses, type TestPauses } from './lib/test-seams.js';
 import { TrustedOrigins } from './lib/trusted-origins.js';
-import { createAccounts, deleteExpiredSessions, loadAccountSecret } from './modules/accounts/accounts.js';
-import { PasswordHashing } from './modules/accounts/password-hashing.js';
-import { People } from './modules/accounts/people.js';
-import { pauseNotice, SignInLimit } from './modules/accounts/sign-in-limit.js';
 import { deleteExpiredAuditEvents } from './modules/audit/audit.service.js';
 import { Backups } from './modules/backups/backups.service.js';
 import { BillingScheduler } from './modules/billing/billing.scheduler.js';
@@ -33,7 +35,6 @@ import { deleteExpiredLobbies } from './modules/lobby-logs/lobby-logs.service.js
 import { Namespaces } from './modules/namespaces/namespaces.service.js';
 import { deleteUploadGarbage, purgeDeleted } from './modules/purge/purge.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
-import { TokenAuthority } from './modules/tokens/token-authority.js';
 import { revokeStrandedPersonTokens } from './modules/tokens/tokens.service.js';
 import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
 import { WebhookDispatcher } from './modules/webhooks/webhooks.dispatcher.js';
@@ -196,8 +197,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
       metrics,
       webhooks,
       origins,
-      pauses: options.pauses,
     };
+    if (options.pauses !== undefined) holdTestPauses(deps, options.pauses);
     // The namespaces module owns its view cache: every write of a namespace goes through it.
     const backups = new Backups({ sqlite, dataDir: config.dataDir, backupDir: config.backupDir, clock });
     const appDeps: AppDeps = { ...deps, namespaces: new Namespaces(deps), backups };

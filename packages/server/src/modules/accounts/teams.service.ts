@@ -2,9 +2,9 @@ import type { CreateTeamBody, CreateTeamResponse } from '@gcm/contract';
 import { APIError } from 'better-auth';
 import type { Deps } from '../../deps.js';
 import { AppError, errors } from '../../errors.js';
+import { operatorSignUp, resetCapture } from '../../identity/accounts.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { revokeStrandedPersonTokens } from '../tokens/tokens.service.js';
-import { operatorSignUp, resetCapture } from './accounts.js';
 import * as teams from './teams.repository.js';
 
 /**

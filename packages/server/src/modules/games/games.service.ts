@@ -1,6 +1,7 @@
 import { checkDisplayName, checkNameId, GAME_DISPLAY_NAME_MAX_BYTES, quote } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { errors, type ValidationErrorItem } from '../../errors.js';
+import type { Caller } from '../../identity/callers.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { newId } from '../../lib/ids.js';
@@ -8,7 +9,6 @@ import * as teams from '../accounts/teams.repository.js';
 import { billingWatchKey, endBilling } from '../billing/billing.service.js';
 import { listNamespaceSummaries } from '../namespaces/namespaces.repository.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
-import type { Caller } from '../tokens/token-authority.js';
 import { revokeTokensOf } from '../tokens/token-revocation.js';
 import { listVersionSummaries } from '../versions/versions.repository.js';
 import * as repo from './games.repository.js';

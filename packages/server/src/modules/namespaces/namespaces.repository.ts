@@ -85,10 +85,6 @@ export function listNamespacePage(db: Db, gameId: string, after: PageKey | undef
   return listNamespacesQuery(db, gameId, after, limit).execute();
 }
 
-/**
- * Updates the living namespace row and reports whether there is one. Inside a transaction this also takes the
- * row's write lock, which serialises concurrent edits of the same namespace on PostgreSQL as on SQLite.
- */
 /** The version a live namespace runs, its row locked (PostgreSQL) until the write's transaction ends. */
 export async function lockedVersionOf(w: NamespaceWrite): Promise<string | undefined> {
   const row = await forUpdate(
@@ -98,6 +94,10 @@ export async function lockedVersionOf(w: NamespaceWrite): Promise<string | undef
   return row?.version_id;
 }
 
+/**
+ * Updates the living namespace row and reports whether there is one. Inside a transaction this also takes the
+ * row's write lock, which serialises concurrent edits of the same namespace on PostgreSQL as on SQLite.
+ */
 export async function updateNamespace(
   w: NamespaceWrite,
   values: Editable & { update_ts: number },

@@ -1,28 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { TEAM_ROLES, type TeamRole } from '@gcm/contract';
 import { APIError, betterAuth } from 'better-auth';
 import { createAuthMiddleware } from 'better-auth/api';
 import { organization } from 'better-auth/plugins';
 import { adminAc, defaultAc, memberAc, ownerAc } from 'better-auth/plugins/organization/access';
-import type { Config } from '../../config.js';
-import type { Db } from '../../db/open-db.js';
-import { isPostgres } from '../../db/open-db.js';
-import { deleteInBatches } from '../../lib/batched-delete.js';
-import type { Mailer } from '../../lib/mail.js';
-import type { TrustedOrigins } from '../../lib/trusted-origins.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/open-db.js';
+import { isPostgres } from '../db/open-db.js';
+import { deleteInBatches } from '../lib/batched-delete.js';
+import type { Mailer } from '../lib/mail.js';
+import type { TrustedOrigins } from '../lib/trusted-origins.js';
 import type { PasswordHashing } from './password-hashing.js';
-
-export { TEAM_ROLES, type TeamRole } from '@gcm/contract';
-
-export function isTeamRole(value: string): value is TeamRole {
-  return (TEAM_ROLES as readonly string[]).includes(value);
-}
-
-/** True when `held` is `needed` or stronger. */
-export function roleCovers(held: TeamRole, needed: TeamRole): boolean {
-  return TEAM_ROLES.indexOf(held) <= TEAM_ROLES.indexOf(needed);
-}
+import { isTeamRole, TEAM_ROLES } from './roles.js';
 
 /** The header the service sets to the client's address (request.ip) before better-auth reads it. */
 export const CLIENT_IP_HEADER = 'x-gcm-client-ip';
