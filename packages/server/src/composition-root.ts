@@ -30,7 +30,7 @@ import {
   deleteExpiredDeviceLinks,
 } from './modules/device-links/device-links.service.js';
 import { openFirstRunSetup } from './modules/first-run/first-run.service.js';
-import { teamOwnsGames } from './modules/games/games.repository.js';
+import { teamOwnsGames } from './modules/games/games.service.js';
 import { deleteExpiredLobbies } from './modules/lobby-logs/lobby-logs.service.js';
 import { Namespaces } from './modules/namespaces/namespaces.service.js';
 import { deleteUploadGarbage, purgeDeleted } from './modules/purge/purge.service.js';

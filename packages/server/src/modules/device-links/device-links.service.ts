@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { lockGame } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { AppError, errors } from '../../errors.js';
 import type { Caller } from '../../identity/callers.js';
@@ -6,7 +7,6 @@ import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { secondsUntil } from '../../lib/rate-counters.js';
 import { testPause } from '../../lib/test-seams.js';
-import { lockGame } from '../games/games.repository.js';
 import { mintedFor, recordToken, signStoredToken } from '../tokens/tokens.service.js';
 import * as repo from './device-links.repository.js';
 

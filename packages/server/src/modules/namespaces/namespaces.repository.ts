@@ -1,5 +1,6 @@
 import type { NamespacesTable } from '../../db/database.js';
 import { type Db, forUpdate } from '../../db/open-db.js';
+import { liveNamespace } from '../../db/scope.js';
 import type { PageKey } from '../../lib/paging.js';
 
 declare const writeScope: unique symbol;
@@ -39,11 +40,6 @@ export function insertNamespace(w: NamespaceWrite, row: Omit<NamespacesTable, 'n
     .insertInto('namespaces')
     .values({ ...row, namespace_id: w.namespaceId, game_id: w.gameId })
     .execute();
-}
-
-/** The game's live namespace `namespaceId`, as a query to select from (or to test with `exists`). */
-export function liveNamespace(db: Db, gameId: string, namespaceId: string) {
-  return live(db).where('namespaces.namespace_id', '=', namespaceId).where('namespaces.game_id', '=', gameId);
 }
 
 export function findNamespace(db: Db, gameId: string, namespaceId: string) {

@@ -1,5 +1,6 @@
 import type { PageQuery, TokenList } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
+import { assertGameExists, lockGame, namespaceExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import type { Caller } from '../../identity/callers.js';
@@ -9,9 +10,6 @@ import { findToken } from '../../identity/token-store.js';
 import { DAY_MS, toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
-import { lockGame } from '../games/games.repository.js';
-import { assertGameExists } from '../games/games.service.js';
-import { findNamespace } from '../namespaces/namespaces.repository.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import { revokeStrandedTokens } from './token-revocation.js';
 import * as repo from './tokens.repository.js';
@@ -50,7 +48,7 @@ export async function createReporterToken(
   await deps.namespaces.get(gameId, namespaceId);
   const claims = await deps.db.transaction().execute(async (trx) => {
     if (!(await lockGame(trx, gameId))) throw errors.gameNotFound();
-    if ((await findNamespace(trx, gameId, namespaceId)) === undefined) throw errors.namespaceNotFound();
+    if (!(await namespaceExists(trx, gameId, namespaceId))) throw errors.namespaceNotFound();
     return recordToken(deps, trx, { kind: 'reporter', gameId, namespaceId, userId: mintedFor(caller) });
   });
   return signMinted(deps, claims);

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { PresignedRequest } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
+import { assertGameExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import type { Caller } from '../../identity/callers.js';
@@ -13,7 +14,6 @@ import {
 } from '../../lib/blob/blob-storage.js';
 import { newId } from '../../lib/ids.js';
 import { testPause } from '../../lib/test-seams.js';
-import { assertGameExists } from '../games/games.service.js';
 import {
   AVATAR_FILE_NAME,
   AVATAR_MAX_BYTES,
@@ -429,3 +429,6 @@ function abandonedBefore(deps: Deps): number {
 export function claimAbandonedBuildUploads(deps: Deps, limit: number): Promise<string[]> {
   return repo.claimAbandonedBuildUploads(deps.db, abandonedBefore(deps), limit);
 }
+
+/** What builds (modules/builds) read of an upload's row: a build's bytes are an upload. */
+export { findUpload } from './uploads.repository.js';
