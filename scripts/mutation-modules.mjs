@@ -62,7 +62,8 @@ export const MUTATION_MODULES = [
     mutate: [
       'packages/server/src/modules/tokens/tokens.service.ts',
       'packages/server/src/modules/tokens/tokens.repository.ts',
-      'packages/server/src/modules/tokens/token-authority.ts',
+      'packages/server/src/identity/token-authority.ts',
+      'packages/server/src/identity/token-store.ts',
     ],
     testFiles: [
       'packages/server/test/modules/tokens.test.ts',

@@ -41,6 +41,7 @@ import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { versionsRoutes } from './modules/versions/versions.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { wholeGameRoutes } from './modules/whole-game/whole-game.routes.js';
 
 /** Path parameters may be JWTs (the device link page); ids are bounded by their schemas anyway. */
 const MAX_PARAM_LENGTH = 2048;
@@ -189,6 +190,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   await registerOpenApi(app, deps.config.publicUrl);
 
   gamesRoutes(app, deps);
+  wholeGameRoutes(app, deps);
   versionsRoutes(app, deps);
   namespacesRoutes(app, deps);
   lobbyLogsRoutes(app, deps);

@@ -1,8 +1,13 @@
 import { type AppDeps, type BuildAppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/open-db.js';
-import type { Deps, TestPauses } from './deps.js';
+import type { Deps } from './deps.js';
 import { trackConnectionsForShutdown } from './http/shutdown-connections.js';
+import { createAccounts, loadAccountSecret } from './identity/accounts.js';
+import { PasswordHashing } from './identity/password-hashing.js';
+import { People } from './identity/people.js';
+import { pauseNotice, SignInLimit } from './identity/sign-in-limit.js';
+import { TokenAuthority } from './identity/token-authority.js';
 import { backgroundJobs } from './jobs.js';
 import { BackgroundJobs } from './lib/background-jobs.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
@@ -15,19 +20,15 @@ import { describeSmtpError, LogMailer, type Mailer, SmtpMailer } from './lib/mai
 import { Metrics } from './lib/metrics.js';
 import { PgChangeRelay } from './lib/pg-change-relay.js';
 import { MemoryCounters, TableCounters } from './lib/rate-counters.js';
+import { holdTestPauses, type TestPauses } from './lib/test-seams.js';
 import { TrustedOrigins } from './lib/trusted-origins.js';
 import { createLogger, type LogStream, silentLogger } from './logger.js';
-import { createAccounts, loadAccountSecret } from './modules/accounts/accounts.js';
-import { PasswordHashing } from './modules/accounts/password-hashing.js';
-import { People } from './modules/accounts/people.js';
-import { pauseNotice, SignInLimit } from './modules/accounts/sign-in-limit.js';
 import { Backups } from './modules/backups/backups.service.js';
 import { BillingScheduler } from './modules/billing/billing.scheduler.js';
 import { openFirstRunSetup } from './modules/first-run/first-run.service.js';
-import { teamOwnsGames } from './modules/games/games.repository.js';
+import { teamOwnsGames } from './modules/games/games.service.js';
 import { Namespaces } from './modules/namespaces/namespaces.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
-import { TokenAuthority } from './modules/tokens/token-authority.js';
 import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
 import { WebhookOutbox } from './modules/webhooks/webhooks.outbox.js';
 import { deleteWebhooksOf, teamScope } from './modules/webhooks/webhooks.service.js';
@@ -165,8 +166,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
       metrics,
       webhooks,
       origins,
-      pauses: options.pauses,
     };
+    if (options.pauses !== undefined) holdTestPauses(deps, options.pauses);
     // The namespaces module owns its view cache: every write of a namespace goes through it.
     const backups = new Backups({ sqlite, dataDir: config.dataDir, backupDir: config.backupDir, clock });
     const appDeps: AppDeps = { ...deps, namespaces: new Namespaces(deps), backups };

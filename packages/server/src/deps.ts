@@ -1,5 +1,10 @@
 import type { Config } from './config.js';
 import type { Db } from './db/open-db.js';
+import type { Accounts } from './identity/accounts.js';
+import type { PasswordHashing } from './identity/password-hashing.js';
+import type { People } from './identity/people.js';
+import type { SignInLimit } from './identity/sign-in-limit.js';
+import type { TokenAuthority } from './identity/token-authority.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
 import type { CacheCoherence } from './lib/cache-coherence.js';
 import type { ChangeNotifier } from './lib/change-notifier.js';
@@ -7,26 +12,7 @@ import type { Clock } from './lib/clock.js';
 import type { Metrics } from './lib/metrics.js';
 import type { RateCounters } from './lib/rate-counters.js';
 import type { TrustedOrigins } from './lib/trusted-origins.js';
-import type { Accounts } from './modules/accounts/accounts.js';
-import type { PasswordHashing } from './modules/accounts/password-hashing.js';
-import type { People } from './modules/accounts/people.js';
-import type { SignInLimit } from './modules/accounts/sign-in-limit.js';
-import type { TokenAuthority } from './modules/tokens/token-authority.js';
 import type { WebhookOutbox } from './modules/webhooks/webhooks.outbox.js';
-
-/**
- * Points where a test may hold a request, to force an interleaving of two requests that real traffic makes
- * only now and then (a connection queue or a fast machine may never make it). Each is awaited where it is
- * set; production sets none.
- */
-export interface TestPauses {
-  /** A device-link completion has read its link as not completed yet and has written nothing. */
-  deviceLinkCompletionRead?: () => Promise<void>;
-  /** An upload completion has read its upload as pending and has not frozen its file yet. */
-  uploadCompletionRead?: () => Promise<void>;
-  /** An upload completion has frozen (or joined) its file and has recorded nothing yet. */
-  uploadCompletionFrozen?: () => Promise<void>;
-}
 
 /** What services need, passed in explicitly so tests can swap the clock and the data directory. */
 export interface Deps {
@@ -56,6 +42,4 @@ export interface Deps {
   readonly webhooks: WebhookOutbox;
   /** Origins whose pages may use a session: GCM_PUBLIC_URL's, GCM_TRUSTED_ORIGINS, loopback by default. */
   readonly origins: TrustedOrigins;
-  /** Tests only (see TestPauses); undefined in production. */
-  readonly pauses?: TestPauses | undefined;
 }

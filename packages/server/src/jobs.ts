@@ -1,7 +1,7 @@
 import type { AppDeps } from './app.js';
 import { deleteExpiredIdempotencyKeys, IDEMPOTENCY_CLEANUP_INTERVAL_MS } from './http/idempotency.js';
+import { deleteExpiredSessions } from './identity/accounts.js';
 import type { BackgroundJob } from './lib/background-jobs.js';
-import { deleteExpiredSessions } from './modules/accounts/accounts.js';
 import { deleteExpiredAuditEvents } from './modules/audit/audit.service.js';
 import type { BillingScheduler } from './modules/billing/billing.scheduler.js';
 import {

@@ -12,7 +12,7 @@ import { MultilineText, OptionalNullable, Text, TextMap, U32 } from '../common.j
 
 /*
  * Wire bounds: every string, list and map has one, set well above the validator's rules (LIMITS in
- * version-config.validate.ts) so that the rules still report `too-long`/`too-many` with their paths, and
+ * validate.ts) so that the rules still report `too-long`/`too-many` with their paths, and
  * only sizes no rule could accept are refused outright as API_BAD_BODY.
  */
 /** Identifiers, names, keys, URLs: one line. */

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, errors } from '../errors.js';
+import type { Caller, Person, TokenCaller } from '../identity/callers.js';
+import { carriesSession, type People } from '../identity/people.js';
+import { roleCovers, type TeamRole } from '../identity/roles.js';
+import type { TokenAuthority } from '../identity/token-authority.js';
 import type { TrustedOrigins } from '../lib/trusted-origins.js';
-import { roleCovers, type TeamRole } from '../modules/accounts/accounts.js';
-import { carriesSession, type People, type Person } from '../modules/accounts/people.js';
-import type { Caller, TokenAuthority, TokenCaller } from '../modules/tokens/token-authority.js';
 import { malformedPathId } from './errors.js';
 import type { AuthFailureGuard } from './rate-limits.js';
 import { hooksOf } from './route-hooks.js';

@@ -1,3 +1,5 @@
+import type { Selectable } from 'kysely';
+import type { IdempotencyKeysTable } from '../db/database.js';
 import type { Db } from '../db/open-db.js';
 
 /** A request that uses a key: whose, which key, and what request it stands for. */
@@ -8,15 +10,19 @@ export interface KeyUse {
   requestSha256: string;
 }
 
-export interface StoredKey {
-  route: string;
-  request_sha256: string;
-  claim_id: string | null;
-  claim_expire_ts: number | null;
-  status_code: number | null;
-  answer: string | null;
-  expire_ts: number;
-}
+/** What a request's check reads of a key's row: all but the key's own ids and its creation time. */
+const STORED_COLUMNS = [
+  'route',
+  'request_sha256',
+  'claim_id',
+  'claim_expire_ts',
+  'status_code',
+  'answer',
+  'expire_ts',
+] as const;
+
+/** A key's row as read: its columns' types come from the table's (db/database.ts), not a copy of them. */
+export type StoredKey = Pick<Selectable<IdempotencyKeysTable>, (typeof STORED_COLUMNS)[number]>;
 
 /** A new hold on a key: who holds it, until when, and when the key itself expires. */
 export interface Claim {
@@ -54,7 +60,7 @@ export async function insertClaim(db: Db, use: KeyUse, claim: Claim): Promise<bo
 export function findKey(db: Db, scope: string, key: string): Promise<StoredKey | undefined> {
   return db
     .selectFrom('idempotency_keys')
-    .select(['route', 'request_sha256', 'claim_id', 'claim_expire_ts', 'status_code', 'answer', 'expire_ts'])
+    .select(STORED_COLUMNS)
     .where('scope', '=', scope)
     .where('idem_key', '=', key)
     .executeTakeFirst();

@@ -9,9 +9,9 @@ import type {
 } from 'fastify';
 import type { Db } from '../db/open-db.js';
 import { errors } from '../errors.js';
+import type { Caller } from '../identity/callers.js';
 import { deleteInBatches } from '../lib/batched-delete.js';
 import type { Clock } from '../lib/clock.js';
-import type { Caller } from '../modules/tokens/token-authority.js';
 import { callerOf } from './auth.js';
 import * as repo from './idempotency.repository.js';
 import { hooksOf } from './route-hooks.js';

@@ -1,6 +1,6 @@
 import { errorResponses, IdempotencyHeaders } from '@gcm/contract';
 import type { FastifySchema } from 'fastify';
-import type { TeamRole } from '../modules/accounts/accounts.js';
+import type { TeamRole } from '../identity/roles.js';
 import { AUTH_DESCRIPTIONS, type AuthRule } from './auth.js';
 import type { IdempotencyOption, StoredAnswer } from './idempotency.js';
 import type { RouteLimit } from './rate-limits.js';

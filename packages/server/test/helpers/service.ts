@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { createService } from '../../src/composition-root.js';
 import { loadConfig } from '../../src/config.js';
-import type { TestPauses } from '../../src/deps.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import type { TestPauses } from '../../src/lib/test-seams.js';
 import { OPERATOR_TOKEN_FILE } from '../../src/modules/tokens/operator-token.js';
 import { dropTestDatabase, onPostgres, withTestDatabase } from './postgres.js';
 

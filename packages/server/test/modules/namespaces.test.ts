@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { cachedViewsOf } from '../../src/modules/namespaces/namespaces.service.js';
 import { createGameFixture, startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
@@ -931,7 +932,7 @@ describe('namespaces', () => {
       // On PostgreSQL the cache serves once the relay's first heartbeat has come back (cache-coherence.ts).
       await until('the caches trust their entries', 5_000, () => svc.deps.caches.trusted());
       const before = await read();
-      assert.ok(svc.deps.namespaces.cachedViews > 0, 'the first read filled the cache');
+      assert.ok(cachedViewsOf(svc.deps.namespaces) > 0, 'the first read filled the cache');
 
       const v2 = await createVersion(f.gameId, 'cached-v2');
       assertNoContent(await svc.call('PUT', nsUrl(f, '/version'), { body: { version_id: v2 } }));

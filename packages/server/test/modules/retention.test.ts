@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { deleteExpiredSessions } from '../../src/modules/accounts/accounts.js';
+import { deleteExpiredSessions } from '../../src/identity/accounts.js';
 import { deleteExpiredLobbies } from '../../src/modules/lobby-logs/lobby-logs.service.js';
 import { deleteUploadGarbage } from '../../src/modules/purge/purge.service.js';
 import { claimAbandonedBuildUploads } from '../../src/modules/uploads/uploads.service.js';

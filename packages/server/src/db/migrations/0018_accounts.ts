@@ -3,7 +3,7 @@ import { type ColumnDataType, type Kysely, PostgresAdapter, sql } from 'kysely';
 import { v7 } from 'uuid';
 
 // Frozen once released. People, their sign-in sessions and credentials, and the teams that own games, in
-// the tables better-auth reads and writes (src/modules/accounts/accounts.ts maps its models and fields onto
+// the tables better-auth reads and writes (src/identity/accounts.ts maps its models and fields onto
 // these names). Its dates are timestamptz on PostgreSQL and ISO-8601 text on SQLite, its booleans boolean
 // and 0/1: that is how its Kysely adapter writes them on each store. A game may belong to one team; games
 // made before teams existed belong to none (the operator's alone) until the operator gives them one.

@@ -5,8 +5,8 @@ import type { Deps } from '../../deps.js';
 import { AppError, errors } from '../../errors.js';
 import { refusedOrigin } from '../../http/auth.js';
 import type { TypedApp } from '../../http/typed-app.js';
+import { AUTH_BASE_PATH, CLIENT_IP_HEADER } from '../../identity/accounts.js';
 import { revokeStrandedPersonTokens } from '../tokens/tokens.service.js';
-import { AUTH_BASE_PATH, CLIENT_IP_HEADER } from './accounts.js';
 import { checkAuthBody } from './auth-bodies.js';
 import { guardPasswordCall } from './auth-call-guards.js';
 

@@ -1,5 +1,6 @@
 import { errors } from '../../errors.js';
-import { ACCOUNT_LIMITS, isTeamRole, TEAM_ROLES } from './accounts.js';
+import { ACCOUNT_LIMITS } from '../../identity/accounts.js';
+import { isTeamRole, TEAM_ROLES } from '../../identity/roles.js';
 
 /**
  * What each better-auth POST endpoint the service serves under /auth takes, checked before the library sees

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
-import { ACCOUNT_LIMITS, AUTH_BASE_PATH } from './accounts.js';
+import { ACCOUNT_LIMITS, AUTH_BASE_PATH } from '../../identity/accounts.js';
 import { ratePassword } from './password-strength.js';
 
 /** The calls that set a password, the field that holds it, and the fields an attacker would know. */

@@ -4,8 +4,3 @@ export async function teamSlugTaken(db: Db, slug: string): Promise<boolean> {
   const row = await db.selectFrom('teams').select('id').where('slug', '=', slug).executeTakeFirst();
   return row !== undefined;
 }
-
-export async function teamExists(db: Db, teamId: string): Promise<boolean> {
-  const row = await db.selectFrom('teams').select('id').where('id', '=', teamId).executeTakeFirst();
-  return row !== undefined;
-}

@@ -1,10 +1,11 @@
 import type { CreateTeamBody, CreateTeamResponse } from '@gcm/contract';
 import { APIError } from 'better-auth';
+import { teamExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { AppError, errors } from '../../errors.js';
+import { operatorSignUp, resetCapture } from '../../identity/accounts.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { revokeStrandedPersonTokens } from '../tokens/tokens.service.js';
-import { operatorSignUp, resetCapture } from './accounts.js';
 import * as teams from './teams.repository.js';
 
 /**
@@ -56,7 +57,7 @@ export async function createTeam(deps: Deps, input: CreateTeamBody): Promise<Cre
 
 /** Gives a game to a team, or (null) back to the operator alone. */
 export async function setGameTeam(deps: Deps, gameId: string, teamId: string | null): Promise<void> {
-  if (teamId !== null && !(await teams.teamExists(deps.db, teamId))) throw errors.teamNotFound();
+  if (teamId !== null && !(await teamExists(deps.db, teamId))) throw errors.teamNotFound();
   // The game's events go to another team's endpoints from now on: every instance's lists are redone.
   let result: { numUpdatedRows: bigint };
   try {

@@ -3,10 +3,9 @@ import { IDEMPOTENT_REPLAYED_HEADER, UUID_PATTERN } from '@gcm/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { hooksOf } from '../../http/route-hooks.js';
+import { AUTH_BASE_PATH } from '../../identity/accounts.js';
+import type { Caller, Person } from '../../identity/callers.js';
 import { newId } from '../../lib/ids.js';
-import { AUTH_BASE_PATH } from '../accounts/accounts.js';
-import type { Person } from '../accounts/people.js';
-import type { Caller } from '../tokens/token-authority.js';
 import * as repo from './audit.repository.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

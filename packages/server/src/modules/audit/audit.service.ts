@@ -7,13 +7,12 @@ import {
   type PageQuery,
 } from '@gcm/contract';
 import type { AuditEventsTable } from '../../db/database.js';
+import { assertGameExists, teamExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import { deleteInBatches } from '../../lib/batched-delete.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
-import { teamExists } from '../accounts/teams.repository.js';
-import { assertGameExists } from '../games/games.service.js';
 import * as repo from './audit.repository.js';
 
 const DAY_MS = 86_400_000;

@@ -1,6 +1,6 @@
 import type { GameBillingTable } from '../../db/database.js';
 import { type Db, forUpdate, isPostgres } from '../../db/open-db.js';
-import { lockGame } from '../games/games.repository.js';
+import { lockGame } from '../../db/scope.js';
 
 /**
  * The game and its billing row in one read: undefined when there is no such game; null billing columns

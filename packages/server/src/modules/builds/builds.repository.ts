@@ -1,8 +1,8 @@
 import type { ExpressionBuilder, Insertable } from 'kysely';
 import type { BuildsTable, Database } from '../../db/database.js';
 import { type Db, forUpdate } from '../../db/open-db.js';
+import { liveNamespace } from '../../db/scope.js';
 import type { PageKey } from '../../lib/paging.js';
-import { liveNamespace } from '../namespaces/namespaces.repository.js';
 
 export function insertBuild(db: Db, row: Insertable<BuildsTable>) {
   return db.insertInto('builds').values(row).execute();

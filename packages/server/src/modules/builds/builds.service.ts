@@ -1,18 +1,18 @@
 import { BUILDS_PAGE_LIMIT_DEFAULT, type ListBuildsQuery, quote, utf8ByteLength } from '@gcm/contract';
 import { MULTIPART_MIN_BYTES } from '@gcm/contract/limits';
+import { namespaceExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { AppError, errors, type ValidationErrorItem } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import { textProblem } from '../../lib/text.js';
-import * as namespacesRepo from '../namespaces/namespaces.repository.js';
-import { findUpload } from '../uploads/uploads.repository.js';
 import {
   claimAbandonedBuildUploads,
   completeUpload,
   deleteUploadFiles,
   deleteUploadRows,
+  findUpload,
   prepareUpload,
   presignAgain,
 } from '../uploads/uploads.service.js';
@@ -30,7 +30,7 @@ export const BUILD_LIMITS = {
 
 /** Environments are the game's namespaces; a namespace of another game is not found. */
 async function assertEnvironment(deps: Deps, gameId: string, environmentId: string): Promise<void> {
-  if ((await namespacesRepo.findNamespace(deps.db, gameId, environmentId)) === undefined) {
+  if (!(await namespaceExists(deps.db, gameId, environmentId))) {
     throw errors.environmentNotFound();
   }
 }

@@ -1,11 +1,12 @@
 import { randomInt } from 'node:crypto';
+import { lockGame } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { AppError, errors } from '../../errors.js';
+import type { Caller } from '../../identity/callers.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { secondsUntil } from '../../lib/rate-counters.js';
-import { lockGame } from '../games/games.repository.js';
-import type { Caller } from '../tokens/token-authority.js';
+import { testPause } from '../../lib/test-seams.js';
 import { mintedFor, recordToken, signStoredToken } from '../tokens/tokens.service.js';
 import * as repo from './device-links.repository.js';
 
@@ -161,8 +162,7 @@ export async function completeDeviceLink(
   const row = await findLiveLink(deps, link);
   if (row.token_id !== null) throw errors.deviceLinkAlreadyComplete();
   // Between the read and the write: a test holds two completions here so both pass the check above.
-  // Stryker disable next-line OptionalChaining: a test seam (TestPauses), unset in production.
-  await deps.pauses?.deviceLinkCompletionRead?.();
+  await testPause(deps, 'deviceLinkCompletionRead');
   await deps.db.transaction().execute(async (trx) => {
     // Under the game's lock: a retirement committing meanwhile cannot miss the token and leave it unrevoked.
     if (!(await lockGame(trx, input.game_id))) throw errors.gameNotFound();

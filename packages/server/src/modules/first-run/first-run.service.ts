@@ -6,8 +6,8 @@ import { APIError } from 'better-auth';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { AppError, errors } from '../../errors.js';
+import { AUTH_BASE_PATH, operatorSignUp } from '../../identity/accounts.js';
 import type { Clock } from '../../lib/clock.js';
-import { AUTH_BASE_PATH, operatorSignUp } from '../accounts/accounts.js';
 import { guardPasswordCall } from '../accounts/auth-call-guards.js';
 import * as repo from './first-run.repository.js';
 

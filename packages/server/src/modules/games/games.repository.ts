@@ -1,26 +1,13 @@
 import type { GamesTable } from '../../db/database.js';
 import type { Db } from '../../db/open-db.js';
-
-/** Games that are not retired: every read of a game starts here. */
-function live(db: Db) {
-  return db.selectFrom('games').where('games.delete_ts', 'is', null);
-}
+import { liveGames } from '../../db/scope.js';
 
 export function insertGame(db: Db, row: GamesTable) {
   return db.insertInto('games').values(row).execute();
 }
 
-export function findGame(db: Db, gameId: string) {
-  return live(db).selectAll().where('game_id', '=', gameId).executeTakeFirst();
-}
-
-export async function gameExists(db: Db, gameId: string): Promise<boolean> {
-  const row = await live(db).select('game_id').where('game_id', '=', gameId).executeTakeFirst();
-  return row !== undefined;
-}
-
 export async function gameNameIdTaken(db: Db, nameId: string): Promise<boolean> {
-  const row = await live(db).select('game_id').where('name_id', '=', nameId).executeTakeFirst();
+  const row = await liveGames(db).select('game_id').where('name_id', '=', nameId).executeTakeFirst();
   return row !== undefined;
 }
 
@@ -28,7 +15,7 @@ export async function gameNameIdTaken(db: Db, nameId: string): Promise<boolean> 
 export type GameScope = { all: true } | { gameId: string } | { teamIds: readonly string[] };
 
 export function listGames(db: Db, scope: GameScope) {
-  let query = live(db).selectAll();
+  let query = liveGames(db).selectAll();
   if ('gameId' in scope) query = query.where('game_id', '=', scope.gameId);
   if ('teamIds' in scope) {
     if (scope.teamIds.length === 0) return Promise.resolve([]);
@@ -57,21 +44,6 @@ export async function setHostNetworking(db: Db, gameId: string, enabled: boolean
   const result = await db
     .updateTable('games')
     .set({ host_networking_enabled: enabled ? 1 : 0 })
-    .where('game_id', '=', gameId)
-    .where('delete_ts', 'is', null)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
-}
-
-/**
- * Takes the living game row's write lock inside a transaction (a no-op update, portable to SQLite and
- * PostgreSQL), so checks over the game's children and the insert that follows them cannot interleave with
- * another's, nor with the game's retirement. False when there is no such living game.
- */
-export async function lockGame(db: Db, gameId: string): Promise<boolean> {
-  const result = await db
-    .updateTable('games')
-    .set((eb) => ({ game_id: eb.ref('game_id') }))
     .where('game_id', '=', gameId)
     .where('delete_ts', 'is', null)
     .executeTakeFirst();

@@ -3,7 +3,6 @@ import {
   CreateGameResponse,
   GameIdParams,
   GameList,
-  GetGameResponse,
   HostNetworkingBody,
   NoContent,
   UpdateGameBody,
@@ -14,19 +13,16 @@ import type { Deps } from '../../deps.js';
 import { callerOf } from '../../http/auth.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import {
   assertMayCreateIn,
   createGame,
-  getGameFull,
   listGames,
   renameGame,
-  retireGame,
   setHostNetworking,
   validateGame,
 } from './games.service.js';
 
-export function gamesRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
+export function gamesRoutes(app: TypedApp, deps: Deps): void {
   app.post(
     '/cloud/games/validate',
     routeOptions(
@@ -76,39 +72,6 @@ export function gamesRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
       { response: { 200: GameList } },
     ),
     async (request) => ({ games: await listGames(deps, callerOf(request)) }),
-  );
-
-  app.get(
-    '/cloud/games/:game_id',
-    routeOptions(
-      {
-        operationId: 'games.getGameById',
-        auth: 'game',
-        summary: 'A game with its namespaces and versions',
-        tag: 'games',
-      },
-      { params: GameIdParams, response: { 200: GetGameResponse } },
-    ),
-    async (request) => ({ game: await getGameFull(deps, request.params.game_id) }),
-  );
-
-  app.delete(
-    '/cloud/games/:game_id',
-    routeOptions(
-      {
-        operationId: 'games.deleteGame',
-        auth: 'operator',
-        personRole: 'owner',
-        summary:
-          'Retire a game: gone at once with its namespaces, tokens and billing; lobbies, builds and uploads are purged in the background',
-        tag: 'games',
-      },
-      { params: GameIdParams, response: { 204: NoContent } },
-    ),
-    async (request, reply) => {
-      await retireGame(deps, request.params.game_id);
-      return reply.code(204).send(null);
-    },
   );
 
   app.patch(

@@ -1,19 +1,12 @@
 import { checkDisplayName, checkNameId, GAME_DISPLAY_NAME_MAX_BYTES, quote } from '@gcm/contract';
+import { findGame, type GameRow, teamExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { errors, type ValidationErrorItem } from '../../errors.js';
+import type { Caller } from '../../identity/callers.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { newId } from '../../lib/ids.js';
-import * as teams from '../accounts/teams.repository.js';
-import { billingWatchKey, endBilling } from '../billing/billing.service.js';
-import { listNamespaceSummaries } from '../namespaces/namespaces.repository.js';
-import type { WithNamespaces } from '../namespaces/namespaces.service.js';
-import type { Caller } from '../tokens/token-authority.js';
-import { revokeTokensOf } from '../tokens/token-revocation.js';
-import { listVersionSummaries } from '../versions/versions.repository.js';
 import * as repo from './games.repository.js';
-
-type GameRow = NonNullable<Awaited<ReturnType<typeof repo.findGame>>>;
 
 export function toGameSummary(row: GameRow) {
   return {
@@ -45,7 +38,7 @@ export async function assertMayCreateIn(
     return;
   }
   if (caller.kind !== 'operator') throw errors.forbidden('this operation needs the operator token');
-  if (teamId !== undefined && !(await teams.teamExists(deps.db, teamId))) throw errors.teamNotFound();
+  if (teamId !== undefined && !(await teamExists(deps.db, teamId))) throw errors.teamNotFound();
 }
 
 function gameNameIdTaken(nameId: string): ValidationErrorItem {
@@ -110,27 +103,9 @@ export async function listGames(deps: Deps, caller: Caller) {
 }
 
 export async function getGameOrThrow(deps: Deps, gameId: string): Promise<GameRow> {
-  const row = await repo.findGame(deps.db, gameId);
+  const row = await findGame(deps.db, gameId);
   if (row === undefined) throw errors.gameNotFound();
   return row;
-}
-
-export async function assertGameExists(deps: Deps, gameId: string): Promise<void> {
-  if (!(await repo.gameExists(deps.db, gameId))) throw errors.gameNotFound();
-}
-
-export async function getGameFull(deps: Deps, gameId: string) {
-  const game = await getGameOrThrow(deps, gameId);
-  const [namespaces, versions] = await Promise.all([
-    listNamespaceSummaries(deps.db, gameId),
-    listVersionSummaries(deps.db, gameId),
-  ]);
-  return {
-    ...toGameSummary(game),
-    host_networking_enabled: game.host_networking_enabled === 1,
-    namespaces: namespaces.map((n) => ({ ...n, create_ts: toTimestamp(n.create_ts) })),
-    versions: versions.map((v) => ({ ...v, create_ts: toTimestamp(v.create_ts) })),
-  };
 }
 
 /** PATCH /cloud/games/{game_id}: a new display name, checked as a new game's is. */
@@ -146,19 +121,7 @@ export async function setHostNetworking(deps: Deps, gameId: string, enabled: boo
 }
 
 /**
- * DELETE /cloud/games/{game_id} (operator only), in one transaction: the game is marked retired (every
- * operation naming it answers 404 GAME_NOT_FOUND from the commit on, and GET /cloud/games leaves it out)
- * and its name_id freed, every namespace of it deleted as DELETE .../namespaces/{id} deletes one, every
- * token of it revoked, and its billing ended (no subscription, no roll-over). Watchers of its billing are
- * answered at once. Lobbies, builds and uploads with their files are purged afterwards (purge.service.ts).
+ * What the modules above read and write of a game's row: its retirement (whole-game), the purge of retired
+ * games (purge), and whether a team still owns one (the composition root's guard on deleting a team).
  */
-export async function retireGame(deps: Deps & WithNamespaces, gameId: string): Promise<void> {
-  const now = deps.clock.now();
-  const revoked = await deps.namespaces.deleteAllOfGame(gameId, async (trx) => {
-    if (!(await repo.markGameDeleted(trx, gameId, now))) throw errors.gameNotFound();
-    await endBilling(trx, gameId);
-    return revokeTokensOf(trx, deps.caches, { gameId }, now);
-  });
-  for (const tokenId of revoked) deps.tokens.forget(tokenId);
-  deps.notifier.notify(billingWatchKey(gameId));
-}
+export { gamesToPurge, markGameDeleted, markGamePurged, teamOwnsGames } from './games.repository.js';

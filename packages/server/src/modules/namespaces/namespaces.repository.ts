@@ -1,5 +1,6 @@
 import type { NamespacesTable } from '../../db/database.js';
 import { type Db, forUpdate } from '../../db/open-db.js';
+import { liveNamespace } from '../../db/scope.js';
 import type { PageKey } from '../../lib/paging.js';
 
 declare const writeScope: unique symbol;
@@ -41,11 +42,6 @@ export function insertNamespace(w: NamespaceWrite, row: Omit<NamespacesTable, 'n
     .execute();
 }
 
-/** The game's live namespace `namespaceId`, as a query to select from (or to test with `exists`). */
-export function liveNamespace(db: Db, gameId: string, namespaceId: string) {
-  return live(db).where('namespaces.namespace_id', '=', namespaceId).where('namespaces.game_id', '=', gameId);
-}
-
 export function findNamespace(db: Db, gameId: string, namespaceId: string) {
   return liveNamespace(db, gameId, namespaceId).selectAll().executeTakeFirst();
 }
@@ -85,10 +81,6 @@ export function listNamespacePage(db: Db, gameId: string, after: PageKey | undef
   return listNamespacesQuery(db, gameId, after, limit).execute();
 }
 
-/**
- * Updates the living namespace row and reports whether there is one. Inside a transaction this also takes the
- * row's write lock, which serialises concurrent edits of the same namespace on PostgreSQL as on SQLite.
- */
 /** The version a live namespace runs, its row locked (PostgreSQL) until the write's transaction ends. */
 export async function lockedVersionOf(w: NamespaceWrite): Promise<string | undefined> {
   const row = await forUpdate(
@@ -98,6 +90,10 @@ export async function lockedVersionOf(w: NamespaceWrite): Promise<string | undef
   return row?.version_id;
 }
 
+/**
+ * Updates the living namespace row and reports whether there is one. Inside a transaction this also takes the
+ * row's write lock, which serialises concurrent edits of the same namespace on PostgreSQL as on SQLite.
+ */
 export async function updateNamespace(
   w: NamespaceWrite,
   values: Editable & { update_ts: number },

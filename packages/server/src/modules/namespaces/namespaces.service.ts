@@ -7,6 +7,7 @@ import {
   quote,
 } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
+import { gameExists, lockGame } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { errors, type ValidationErrorItem } from '../../errors.js';
 import { isBcryptHash } from '../../lib/bcrypt-format.js';
@@ -16,10 +17,8 @@ import { isUniqueViolation } from '../../lib/db-errors.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import type { ReadCache } from '../../lib/read-cache.js';
-import { gameExists, lockGame } from '../games/games.repository.js';
 import { revokeTokensOf } from '../tokens/token-revocation.js';
-import { versionExists } from '../versions/versions.repository.js';
-import { versionToRunNotFound } from '../versions/versions.service.js';
+import { versionExists, versionToRunNotFound } from '../versions/versions.service.js';
 import type { GameNamespacesWrite, NamespaceWrite } from './namespaces.repository.js';
 import * as repo from './namespaces.repository.js';
 
@@ -136,6 +135,14 @@ function checkCdnUserName(user: string): ValidationErrorItem[] {
   return found;
 }
 
+/** Each Namespaces' view cache, for cachedViewsOf: a seam of the tests, kept out of the class's type. */
+const viewCaches = new WeakMap<Namespaces, { readonly size: number }>();
+
+/** Views held now; for the tests that check the cache is used (SQLite) or off (PostgreSQL). */
+export function cachedViewsOf(namespaces: Namespaces): number {
+  return viewCaches.get(namespaces)?.size ?? 0;
+}
+
 /**
  * The namespaces module: its operations, and the cache of rendered namespaces (interface 4.2) that only it
  * can reach. The composition root makes one per process.
@@ -164,11 +171,7 @@ export class Namespaces {
       clear: () => views.clear(),
     });
     this.#views = views;
-  }
-
-  /** Views held now; for the tests that check the cache is used (SQLite) or off (PostgreSQL). */
-  get cachedViews(): number {
-    return this.#views.size;
+    viewCaches.set(this, views);
   }
 
   /**
@@ -408,3 +411,11 @@ export class Namespaces {
     return this.write(gameId, namespaceId, (w) => repo.markNamespacePurged(w, now));
   }
 }
+
+/** What other modules read of namespaces' rows: the full game view, and the purge of deleted ones. */
+export {
+  listNamespaceSummaries,
+  namespaceIdsOfGame,
+  namespacesToPurge,
+  unpurgedNamespacesOf,
+} from './namespaces.repository.js';

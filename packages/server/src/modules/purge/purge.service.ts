@@ -1,9 +1,10 @@
+import { gameExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { deleteAbandonedBuilds, purgeBuildsOf } from '../builds/builds.service.js';
-import * as gamesRepo from '../games/games.repository.js';
+import * as games from '../games/games.service.js';
 import { purgeLobbiesOf } from '../lobby-logs/lobby-logs.service.js';
-import * as namespacesRepo from '../namespaces/namespaces.repository.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
+import * as namespaces from '../namespaces/namespaces.service.js';
 import { deleteAvatarGarbage, purgeUploadsOfGame } from '../uploads/uploads.service.js';
 import { buildIdsNamedByVersions } from '../versions/versions.service.js';
 import { deleteWebhooksOf, gameScope } from '../webhooks/webhooks.service.js';
@@ -39,13 +40,13 @@ export async function purgeDeleted(
   const done = { namespaces: 0, games: 0 };
   // One that fails (a file store down) does not hold the others up; the job logs it, the next pass retries.
   const failures: unknown[] = [];
-  for (const ns of await namespacesRepo.namespacesToPurge(deps.db, PASS_LIMIT)) {
+  for (const ns of await namespaces.namespacesToPurge(deps.db, PASS_LIMIT)) {
     await purgeNamespace(deps, ns).then(
       (finished) => (done.namespaces += finished ? 1 : 0),
       (err: unknown) => failures.push(err),
     );
   }
-  for (const game of await gamesRepo.gamesToPurge(deps.db, PASS_LIMIT)) {
+  for (const game of await games.gamesToPurge(deps.db, PASS_LIMIT)) {
     await purgeGame(deps, game).then(
       (finished) => (done.games += finished ? 1 : 0),
       (err: unknown) => failures.push(err),
@@ -66,7 +67,7 @@ async function purgeNamespace(
 ): Promise<boolean> {
   await purgeLobbiesOf(deps, ns.namespace_id);
   await purgeBuildsOf(deps, ns.namespace_id, async () =>
-    (await gamesRepo.gameExists(deps.db, ns.game_id)) ? buildIdsNamedByVersions(deps, ns.game_id) : NONE,
+    (await gameExists(deps.db, ns.game_id)) ? buildIdsNamedByVersions(deps, ns.game_id) : NONE,
   );
   if (!settled(deps, ns.delete_ts)) return false;
   await deps.namespaces.markPurged(ns.game_id, ns.namespace_id);
@@ -78,15 +79,15 @@ async function purgeGame(
   game: { game_id: string; delete_ts: number | null },
 ): Promise<boolean> {
   // Every namespace, those deleted and purged before the retirement too: they may keep builds for versions.
-  for (const ns of await namespacesRepo.namespaceIdsOfGame(deps.db, game.game_id)) {
+  for (const ns of await namespaces.namespaceIdsOfGame(deps.db, game.game_id)) {
     await purgeLobbiesOf(deps, ns);
     await purgeBuildsOf(deps, ns, async () => NONE);
   }
   await purgeUploadsOfGame(deps, game.game_id);
   await deleteWebhooksOf(deps, gameScope(game.game_id));
   if (!settled(deps, game.delete_ts)) return false;
-  if ((await namespacesRepo.unpurgedNamespacesOf(deps.db, game.game_id)) > 0) return false;
-  await gamesRepo.markGamePurged(deps.db, game.game_id, deps.clock.now());
+  if ((await namespaces.unpurgedNamespacesOf(deps.db, game.game_id)) > 0) return false;
+  await games.markGamePurged(deps.db, game.game_id, deps.clock.now());
   return true;
 }
 

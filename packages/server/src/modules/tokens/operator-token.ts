@@ -1,9 +1,9 @@
 import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../../db/open-db.js';
+import { newOperatorTokenSecret, sha256Hex } from '../../identity/token-authority.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { newOperatorTokenSecret, sha256Hex } from './token-authority.js';
 import * as repo from './tokens.repository.js';
 
 export const OPERATOR_TOKEN_FILE = 'operator-token';

@@ -1,33 +1,11 @@
 import { sql } from 'kysely';
 import type { TokensTable } from '../../db/database.js';
 import { type Db, isPostgres } from '../../db/open-db.js';
+import { TOKEN_COLUMNS } from '../../identity/token-store.js';
 import type { PageKey } from '../../lib/paging.js';
 
-// Every query of the tokens module's tables: token rows, operator token hashes and signing keys.
-
-/** What a token's row says of it besides its ids and kind: read to check it and to list it. */
-const TOKEN_COLUMNS = [
-  'namespace_id',
-  'create_ts',
-  'expire_ts',
-  'revoke_ts',
-  'last_used_ts',
-  'user_id',
-] as const;
-
-/**
- * The row a bearer token is checked against: the one read on every request (a primary-key lookup) when
- * rows are not cached, so it reads what the check needs and nothing more.
- */
-export function findToken(db: Db, tokenId: string) {
-  return db
-    .selectFrom('tokens')
-    .select(['kind', 'game_id', ...TOKEN_COLUMNS])
-    .where('token_id', '=', tokenId)
-    .executeTakeFirst();
-}
-
-export type TokenRow = NonNullable<Awaited<ReturnType<typeof findToken>>>;
+// The tokens module's queries of its tables: token rows and operator token hashes. What a bearer token is
+// checked against is read in identity/token-store.ts.
 
 export async function insertToken(db: Db, row: TokensTable): Promise<void> {
   await db.insertInto('tokens').values(row).execute();
@@ -57,19 +35,6 @@ export async function tokenExists(db: Db, tokenId: string, gameId: string | unde
   return (await query.executeTakeFirst()) !== undefined;
 }
 
-/**
- * Records a use at `now` unless one after `since` is recorded already, so instances that race here write
- * at most once between them, and a late write never moves the time back.
- */
-export async function recordTokenUse(db: Db, tokenId: string, now: number, since: number): Promise<void> {
-  await db
-    .updateTable('tokens')
-    .set({ last_used_ts: now })
-    .where('token_id', '=', tokenId)
-    .where((eb) => eb.or([eb('last_used_ts', 'is', null), eb('last_used_ts', '<=', since)]))
-    .execute();
-}
-
 /** A game's tokens, newest first, after `after`; a range of tokens_game_create read in index order. */
 export function listGameTokensQuery(db: Db, gameId: string, after: PageKey | undefined, limit: number) {
   let query = db
@@ -84,10 +49,6 @@ export function listGameTokensQuery(db: Db, gameId: string, after: PageKey | und
 
 export function listGameTokens(db: Db, gameId: string, after: PageKey | undefined, limit: number) {
   return listGameTokensQuery(db, gameId, after, limit).execute();
-}
-
-export function loadOperatorTokenHashes(db: Db) {
-  return db.selectFrom('operator_tokens').select('token_sha256').execute();
 }
 
 /** An arbitrary application-wide advisory lock key (int8), distinct from Kysely's migration lock. */
@@ -112,11 +73,6 @@ export async function insertOperatorToken(
   row: { token_id: string; token_sha256: string; create_ts: number },
 ): Promise<void> {
   await db.insertInto('operator_tokens').values(row).execute();
-}
-
-/** Signing keys, oldest first: the last one signs, all of them verify. */
-export function loadSigningKeys(db: Db) {
-  return db.selectFrom('signing_keys').selectAll().orderBy('create_ts', 'asc').execute();
 }
 
 /** The names a game cloud token's holder is shown by: its game's, the game's team's, and its person's. */

@@ -1,23 +1,19 @@
 import type { PageQuery, TokenList } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
+import { assertGameExists, lockGame, namespaceExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
+import type { Caller } from '../../identity/callers.js';
+import { isTeamRole } from '../../identity/roles.js';
+import type { SignedTokenKind } from '../../identity/token-authority.js';
+import { findToken } from '../../identity/token-store.js';
 import { DAY_MS, toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
-import { isTeamRole } from '../accounts/accounts.js';
-import { lockGame } from '../games/games.repository.js';
-import { assertGameExists } from '../games/games.service.js';
-import { findNamespace } from '../namespaces/namespaces.repository.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
-import type { Caller, SignedTokenKind } from './token-authority.js';
 import { revokeStrandedTokens } from './token-revocation.js';
 import * as repo from './tokens.repository.js';
 
-/**
- * Mints a signed cloud token for one game; the row makes it revocable and is written before it is handed
- * out, under the game's lock, so a retirement committing meanwhile cannot miss it and leave it unrevoked.
- */
 /** The person a token is minted for: a signed-in person, or the person a minting cloud token is for. */
 export function mintedFor(caller: Caller): string | null {
   if (caller.kind === 'person') return caller.userId;
@@ -25,6 +21,10 @@ export function mintedFor(caller: Caller): string | null {
   return caller.kind === 'game_cloud' ? caller.userId : null;
 }
 
+/**
+ * Mints a signed cloud token for one game; the row makes it revocable and is written before it is handed
+ * out, under the game's lock, so a retirement committing meanwhile cannot miss it and leave it unrevoked.
+ */
 export async function createCloudToken(deps: Deps, gameId: string, caller: Caller) {
   const claims = await deps.db.transaction().execute(async (trx) => {
     if (!(await lockGame(trx, gameId))) throw errors.gameNotFound();
@@ -48,7 +48,7 @@ export async function createReporterToken(
   await deps.namespaces.get(gameId, namespaceId);
   const claims = await deps.db.transaction().execute(async (trx) => {
     if (!(await lockGame(trx, gameId))) throw errors.gameNotFound();
-    if ((await findNamespace(trx, gameId, namespaceId)) === undefined) throw errors.namespaceNotFound();
+    if (!(await namespaceExists(trx, gameId, namespaceId))) throw errors.namespaceNotFound();
     return recordToken(deps, trx, { kind: 'reporter', gameId, namespaceId, userId: mintedFor(caller) });
   });
   return signMinted(deps, claims);
@@ -98,7 +98,7 @@ export async function recordToken(
  * ever being stored. Undefined when there is no such row.
  */
 export async function signStoredToken(deps: Deps, tokenId: string): Promise<string | undefined> {
-  const row = await repo.findToken(deps.db, tokenId);
+  const row = await findToken(deps.db, tokenId);
   if (row === undefined) return undefined;
   return deps.tokens.signToken({
     kind: row.kind as SignedTokenKind,
@@ -124,7 +124,7 @@ export async function storedTokenText(deps: Deps, tokenId: string): Promise<stri
 export async function revokeToken(deps: Deps, caller: Caller, tokenId: string): Promise<void> {
   let gameId: string | undefined;
   if (caller.kind === 'person') {
-    const row = await repo.findToken(deps.db, tokenId);
+    const row = await findToken(deps.db, tokenId);
     const teamId = row === undefined ? undefined : await deps.people.teamOfGame(row.game_id);
     if (row === undefined || teamId === undefined || !caller.teams.has(teamId)) throw errors.tokenNotFound();
     deps.people.assertTeamRole(caller, teamId, 'admin');

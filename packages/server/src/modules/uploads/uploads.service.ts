@@ -1,8 +1,10 @@
 import type { Readable } from 'node:stream';
 import type { PresignedRequest } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
+import { assertGameExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
+import type { Caller } from '../../identity/callers.js';
 import {
   countParts,
   partOf,
@@ -11,8 +13,7 @@ import {
   splitIntoParts,
 } from '../../lib/blob/blob-storage.js';
 import { newId } from '../../lib/ids.js';
-import { assertGameExists } from '../games/games.service.js';
-import type { Caller } from '../tokens/token-authority.js';
+import { testPause } from '../../lib/test-seams.js';
 import {
   AVATAR_FILE_NAME,
   AVATAR_MAX_BYTES,
@@ -198,12 +199,10 @@ export async function completeUpload(
     throw errors.uploadNotFound();
   }
   if (upload.state === 'complete') return;
-  // Stryker disable next-line OptionalChaining: a test seam (TestPauses), unset in production.
-  await deps.pauses?.uploadCompletionRead?.();
+  await testPause(deps, 'uploadCompletionRead');
   if (upload.multipart_id !== null) {
     await joinAllParts(deps, upload, upload.multipart_id);
-    // Stryker disable next-line OptionalChaining: a test seam (TestPauses), unset in production.
-    await deps.pauses?.uploadCompletionFrozen?.();
+    await testPause(deps, 'uploadCompletionFrozen');
     if (!(await repo.markComplete(deps.db, upload.upload_id, deps.clock.now(), upload.object_key))) {
       await assertCompletedByAnother(deps, uploadId);
     }
@@ -220,8 +219,7 @@ export async function completeUpload(
   }
   let recorded = false;
   try {
-    // Stryker disable next-line OptionalChaining: a test seam (TestPauses), unset in production.
-    await deps.pauses?.uploadCompletionFrozen?.();
+    await testPause(deps, 'uploadCompletionFrozen');
     if (frozen.size !== upload.content_length) throw errors.uploadIncomplete([1], false);
     const now = deps.clock.now();
     if (upload.kind === 'avatar') {
@@ -431,3 +429,6 @@ function abandonedBefore(deps: Deps): number {
 export function claimAbandonedBuildUploads(deps: Deps, limit: number): Promise<string[]> {
   return repo.claimAbandonedBuildUploads(deps.db, abandonedBefore(deps), limit);
 }
+
+/** What builds (modules/builds) read of an upload's row: a build's bytes are an upload. */
+export { findUpload } from './uploads.repository.js';

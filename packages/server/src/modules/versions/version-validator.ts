@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Piscina } from 'piscina';
 import type { VersionValidationConfig } from '../../config.js';
 import { errors } from '../../errors.js';
-import type { Caller } from '../tokens/token-authority.js';
+import type { Caller } from '../../identity/callers.js';
 import runValidation, { type FoundErrors, type ValidationTask } from './validate-task.js';
 
 /** Large bodies one caller may have waiting for its turn; one more is answered 429 VALIDATION_BUSY. */

@@ -8,12 +8,12 @@ import type {
 } from '@gcm/contract';
 import { imageIdsOf, resolveVersionConfig } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
+import { findGame, gameExists, lockGame } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { type AppError, errors } from '../../errors.js';
 import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
-import * as gamesRepo from '../games/games.repository.js';
 import type { VersionValidator } from './version-validator.js';
 import * as repo from './versions.repository.js';
 
@@ -40,7 +40,7 @@ function assertOneRuntimeName(config: VersionConfig): void {
 
 /** What a validation needs to know about the game, read through `db` (a transaction when creating). */
 async function factsOf(db: Db, deps: Deps, gameId: string, input: VersionBody): Promise<ValidateFacts> {
-  const game = await gamesRepo.findGame(db, gameId);
+  const game = await findGame(db, gameId);
   if (game === undefined) throw errors.gameNotFound();
   const existing = await repo.listVersionSummaries(db, gameId);
   const buildIds = await repo.completedBuildIdsAmong(db, gameId, imageIdsOf(input.config));
@@ -98,7 +98,7 @@ export async function createVersion(
   const versionId = newId();
   await deps.db.transaction().execute(async (trx) => {
     // Locks the game row first, so two creates with one display name cannot both pass the check.
-    if (!(await gamesRepo.lockGame(trx, gameId))) throw errors.gameNotFound();
+    if (!(await lockGame(trx, gameId))) throw errors.gameNotFound();
     const now = await factsOf(trx, deps, gameId, input);
     // Another write changed the facts since (a version took the name, a build went): validate again,
     // under the lock this time. Rare, so the transaction is held for it.
@@ -120,7 +120,7 @@ export async function createVersion(
 export async function getVersion(deps: Deps, gameId: string, versionId: string, resolved: boolean) {
   const row = await repo.findVersion(deps.db, gameId, versionId);
   if (row === undefined) {
-    if (!(await gamesRepo.gameExists(deps.db, gameId))) throw errors.gameNotFound();
+    if (!(await gameExists(deps.db, gameId))) throw errors.gameNotFound();
     throw errors.versionNotFound();
   }
   const config = JSON.parse(row.config_json) as VersionConfig;
@@ -136,7 +136,7 @@ export async function getVersion(deps: Deps, gameId: string, versionId: string, 
 export async function listVersions(deps: Deps, gameId: string, query: PageQuery): Promise<VersionList> {
   const page = readPage('versions', query);
   // A retired game keeps its versions, so their presence does not prove the game is there.
-  if (!(await gamesRepo.gameExists(deps.db, gameId))) throw errors.gameNotFound();
+  if (!(await gameExists(deps.db, gameId))) throw errors.gameNotFound();
   const rows = await repo.listVersionPage(deps.db, gameId, page.after, page.limit + 1);
   const { items, cursor } = pageOf('versions', rows, page.limit, (r) => ({
     ts: r.create_ts,
@@ -171,3 +171,6 @@ export async function buildIdsNamedByVersions(deps: Deps, gameId: string): Promi
   }
   return named;
 }
+
+/** What other modules read of versions' rows: whether one exists (namespaces), the full game view. */
+export { listVersionSummaries, versionExists } from './versions.repository.js';

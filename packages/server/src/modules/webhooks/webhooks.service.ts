@@ -15,6 +15,7 @@ import {
 } from '@gcm/contract';
 import type { Selectable } from 'kysely';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/database.js';
+import { assertGameExists, teamExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import { deleteInBatches } from '../../lib/batched-delete.js';
@@ -22,8 +23,6 @@ import { toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { cursorField, pageOf, readPage } from '../../lib/paging.js';
 import { isInternalAddress, isInternalName } from '../../lib/public-address.js';
-import { teamExists } from '../accounts/teams.repository.js';
-import { assertGameExists } from '../games/games.service.js';
 import * as repo from './webhooks.repository.js';
 
 export type { Scope } from './webhooks.repository.js';

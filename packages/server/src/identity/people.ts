@@ -1,18 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { fromNodeHeaders } from 'better-auth/node';
-import type { Db } from '../../db/open-db.js';
-import { errors } from '../../errors.js';
-import { type Accounts, isTeamRole, roleCovers, SESSION_COOKIE_PREFIX, type TeamRole } from './accounts.js';
-
-/** A signed-in person: who, through which session, and their role in each of their teams. */
-export interface Person {
-  readonly kind: 'person';
-  readonly userId: string;
-  readonly sessionId: string;
-  readonly email: string;
-  readonly name: string;
-  readonly teams: ReadonlyMap<string, TeamRole>;
-}
+import type { Db } from '../db/open-db.js';
+import { errors } from '../errors.js';
+import { type Accounts, SESSION_COOKIE_PREFIX } from './accounts.js';
+import type { Person } from './callers.js';
+import { isTeamRole, roleCovers, type TeamRole } from './roles.js';
 
 /** The session cookie's name, with and without the `__Secure-` prefix better-auth adds on https. */
 const SESSION_COOKIE = `${SESSION_COOKIE_PREFIX}.session_token=`;

@@ -1,36 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { importJWK, type JWK, type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import type { Db } from '../../db/open-db.js';
-import { AppError, errors } from '../../errors.js';
-import type { CacheCoherence, Invalidation } from '../../lib/cache-coherence.js';
-import type { Clock } from '../../lib/clock.js';
-import { ReadCache } from '../../lib/read-cache.js';
-import type { Person } from '../accounts/people.js';
-import * as repo from './tokens.repository.js';
-
-/** Who is calling, decided once per request before any data is read. */
-/** Who a request speaks for: a bearer token's holder, or a person signed in with a session cookie. */
-export type Caller = TokenCaller | Person;
-
-export type TokenCaller =
-  | { kind: 'operator' }
-  | {
-      kind: 'game_cloud';
-      gameId: string;
-      tokenId: string;
-      createTs: number;
-      expireTs: number;
-      /** The person it was minted for (a device link, or a person's mint); null for the operator's. */
-      userId: string | null;
-    }
-  | {
-      kind: 'namespace_reporter';
-      gameId: string;
-      namespaceId: string;
-      tokenId: string;
-      createTs: number;
-      expireTs: number;
-    };
+import type { Db } from '../db/open-db.js';
+import { AppError, errors } from '../errors.js';
+import type { CacheCoherence, Invalidation } from '../lib/cache-coherence.js';
+import type { Clock } from '../lib/clock.js';
+import { ReadCache } from '../lib/read-cache.js';
+import type { TokenCaller } from './callers.js';
+import * as repo from './token-store.js';
 
 /** The signed kinds of token: the JWT audience, and the `kind` column of their row. */
 export type SignedTokenKind = 'cloud' | 'reporter';

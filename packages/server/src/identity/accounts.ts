@@ -1,23 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { TEAM_ROLES, type TeamRole } from '@gcm/contract';
 import { APIError, betterAuth } from 'better-auth';
 import { createAuthMiddleware } from 'better-auth/api';
 import { organization } from 'better-auth/plugins';
 import { adminAc, defaultAc, memberAc, ownerAc } from 'better-auth/plugins/organization/access';
-import type { Config } from '../../config.js';
-import type { Db } from '../../db/open-db.js';
-import { isPostgres } from '../../db/open-db.js';
-import { deleteInBatches } from '../../lib/batched-delete.js';
-import type { Mailer } from '../../lib/mail.js';
-import type { TrustedOrigins } from '../../lib/trusted-origins.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/open-db.js';
+import { isPostgres } from '../db/open-db.js';
+import { deleteInBatches } from '../lib/batched-delete.js';
+import type { Mailer } from '../lib/mail.js';
+import type { TrustedOrigins } from '../lib/trusted-origins.js';
 import type { PasswordHashing } from './password-hashing.js';
-
-export { roleCovers, TEAM_ROLES, type TeamRole } from '@gcm/contract';
-
-export function isTeamRole(value: string): value is TeamRole {
-  return (TEAM_ROLES as readonly string[]).includes(value);
-}
+import { isTeamRole, TEAM_ROLES } from './roles.js';
 
 /** The header the service sets to the client's address (request.ip) before better-auth reads it. */
 export const CLIENT_IP_HEADER = 'x-gcm-client-ip';
@@ -88,13 +82,91 @@ async function assertOneRole(role: string): Promise<void> {
   if (!isTeamRole(role)) refuse(`role must be exactly one of ${TEAM_ROLES.join(', ')}`, 'INVALID_ROLE');
 }
 
+/** A team name and slug as better-auth is asked to write them: refused past the limits, or not a slug. */
+function assertTeamName(name: string): void {
+  if (name.length > ACCOUNT_LIMITS.teamName) {
+    refuse(`name must be at most ${ACCOUNT_LIMITS.teamName} characters`, 'NAME_TOO_LONG');
+  }
+}
+
+function assertTeamSlug(slug: string): void {
+  if (slug.length > ACCOUNT_LIMITS.teamSlug || !SLUG.test(slug)) {
+    refuse(
+      `slug must be 1-${ACCOUNT_LIMITS.teamSlug} of a-z, 0-9 and -, not starting or ending with -`,
+      'INVALID_SLUG',
+    );
+  }
+}
+
+function assertPersonName(name: string): void {
+  if (name.length > ACCOUNT_LIMITS.name) {
+    refuse(`name must be at most ${ACCOUNT_LIMITS.name} characters`, 'NAME_TOO_LONG');
+  }
+}
+
 /**
- * better-auth over the service's own store: people, sessions, credentials and teams (its "organizations")
- * in the tables of migration 0018. Its rate limiter is off: /auth routes are limited per address by the
- * service's own limits, which instances on PostgreSQL share.
+ * The mail a password-reset token goes out in: the account's welcome when the operator made it for a team's
+ * owner (resetCapture names the team), a reset otherwise. The token is also kept for the operator's answer.
  */
-export function createAccounts(options: AccountsOptions) {
-  const joined = async (
+function resetMailer(config: Config, mailer: Mailer) {
+  return async ({ user, token }: { user: { email: string }; token: string }): Promise<void> => {
+    const url = resetPageUrl(config.publicUrl, token);
+    const capture = resetCapture.getStore();
+    if (capture !== undefined) capture.token = token;
+    if (capture?.team !== undefined) {
+      await mailer.send({
+        to: user.email,
+        subject: `Your Game Cloud Manager account for ${capture.team}`,
+        text:
+          `An account was made for ${user.email}, the owner of the team "${capture.team}".\n\n` +
+          `To choose its password, send POST ${config.publicUrl}${AUTH_BASE_PATH}/reset-password with ` +
+          `{"token": "${token}", "newPassword": "..."} within the hour, or open:\n${url}\n\n` +
+          `After the hour, ask for a new link: POST ${config.publicUrl}${AUTH_BASE_PATH}/request-password-reset.`,
+      });
+      return;
+    }
+    await mailer.send({
+      to: user.email,
+      subject: 'Reset your Game Cloud Manager password',
+      text:
+        `Someone asked to reset the password of ${user.email}.\n\n` +
+        `To choose a new one, send POST ${config.publicUrl}${AUTH_BASE_PATH}/reset-password with ` +
+        `{"token": "${token}", "newPassword": "..."} within the hour, or open:\n${url}\n\n` +
+        'If it was not you, ignore this message: your password stays as it is.',
+    });
+  };
+}
+
+/** The invitation mail: how to sign up with it, or sign in and accept (or decline) it. */
+function invitationMailer(config: Config, mailer: Mailer) {
+  return async (data: {
+    id: string;
+    email: string;
+    role: string;
+    organization: { name: string };
+    inviter: { user: { name: string; email: string } };
+    invitation: { expiresAt: Date };
+  }): Promise<void> => {
+    await mailer.send({
+      to: data.email,
+      subject: `You are invited to ${data.organization.name} on Game Cloud Manager`,
+      text:
+        `${data.inviter.user.name} (${data.inviter.user.email}) invites you to the team ` +
+        `"${data.organization.name}" as ${data.role}.\n\n` +
+        `Invitation id: ${data.id}\n` +
+        `New here? Make your account: ${invitationSignUpUrl(config.publicUrl, data.id, data.email)}\n` +
+        `Have an account? Sign in and open ${config.publicUrl}/invitations?invitation=${data.id}\n` +
+        `Or sign up or sign in at ${config.publicUrl}, then accept with POST ${config.publicUrl}` +
+        `${AUTH_BASE_PATH}/organization/accept-invitation {"invitationId": "${data.id}"}, or decline ` +
+        `with ${AUTH_BASE_PATH}/organization/reject-invitation.\n` +
+        `The invitation expires ${new Date(data.invitation.expiresAt).toISOString()}.`,
+    });
+  };
+}
+
+/** Tells the team's webhooks of a member who joined (accepted an invitation, or was added). */
+function memberJoinedNotice(options: AccountsOptions) {
+  return async (
     member: { id: string; organizationId: string; role: string },
     user: { id: string; email: string },
   ): Promise<void> => {
@@ -106,7 +178,10 @@ export function createAccounts(options: AccountsOptions) {
       role: member.role,
     });
   };
-  const { config, db, mailer } = options;
+}
+
+/** The four team roles as better-auth's access control: a viewer may read, and change nothing. */
+function teamRoles() {
   const viewerAc = defaultAc.newRole({
     organization: [],
     member: [],
@@ -114,7 +189,121 @@ export function createAccounts(options: AccountsOptions) {
     team: [],
     ac: ['read'],
   });
+  return { owner: ownerAc, admin: adminAc, member: memberAc, viewer: viewerAc };
+}
 
+/** better-auth's teams ("organizations"): limits, invitations, and the checks it runs around each change. */
+function teamsPlugin(options: AccountsOptions) {
+  const { config, db } = options;
+  const joined = memberJoinedNotice(options);
+  return organization({
+    roles: teamRoles(),
+    creatorRole: 'owner',
+    allowUserToCreateOrganization: true,
+    organizationLimit: ACCOUNT_LIMITS.teamsPerPerson,
+    membershipLimit: ACCOUNT_LIMITS.membersPerTeam,
+    invitationLimit: ACCOUNT_LIMITS.pendingInvitationsPerTeam,
+    invitationExpiresIn: config.accounts.invitationTtlSeconds,
+    cancelPendingInvitationsOnReInvite: true,
+    // Invitation ids are random v4 uuids (below), as unguessable as better-auth's own: the emailed id is
+    // the proof, as with its default ids.
+    requireEmailVerificationOnInvitation: false,
+    sendInvitationEmail: invitationMailer(config, options.mailer),
+    organizationHooks: {
+      // The invitation id was sent to the email (or handed over by the team's admin): as good a proof of
+      // the address as a verification mail, so the person may list their other invitations from now on.
+      afterAcceptInvitation: async ({ user, member }) => {
+        await markEmailVerified(db, user.id);
+        await joined(member, user);
+      },
+      afterAddMember: async ({ user, member }) => joined(member, user),
+      beforeAddMember: async ({ member }) => assertOneRole(member.role),
+      beforeUpdateMemberRole: async ({ newRole }) => assertOneRole(newRole),
+      beforeCreateInvitation: async ({ invitation }) => assertOneRole(invitation.role),
+      beforeAcceptInvitation: async ({ invitation }) => assertOneRole(invitation.role),
+      afterDeleteOrganization: async ({ organization: team }) => {
+        await options.teamDeleted?.(team.id);
+      },
+      beforeCreateOrganization: async ({ organization: team }) => {
+        assertTeamName(team.name ?? '');
+        assertTeamSlug(team.slug ?? '');
+      },
+      beforeUpdateOrganization: async ({ organization: team }) => {
+        if (typeof team.name === 'string') assertTeamName(team.name);
+        if (typeof team.slug === 'string') assertTeamSlug(team.slug);
+      },
+      beforeDeleteOrganization: async ({ organization: team }) => {
+        if (await options.teamOwnsGames(team.id)) {
+          refuse(
+            'this team still owns games: delete them or give them to another team first',
+            'TEAM_OWNS_GAMES',
+          );
+        }
+      },
+    },
+    schema: {
+      session: { fields: { activeOrganizationId: 'active_team_id' } },
+      organization: { modelName: 'teams', fields: { createdAt: 'created_at' } },
+      member: {
+        modelName: 'team_members',
+        fields: { organizationId: 'team_id', userId: 'user_id', createdAt: 'created_at' },
+      },
+      invitation: {
+        modelName: 'team_invitations',
+        fields: {
+          organizationId: 'team_id',
+          expiresAt: 'expires_at',
+          createdAt: 'created_at',
+          inviterId: 'inviter_id',
+        },
+      },
+    },
+  });
+}
+
+/** better-auth's models over the tables of migration 0018: their names, and their fields' snake_case columns. */
+const SESSION_MODEL = {
+  modelName: 'user_sessions',
+  fields: {
+    userId: 'user_id',
+    expiresAt: 'expires_at',
+    ipAddress: 'ip_address',
+    userAgent: 'user_agent',
+    createdAt: 'created_at',
+    updatedAt: 'updated_at',
+  },
+};
+const USER_MODEL = {
+  modelName: 'users',
+  fields: { emailVerified: 'email_verified', createdAt: 'created_at', updatedAt: 'updated_at' },
+};
+const ACCOUNT_MODEL = {
+  modelName: 'user_accounts',
+  fields: {
+    userId: 'user_id',
+    accountId: 'account_id',
+    providerId: 'provider_id',
+    accessToken: 'access_token',
+    refreshToken: 'refresh_token',
+    idToken: 'id_token',
+    accessTokenExpiresAt: 'access_token_expires_at',
+    refreshTokenExpiresAt: 'refresh_token_expires_at',
+    createdAt: 'created_at',
+    updatedAt: 'updated_at',
+  },
+};
+const VERIFICATION_MODEL = {
+  modelName: 'auth_verifications',
+  fields: { expiresAt: 'expires_at', createdAt: 'created_at', updatedAt: 'updated_at' },
+};
+
+/**
+ * better-auth over the service's own store: people, sessions, credentials and teams (its "organizations")
+ * in the tables of migration 0018. Its rate limiter is off: /auth routes are limited per address by the
+ * service's own limits, which instances on PostgreSQL share.
+ */
+export function createAccounts(options: AccountsOptions) {
+  const { config, db } = options;
   return betterAuth({
     appName: 'Game Cloud Manager',
     baseURL: config.publicUrl,
@@ -154,69 +343,16 @@ export function createAccounts(options: AccountsOptions) {
       resetPasswordTokenExpiresIn: 3600,
       // better-auth's own `url` goes through GET /auth/reset-password/{token}, which needs a `callbackURL`
       // the operator's and the CLI's requests do not send: the dashboard's page takes the token itself.
-      sendResetPassword: async ({ user, token }) => {
-        const url = resetPageUrl(config.publicUrl, token);
-        const capture = resetCapture.getStore();
-        if (capture !== undefined) capture.token = token;
-        if (capture?.team !== undefined) {
-          await mailer.send({
-            to: user.email,
-            subject: `Your Game Cloud Manager account for ${capture.team}`,
-            text:
-              `An account was made for ${user.email}, the owner of the team "${capture.team}".\n\n` +
-              `To choose its password, send POST ${config.publicUrl}${AUTH_BASE_PATH}/reset-password with ` +
-              `{"token": "${token}", "newPassword": "..."} within the hour, or open:\n${url}\n\n` +
-              `After the hour, ask for a new link: POST ${config.publicUrl}${AUTH_BASE_PATH}/request-password-reset.`,
-          });
-          return;
-        }
-        await mailer.send({
-          to: user.email,
-          subject: 'Reset your Game Cloud Manager password',
-          text:
-            `Someone asked to reset the password of ${user.email}.\n\n` +
-            `To choose a new one, send POST ${config.publicUrl}${AUTH_BASE_PATH}/reset-password with ` +
-            `{"token": "${token}", "newPassword": "..."} within the hour, or open:\n${url}\n\n` +
-            'If it was not you, ignore this message: your password stays as it is.',
-        });
-      },
+      sendResetPassword: resetMailer(config, options.mailer),
     },
     session: {
       expiresIn: config.accounts.sessionTtlSeconds,
       updateAge: Math.min(86_400, Math.floor(config.accounts.sessionTtlSeconds / 2)),
-      modelName: 'user_sessions',
-      fields: {
-        userId: 'user_id',
-        expiresAt: 'expires_at',
-        ipAddress: 'ip_address',
-        userAgent: 'user_agent',
-        createdAt: 'created_at',
-        updatedAt: 'updated_at',
-      },
+      ...SESSION_MODEL,
     },
-    user: {
-      modelName: 'users',
-      fields: { emailVerified: 'email_verified', createdAt: 'created_at', updatedAt: 'updated_at' },
-    },
-    account: {
-      modelName: 'user_accounts',
-      fields: {
-        userId: 'user_id',
-        accountId: 'account_id',
-        providerId: 'provider_id',
-        accessToken: 'access_token',
-        refreshToken: 'refresh_token',
-        idToken: 'id_token',
-        accessTokenExpiresAt: 'access_token_expires_at',
-        refreshTokenExpiresAt: 'refresh_token_expires_at',
-        createdAt: 'created_at',
-        updatedAt: 'updated_at',
-      },
-    },
-    verification: {
-      modelName: 'auth_verifications',
-      fields: { expiresAt: 'expires_at', createdAt: 'created_at', updatedAt: 'updated_at' },
-    },
+    user: USER_MODEL,
+    account: ACCOUNT_MODEL,
+    verification: VERIFICATION_MODEL,
     advanced: {
       cookiePrefix: SESSION_COOKIE_PREFIX,
       useSecureCookies: config.publicUrl.startsWith('https:'),
@@ -239,9 +375,7 @@ export function createAccounts(options: AccountsOptions) {
       user: {
         create: {
           before: async (user) => {
-            if (user.name.length > ACCOUNT_LIMITS.name) {
-              refuse(`name must be at most ${ACCOUNT_LIMITS.name} characters`, 'NAME_TOO_LONG');
-            }
+            assertPersonName(user.name);
             if (user.email.length > ACCOUNT_LIMITS.email) {
               refuse(`email must be at most ${ACCOUNT_LIMITS.email} characters`, 'EMAIL_TOO_LONG');
             }
@@ -251,111 +385,12 @@ export function createAccounts(options: AccountsOptions) {
         },
         update: {
           before: async (user) => {
-            if (typeof user.name === 'string' && user.name.length > ACCOUNT_LIMITS.name) {
-              refuse(`name must be at most ${ACCOUNT_LIMITS.name} characters`, 'NAME_TOO_LONG');
-            }
+            if (typeof user.name === 'string') assertPersonName(user.name);
           },
         },
       },
     },
-    plugins: [
-      organization({
-        roles: { owner: ownerAc, admin: adminAc, member: memberAc, viewer: viewerAc },
-        creatorRole: 'owner',
-        allowUserToCreateOrganization: true,
-        organizationLimit: ACCOUNT_LIMITS.teamsPerPerson,
-        membershipLimit: ACCOUNT_LIMITS.membersPerTeam,
-        invitationLimit: ACCOUNT_LIMITS.pendingInvitationsPerTeam,
-        invitationExpiresIn: config.accounts.invitationTtlSeconds,
-        cancelPendingInvitationsOnReInvite: true,
-        // Invitation ids are random v4 uuids (above), as unguessable as better-auth's own: the emailed id is
-        // the proof, as with its default ids.
-        requireEmailVerificationOnInvitation: false,
-        sendInvitationEmail: async (data) => {
-          await mailer.send({
-            to: data.email,
-            subject: `You are invited to ${data.organization.name} on Game Cloud Manager`,
-            text:
-              `${data.inviter.user.name} (${data.inviter.user.email}) invites you to the team ` +
-              `"${data.organization.name}" as ${data.role}.\n\n` +
-              `Invitation id: ${data.id}\n` +
-              `New here? Make your account: ${invitationSignUpUrl(config.publicUrl, data.id, data.email)}\n` +
-              `Have an account? Sign in and open ${config.publicUrl}/invitations?invitation=${data.id}\n` +
-              `Or sign up or sign in at ${config.publicUrl}, then accept with POST ${config.publicUrl}` +
-              `${AUTH_BASE_PATH}/organization/accept-invitation {"invitationId": "${data.id}"}, or decline ` +
-              `with ${AUTH_BASE_PATH}/organization/reject-invitation.\n` +
-              `The invitation expires ${new Date(data.invitation.expiresAt).toISOString()}.`,
-          });
-        },
-        organizationHooks: {
-          // The invitation id was sent to the email (or handed over by the team's admin): as good a proof of
-          // the address as a verification mail, so the person may list their other invitations from now on.
-          afterAcceptInvitation: async ({ user, member }) => {
-            await markEmailVerified(db, user.id);
-            await joined(member, user);
-          },
-          afterAddMember: async ({ user, member }) => joined(member, user),
-          beforeAddMember: async ({ member }) => assertOneRole(member.role),
-          beforeUpdateMemberRole: async ({ newRole }) => assertOneRole(newRole),
-          beforeCreateInvitation: async ({ invitation }) => assertOneRole(invitation.role),
-          beforeAcceptInvitation: async ({ invitation }) => assertOneRole(invitation.role),
-          afterDeleteOrganization: async ({ organization: team }) => {
-            await options.teamDeleted?.(team.id);
-          },
-          beforeCreateOrganization: async ({ organization: team }) => {
-            if ((team.name ?? '').length > ACCOUNT_LIMITS.teamName) {
-              refuse(`name must be at most ${ACCOUNT_LIMITS.teamName} characters`, 'NAME_TOO_LONG');
-            }
-            const slug = team.slug ?? '';
-            if (slug.length > ACCOUNT_LIMITS.teamSlug || !SLUG.test(slug)) {
-              refuse(
-                `slug must be 1-${ACCOUNT_LIMITS.teamSlug} of a-z, 0-9 and -, not starting or ending with -`,
-                'INVALID_SLUG',
-              );
-            }
-          },
-          beforeUpdateOrganization: async ({ organization: team }) => {
-            if (typeof team.name === 'string' && team.name.length > ACCOUNT_LIMITS.teamName) {
-              refuse(`name must be at most ${ACCOUNT_LIMITS.teamName} characters`, 'NAME_TOO_LONG');
-            }
-            if (
-              typeof team.slug === 'string' &&
-              (team.slug.length > ACCOUNT_LIMITS.teamSlug || !SLUG.test(team.slug))
-            ) {
-              refuse(
-                `slug must be 1-${ACCOUNT_LIMITS.teamSlug} of a-z, 0-9 and -, not starting or ending with -`,
-                'INVALID_SLUG',
-              );
-            }
-          },
-          beforeDeleteOrganization: async ({ organization: team }) => {
-            if (await options.teamOwnsGames(team.id)) {
-              refuse(
-                'this team still owns games: delete them or give them to another team first',
-                'TEAM_OWNS_GAMES',
-              );
-            }
-          },
-        },
-        schema: {
-          session: { fields: { activeOrganizationId: 'active_team_id' } },
-          organization: { modelName: 'teams', fields: { createdAt: 'created_at' } },
-          member: {
-            modelName: 'team_members',
-            fields: { organizationId: 'team_id', userId: 'user_id', createdAt: 'created_at' },
-          },
-          invitation: {
-            modelName: 'team_invitations',
-            fields: {
-              organizationId: 'team_id',
-              expiresAt: 'expires_at',
-              createdAt: 'created_at',
-              inviterId: 'inviter_id',
-            },
-          },
-        },
-      }),
-    ],
+    plugins: [teamsPlugin(options)],
   });
 }
 

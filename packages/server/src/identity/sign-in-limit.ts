@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { SignInFailureConfig } from '../../config.js';
-import type { Db } from '../../db/open-db.js';
-import { errors } from '../../errors.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Mailer } from '../../lib/mail.js';
-import { type RateCounters, secondsUntil } from '../../lib/rate-counters.js';
+import type { SignInFailureConfig } from '../config.js';
+import type { Db } from '../db/open-db.js';
+import { errors } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import type { Mailer } from '../lib/mail.js';
+import { type RateCounters, secondsUntil } from '../lib/rate-counters.js';
 import { AUTH_BASE_PATH } from './accounts.js';
 
 const DAY_MS = 86_400_000;
