@@ -14,6 +14,7 @@ import { untilWaiting } from '../helpers/device-links.js';
 import { startListening } from '../helpers/listening.js';
 import { addMember, asPerson, giveGame, newTeam } from '../helpers/people.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
+import { sqliteOnly } from '../helpers/stores.js';
 
 const VALID_CONFIG = `# a version config, as a studio keeps it next to its code
 kv: {}
@@ -41,7 +42,10 @@ const BAD_CONFIG = `matchmaker:
             port: 99999
 `;
 
-describe('gcm, the command-line tool', () => {
+// The CLI is a client of the HTTP interface: what it does is the same whichever store the service runs on,
+// which the module suites cover on both; getting-started.test.ts and builds.test.ts still drive gcm on
+// PostgreSQL (the latter against real S3 there).
+describe('gcm, the command-line tool', sqliteOnly, () => {
   let svc: TestService;
   let publicUrl: string;
   let game: Awaited<ReturnType<typeof createGameFixture>>;
