@@ -1,3 +1,4 @@
+import type { WebhookEventType } from '@gcm/contract';
 import type { Config } from './config.js';
 import type { Db } from './db/open-db.js';
 import type { Accounts } from './identity/accounts.js';
@@ -12,7 +13,41 @@ import type { Clock } from './lib/clock.js';
 import type { Metrics } from './lib/metrics.js';
 import type { RateCounters } from './lib/rate-counters.js';
 import type { TrustedOrigins } from './lib/trusted-origins.js';
-import type { WebhookOutbox } from './modules/webhooks/webhooks.outbox.js';
+
+/** A change worth telling the endpoints that listen for its type. */
+export interface WebhookEvent {
+  type: WebhookEventType | 'ping';
+  /** Deliveries of one resource to one endpoint go out in the order their events were queued. */
+  resourceKey: string;
+  /** An event queued again under the same key (a retried report) is queued once; the event id otherwise. */
+  dedupeKey?: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * What modules may ask of the webhook outbox (modules/webhooks/webhooks.outbox.ts implements it): declared
+ * here, so that this file, which every module imports, names no module.
+ */
+export interface WebhookEvents {
+  /** Inside the transaction of a write that changes who hears what: other instances drop their lists. */
+  publish(trx: Db): Promise<void>;
+  /** After such a write, committed or not: this instance's lists go. */
+  changed(): void;
+  /** Queues a game's event with `db` (the change's transaction): its endpoints' and its team's. */
+  gameEvent(db: Db, gameId: string, event: WebhookEvent): Promise<void>;
+  /** The same, with the subscriber list from the cache: for lobby reports, which have no transaction. */
+  gameEventCached(gameId: string, event: () => WebhookEvent, type: WebhookEvent['type']): Promise<void>;
+  /** Queues a team's own event (a member joined) for the team's endpoints. */
+  teamEvent(db: Db, teamId: string, event: WebhookEvent): Promise<void>;
+  /** One endpoint only, whatever it subscribes to: a ping, or a delivery sent again (same event, body). */
+  direct(
+    db: Db,
+    webhookId: string,
+    scope: { game_id: string | null; team_id: string | null },
+    event: WebhookEvent,
+    again?: { eventId: string; body: string },
+  ): Promise<string>;
+}
 
 /** What services need, passed in explicitly so tests can swap the clock and the data directory. */
 export interface Deps {
@@ -39,7 +74,7 @@ export interface Deps {
   /** This instance's Prometheus series (GET /metrics). */
   readonly metrics: Metrics;
   /** Queues webhook deliveries of the changes it is told of (modules/webhooks). */
-  readonly webhooks: WebhookOutbox;
+  readonly webhooks: WebhookEvents;
   /** Origins whose pages may use a session: GCM_PUBLIC_URL's, GCM_TRUSTED_ORIGINS, loopback by default. */
   readonly origins: TrustedOrigins;
 }

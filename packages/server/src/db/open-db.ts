@@ -13,10 +13,23 @@ import {
   SqliteDialect,
 } from 'kysely';
 import pg from 'pg';
-import type { ConnectionStats, QueryOperation } from '../lib/metrics.js';
 import type { Database } from './database.js';
 import { migrationProvider } from './migrations/index.js';
 import { preparingPool } from './prepared-statements.js';
+
+/** What a statement does, from its Kysely node kind; raw SQL and transaction control are `other`. */
+export type QueryOperation = 'select' | 'insert' | 'update' | 'delete' | 'other';
+
+/** The store's connections at one moment: the pool's on PostgreSQL, the one connection on SQLite. */
+export interface ConnectionStats {
+  /** Connections open now (busy and idle). */
+  open: number;
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
+  /** The most the pool may open. */
+  max: number;
+}
 
 export type Db = Kysely<Database>;
 

@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RateLimitConfig } from '../config.js';
+import type { ConnectionStats, QueryOperation } from '../db/open-db.js';
 
 /** A per-address limit by its RateLimitConfig field (every field but the window). */
 export type LimitName = Exclude<keyof RateLimitConfig, 'windowMs'>;
@@ -17,20 +18,6 @@ export const LIMIT_LABELS: Readonly<Record<LimitName, string>> = {
 
 /** The label of requests no route matched: one series however many paths clients try. */
 export const UNMATCHED_ROUTE = 'unmatched';
-
-/** What a statement does, from its Kysely node kind; raw SQL and transaction control are `other`. */
-export type QueryOperation = 'select' | 'insert' | 'update' | 'delete' | 'other';
-
-/** The store's connections at one moment: the pool's on PostgreSQL, the one connection on SQLite. */
-export interface ConnectionStats {
-  /** Connections open now (busy and idle). */
-  open: number;
-  idle: number;
-  /** Callers waiting for a connection. */
-  waiting: number;
-  /** The most the pool may open. */
-  max: number;
-}
 
 // From a cached read (well under a millisecond) to a watch request that waited out its timeout (up to 59 s).
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

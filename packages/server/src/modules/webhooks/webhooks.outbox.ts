@@ -1,7 +1,8 @@
-import type { WebhookEventBody, WebhookEventType } from '@gcm/contract';
+import type { WebhookEventBody } from '@gcm/contract';
 import type { Insertable } from 'kysely';
 import type { WebhookDeliveriesTable } from '../../db/database.js';
 import type { Db } from '../../db/open-db.js';
+import type { WebhookEvent, WebhookEvents } from '../../deps.js';
 import type { CacheCoherence } from '../../lib/cache-coherence.js';
 import { type Clock, toTimestamp } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -9,14 +10,7 @@ import type { ReadCache } from '../../lib/read-cache.js';
 import * as repo from './webhooks.repository.js';
 
 /** Something that happened, to be told to every endpoint that hears its type. */
-export interface WebhookEvent {
-  type: WebhookEventType | 'ping';
-  /** Deliveries of one resource to one endpoint go out in the order their events were queued. */
-  resourceKey: string;
-  /** An event queued again under the same key (a retried report) is queued once; the event id otherwise. */
-  dedupeKey?: string;
-  data: Record<string, unknown>;
-}
+export type { WebhookEvent };
 
 interface Subscriber {
   webhook_id: string;
@@ -54,7 +48,7 @@ async function gameSubscribers(db: Db, gameId: string): Promise<GameSubscribers 
  * cached (kept true across instances like the other read caches), so a report costs no extra statement
  * unless someone listens.
  */
-export class WebhookOutbox {
+export class WebhookOutbox implements WebhookEvents {
   readonly #games: ReadCache<string, GameSubscribers>;
 
   constructor(
