@@ -9,9 +9,6 @@ import { newId } from '../../lib/ids.js';
 import type { ReadCache } from '../../lib/read-cache.js';
 import * as repo from './webhooks.repository.js';
 
-/** Something that happened, to be told to every endpoint that hears its type. */
-export type { WebhookEvent };
-
 interface Subscriber {
   webhook_id: string;
   /** The event types it hears, parsed once when the list is read (the cached list serves every report). */
