@@ -1,0 +1,158 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * What the service asks of an orchestrator to run lobbies, and nothing more: every driver (`docker` for one
+ * engine per region, `swarm` for a cluster, `agones` designed) implements this, and one contract test suite
+ * (test/runtime/driver-contract.ts) runs against each. The reconciler (modules/runtime) holds the rules —
+ * how many lobbies, where, when to stop them — and drives any orchestrator through this seam alone.
+ *
+ * Ground floor: imports no module, like lib/ and db/.
+ */
+
+/** Labels every lobby's container carries: what lets a restarted service adopt what runs. */
+export const LOBBY_LABELS = {
+  lobby: 'gcm.lobby_id',
+  namespace: 'gcm.namespace_id',
+  version: 'gcm.version_id',
+  gameMode: 'gcm.game_mode',
+  region: 'gcm.region',
+  /** Which service's lobbies these are: one engine may be shared by two services (or two test files). */
+  owner: 'gcm.owner',
+} as const;
+
+export type LobbyLabels = Readonly<Record<string, string>>;
+
+/** A build archive (`docker save` or OCI layout tar) in blob storage, as the build record describes it. */
+export interface ImageArchive {
+  buildId: string;
+  /** Bytes the build record says the archive has; a different count fails the load. */
+  size: number;
+  /** Lower-case hex sha256 the build record says; a different digest fails the load. */
+  sha256: string;
+  open(): Promise<Readable>;
+}
+
+export interface LobbyPort {
+  /** The config's port name: the lobby gets `PORT_<name>` with the port it listens on. */
+  name: string;
+  protocol: 'tcp' | 'udp';
+  /** Where the server listens inside the container (host mode: equals hostPort). */
+  containerPort: number;
+  /** Where players reach it on the host. */
+  hostPort: number;
+  /** host mode with a port_range: the whole range is the lobby's, hostPort is its first port. */
+  hostPortEnd?: number;
+}
+
+export interface LobbyLimits {
+  /** CPU in billionths of a core (Docker's NanoCpus). */
+  nanoCpus: number;
+  memoryBytes: number;
+  pids: number;
+}
+
+export interface LobbySpec {
+  lobbyId: string;
+  region: string;
+  /** The image reference `ensureImage` answered for this build on this region's host. */
+  image: string;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
+  networkMode: 'host' | 'bridge';
+  ports: readonly LobbyPort[];
+  limits: LobbyLimits;
+  readOnlyRootFs: boolean;
+  labels: LobbyLabels;
+}
+
+export type LobbyRunState = 'running' | 'exited';
+
+/** One lobby the orchestrator knows, as `list` sees it. */
+export interface RunningLobby {
+  /** The orchestrator's own id (a container id for docker). */
+  handle: string;
+  region: string;
+  labels: LobbyLabels;
+  state: LobbyRunState;
+  exitCode?: number;
+  oomKilled?: boolean;
+}
+
+export type RuntimeEvent =
+  | { type: 'started'; handle: string; region: string; labels: LobbyLabels }
+  | {
+      type: 'exited';
+      handle: string;
+      region: string;
+      labels: LobbyLabels;
+      exitCode: number;
+      oomKilled: boolean;
+    }
+  /** The orchestrator forgot it (removed, node lost): no exit code is known. */
+  | { type: 'gone'; handle: string; region: string; labels: LobbyLabels; reason: string };
+
+export interface OutputLine {
+  stream: 'stdout' | 'stderr';
+  /** Milliseconds since the epoch, the orchestrator's own timestamp. */
+  ts: number;
+  line: string;
+}
+
+export interface LobbyStats {
+  /** CPU used since the previous sample, in billionths of a core. */
+  nanoCpus: number;
+  memoryBytes: number;
+  memoryLimitBytes: number;
+  rxBytes: number;
+  txBytes: number;
+}
+
+/** A region's host: where lobbies of that region run, and how many it takes. */
+export interface RuntimeHost {
+  /** Stable id of the host (for docker, its DOCKER_HOST); capacity is counted per host. */
+  id: string;
+  regions: readonly string[];
+  capacity: number;
+}
+
+export interface Subscription {
+  close(): void;
+}
+
+export interface RuntimeDriver {
+  readonly kind: 'docker' | 'swarm' | 'agones';
+  hosts(): readonly RuntimeHost[];
+  /**
+   * Makes the archive's image present where the region's lobbies run, once per host (later calls answer
+   * from what is loaded). Checks size and sha256 while streaming; answers the reference to start it by.
+   * Throws ImageLoadError when the archive is not the build or not a loadable image.
+   */
+  ensureImage(region: string, archive: ImageArchive): Promise<{ image: string }>;
+  /** Creates and starts the lobby; answers the handle. Throws when the host refuses. */
+  start(spec: LobbySpec): Promise<{ handle: string }>;
+  /**
+   * SIGTERM, then SIGKILL after graceSeconds; answers once it has exited (or was already gone), and removes
+   * it. Idempotent.
+   */
+  stop(region: string, handle: string, graceSeconds: number): Promise<void>;
+  /** Every lobby carrying all of `labels`, running or exited-but-not-removed, on every host. */
+  list(labels: LobbyLabels): Promise<RunningLobby[]>;
+  /**
+   * Events of lobbies carrying all of `labels`, from now on, on every host. A dropped connection to a host
+   * is retried; the reconciler's periodic pass covers what happened while it was down.
+   */
+  events(labels: LobbyLabels, onEvent: (event: RuntimeEvent) => void): Subscription;
+  /** The lobby's output, from its start (or `sinceMs`), followed until it exits when `follow`. */
+  output(
+    region: string,
+    handle: string,
+    options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
+  ): AsyncIterable<OutputLine>;
+  stats(region: string, handle: string): Promise<LobbyStats | undefined>;
+  close(): Promise<void>;
+}
+
+/** The archive is not the build it claims to be, or not an image the orchestrator can load. */
+export class ImageLoadError extends Error {
+  override readonly name = 'ImageLoadError';
+}
