@@ -95,6 +95,34 @@ export interface LobbiesTable {
   stop_ts: number | null;
   exit_code: number | null;
   failed: number | null;
+  /** The runtime's columns (0024); all null for a lobby an external data plane reports. */
+  run_state: 'starting' | 'ready' | 'stopping' | 'stopped' | null;
+  version_id: string | null;
+  is_closed: number | null;
+  player_count: number | null;
+  max_players: number | null;
+  token_hash: string | null;
+  runtime_host: string | null;
+  runtime_handle: string | null;
+  /** JSON array of {name, protocol, port, port_end?}. */
+  ports: string | null;
+  ready_deadline_ts: number | null;
+  stop_requested_ts: number | null;
+  stop_reason: string | null;
+}
+
+export interface LobbyPlayersTable {
+  namespace_id: string;
+  lobby_id: string;
+  player_token_hash: string;
+  connected_ts: number;
+}
+
+export interface RuntimeImagesTable {
+  host_id: string;
+  build_id: string;
+  image: string;
+  loaded_ts: number;
 }
 
 export interface UploadSigningSecretsTable {
@@ -369,6 +397,8 @@ export interface Database {
   namespace_cdn_auth_users: NamespaceCdnAuthUsersTable;
   tokens: TokensTable;
   lobbies: LobbiesTable;
+  lobby_players: LobbyPlayersTable;
+  runtime_images: RuntimeImagesTable;
   builds: BuildsTable;
   build_tags: BuildTagsTable;
   upload_signing_secrets: UploadSigningSecretsTable;

@@ -22,6 +22,7 @@ import * as m0020 from './0020_token_owner.js';
 import * as m0021 from './0021_webhooks.js';
 import * as m0022 from './0022_webhook_queue_index.js';
 import * as m0023 from './0023_first_run_setup.js';
+import * as m0024 from './0024_lobby_runtime.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '0021_webhooks': m0021,
   '0022_webhook_queue_index': m0022,
   '0023_first_run_setup': m0023,
+  '0024_lobby_runtime': m0024,
 };
 
 /** The schema versions this code knows, oldest first (a restore refuses a store past the last). */
