@@ -12,9 +12,11 @@ import {
   dockerTlsFromEnv,
   readBody,
 } from '../../src/runtime/docker/engine.js';
-import { LOBBY_LABELS, type LobbySpec } from '../../src/runtime/driver.js';
+import { LOBBY_LABELS, type LobbySpec, type RuntimeEvent } from '../../src/runtime/driver.js';
 import { dockerSkipReason, type PrivateDockerd, startDockerd } from '../helpers/dockerd.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { buildTestImage, imageArchive, type TestImage } from '../helpers/test-image.js';
+import { HANG_MS, until } from '../helpers/until.js';
 import { runDriverContract } from './driver-contract.js';
 
 const skip = dockerSkipReason('docker-driver.test.ts');
@@ -209,6 +211,58 @@ describe('docker driver: what the engine is asked', { skip, timeout: 600_000 }, 
     });
     assert.deepEqual(left, []);
     t.diagnostic('bridge mode with a bridge (ports published on every host address) is untested here');
+  });
+
+  test('events over tcp:// come back after the connection drops, with what happened meanwhile', async () => {
+    const proxy = new TcpProxy(env.dockerHost.slice('unix://'.length));
+    await proxy.start();
+    const warnings: string[] = [];
+    const viaTcp = new DockerDriver({
+      hosts: [{ dockerHost: `tcp://127.0.0.1:${proxy.port}`, regions: ['eu'], capacity: 1 }],
+      onWarning: (message) => warnings.push(message),
+    });
+    const owner = `events-${randomUUID()}`;
+    const events: RuntimeEvent[] = [];
+    const subscription = viaTcp.events({ [LOBBY_LABELS.owner]: owner }, (event) => events.push(event));
+    const lobby = (lobbyId: string, env: Record<string, string> = {}): LobbySpec => ({
+      lobbyId,
+      region: 'eu',
+      image,
+      args: [],
+      env: { TEST_NO_READY: '1', ...env },
+      networkMode: 'host',
+      ports: [],
+      limits: { nanoCpus: 1e9, memoryBytes: 64 * 1024 * 1024, pids: 32 },
+      readOnlyRootFs: true,
+      labels: { [LOBBY_LABELS.lobby]: lobbyId, [LOBBY_LABELS.owner]: owner },
+    });
+    const first = await viaTcp.start(lobby(randomUUID()));
+    await until('the first start', HANG_MS, () => events.some((e) => e.handle === first.handle));
+    await proxy.stop();
+    // While the stream is down, a lobby crashes; the direct driver sees to it.
+    const crashed = await driver.start(lobby(randomUUID(), { TEST_EXIT_AFTER: '0', TEST_EXIT_CODE: '9' }));
+    await until('the crash', HANG_MS, async () =>
+      (await driver.list({ [LOBBY_LABELS.owner]: owner })).some(
+        (l) => l.handle === crashed.handle && l.state === 'exited',
+      ),
+    );
+    await proxy.start();
+    await until('the missed events', HANG_MS, () =>
+      events.some((e) => e.type === 'exited' && e.handle === crashed.handle && e.exitCode === 9),
+    );
+    assert.ok(
+      warnings.some((w) => w.includes(`tcp://127.0.0.1:${proxy.port}`)),
+      warnings.join('\n'),
+    );
+    // Each event once, in order, though the stream was opened twice.
+    assert.deepEqual(
+      events.filter((e) => e.handle === crashed.handle).map((e) => e.type),
+      ['started', 'exited'],
+    );
+    subscription.close();
+    await Promise.all([first, crashed].map(({ handle }) => viaTcp.stop('eu', handle, 1)));
+    await viaTcp.close();
+    await proxy.stop();
   });
 
   test('an engine that cannot be reached is named with DOCKER_HOST and why', async () => {

@@ -35,6 +35,8 @@ export interface DockerDriverOptions {
   logMaxSize?: string;
   /** The tmpfs a read-only container gets at /tmp (it counts against the container's memory). */
   tmpSize?: string;
+  /** Told when a host's event stream drops or cannot be opened (it is retried): for the service's log. */
+  onWarning?: (message: string) => void;
 }
 
 /**
@@ -108,8 +110,10 @@ export class DockerDriver implements RuntimeDriver {
   private readonly subscriptions = new Set<Subscription>();
   private readonly logMaxSize: string;
   private readonly tmpSize: string;
+  private readonly warn: (message: string) => void;
 
   constructor(options: DockerDriverOptions) {
+    this.warn = options.onWarning ?? (() => {});
     this.logMaxSize = options.logMaxSize ?? '10m';
     this.tmpSize = options.tmpSize ?? '64m';
     this.hostList = options.hosts.map((host) => ({
@@ -513,8 +517,14 @@ export class DockerDriver implements RuntimeDriver {
           const converted = await this.toRuntimeEvent(host, event, id, oomKilled);
           if (converted !== undefined && !signal.aborted) onEvent(converted);
         }
-      } catch {
-        // Dropped or refused: retried below, unless closed.
+        if (!signal.aborted)
+          this.warn(`the event stream of the Docker engine at ${host.id} ended; reconnecting`);
+      } catch (err) {
+        if (!signal.aborted) {
+          this.warn(
+            `the event stream of the Docker engine at ${host.id} failed: ${(err as Error).message}; retrying in ${backoff} ms`,
+          );
+        }
       }
       if (signal.aborted) return;
       await sleep(backoff, undefined, { signal }).catch(() => undefined);
