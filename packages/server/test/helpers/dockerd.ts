@@ -13,15 +13,21 @@ import { DockerEngine } from '../../src/runtime/docker/engine.js';
 export const DOCKERD = '/usr/sbin/dockerd';
 export const BUSYBOX = '/bin/busybox';
 
-/** Why a Docker test cannot run here, or false; printed once by each file that skips. */
-export function dockerSkipReason(file: string): string | false {
-  const skip = !existsSync(DOCKERD)
-    ? `${DOCKERD} not found: install Debian's docker.io (apt-get install docker.io) to run the Docker tests`
-    : process.getuid?.() !== 0
-      ? 'dockerd needs root: run the Docker tests as root'
-      : !existsSync(BUSYBOX)
-        ? `${BUSYBOX} not found: install Debian's busybox-static (apt-get install busybox-static) for the test image`
-        : false;
+/**
+ * Why a Docker test cannot run here, or false; printed once by each file that skips. `sqliteOnly`: a file
+ * that touches no store (the driver's own), which the PostgreSQL run need not repeat.
+ */
+export function dockerSkipReason(file: string, options: { sqliteOnly?: boolean } = {}): string | false {
+  const skip =
+    options.sqliteOnly === true && process.env.GCM_TEST_DATABASE_URL !== undefined
+      ? 'the driver touches no store: it runs on the SQLite run only'
+      : !existsSync(DOCKERD)
+        ? `${DOCKERD} not found: install Debian's docker.io (apt-get install docker.io) to run the Docker tests`
+        : process.getuid?.() !== 0
+          ? 'dockerd needs root: run the Docker tests as root'
+          : !existsSync(BUSYBOX)
+            ? `${BUSYBOX} not found: install Debian's busybox-static (apt-get install busybox-static) for the test image`
+            : false;
   if (skip !== false) console.log(`# ${file} skipped: ${skip}`);
   return skip;
 }

@@ -19,7 +19,7 @@ import { buildTestImage, imageArchive, type TestImage } from '../helpers/test-im
 import { HANG_MS, until } from '../helpers/until.js';
 import { runDriverContract } from './driver-contract.js';
 
-const skip = dockerSkipReason('docker-driver.test.ts');
+const skip = dockerSkipReason('docker-driver.test.ts', { sqliteOnly: true });
 
 /** One private engine for the file: the contract suite and the docker-only tests share it and its image. */
 let dockerd: PrivateDockerd | undefined;

@@ -190,6 +190,20 @@ export function runDriverContract(
         (err: Error) =>
           err instanceof ImageLoadError && /build-garbage.*not a tar file.*docker save/.test(err.message),
       );
+      // Shaped like an image archive, but what its manifest names is not there: the orchestrator refuses it.
+      const hollow = tar([
+        {
+          type: 'file',
+          name: 'manifest.json',
+          content: JSON.stringify([
+            { Config: `${'c'.repeat(64)}.json`, RepoTags: null, Layers: ['l/layer.tar'] },
+          ]),
+        },
+      ]);
+      await assert.rejects(
+        driver.ensureImage(region, imageArchive(hollow, { buildId: 'build-hollow' })),
+        (err: Error) => err instanceof ImageLoadError && /build-hollow.*refused/.test(err.message),
+      );
       // Blob storage failing half-way is not the archive's fault: a plain error, so that a later start retries.
       const broken = {
         ...imageArchive(Buffer.concat([setup.image, Buffer.alloc(2048)]), { buildId: 'build-broken' }),
