@@ -6,10 +6,12 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DockerDriver, dockerHostsFromRegions } from '../../src/runtime/docker/docker-driver.js';
 import {
+  DOCKER_API_VERSION_MAX,
   DockerEngine,
   DockerEngineError,
   dockerHostFromEnv,
   dockerTlsFromEnv,
+  negotiateApiVersion,
   readBody,
 } from '../../src/runtime/docker/engine.js';
 import { LOBBY_LABELS, type LobbySpec, type RuntimeEvent } from '../../src/runtime/driver.js';
@@ -279,6 +281,15 @@ describe('docker driver: what the engine is asked', { skip, timeout: 600_000 }, 
     await missing.close();
     rmSync(dir, { recursive: true });
     assert.throws(() => new DockerEngine('ssh://me@host'), /not unix:\/\/\/path.*or tcp:\/\/host:port/);
+  });
+
+  test('the API version is what the engine speaks, capped at the newest the driver knows', async () => {
+    // Docker 29 refuses versions below 1.44: a pinned v1.41 would lock current engines out.
+    assert.equal(negotiateApiVersion('1.41'), 'v1.41');
+    assert.equal(negotiateApiVersion('1.44'), 'v1.44');
+    assert.equal(negotiateApiVersion('1.52'), `v${DOCKER_API_VERSION_MAX}`);
+    assert.equal(negotiateApiVersion(undefined), 'v1.41');
+    assert.equal(negotiateApiVersion('1.x; rm -rf'), 'v1.41');
   });
 
   test('DOCKER_HOST and the TLS settings are read as Docker reads them', () => {

@@ -10,12 +10,23 @@ import { StringDecoder } from 'node:string_decoder';
  * A Docker Engine API client over node:http, no more than the driver needs. Not dockerode: it brings ssh2 and
  * its native optional dependency for a transport we do not offer, and its typings are loose anyway.
  *
- * Every path carries the API version. v1.41 is what Debian's docker.io 20.10 speaks (the engine the tests and
- * CI run); newer engines answer it too (each keeps a window of older versions), and pinning it means a newer
- * engine cannot change a field under us. Docker 29 raised its minimum to v1.44: such an engine refuses with a
- * message saying so, which `DockerEngineError` passes on as it is.
+ * Every path carries an API version, negotiated once per engine as the docker CLI does: the engine's own
+ * version (GET /version), capped at the newest we were written against. v1.41 is what Debian's docker.io
+ * 20.10 speaks (the engine the tests and CI run); Docker 29 refuses anything below v1.44, so a fixed v1.41
+ * would lock studios on current engines out. The fields the driver uses are the same from v1.41 to v1.47.
  */
 export const DOCKER_API_VERSION = 'v1.41';
+/** The newest API version the driver was checked against; a newer engine is spoken to in this one. */
+export const DOCKER_API_VERSION_MAX = '1.47';
+
+/** The version to speak: the engine's, capped at DOCKER_API_VERSION_MAX; v1.41 when the engine says none. */
+export function negotiateApiVersion(engineVersion: unknown): string {
+  if (typeof engineVersion !== 'string' || !/^1\.\d{1,3}$/.test(engineVersion)) return DOCKER_API_VERSION;
+  const minor = (v: string) => Number(v.split('.')[1]);
+  return minor(engineVersion) > minor(DOCKER_API_VERSION_MAX)
+    ? `v${DOCKER_API_VERSION_MAX}`
+    : `v${engineVersion}`;
+}
 export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
 
 /** Docker's TLS settings as the docker CLI reads them from DOCKER_TLS_VERIFY and DOCKER_CERT_PATH. */
@@ -90,7 +101,7 @@ export interface EngineRequest {
   /** A followed stream (events, logs): the idle timeout covers the wait for the answer only. */
   follow?: boolean;
   signal?: AbortSignal;
-  /** Versioned path (the default) or the engine's unversioned /_ping. */
+  /** Versioned path (the default) or the engine's unversioned /_ping and /version. */
   unversioned?: boolean;
 }
 
@@ -136,6 +147,25 @@ export class DockerEngine {
     }
   }
 
+  private apiVersion: Promise<string> | undefined;
+
+  /** The API version this engine is spoken to in, asked once (again after a failed ask). */
+  version(): Promise<string> {
+    this.apiVersion ??= this.json<{ ApiVersion?: unknown }>({
+      method: 'GET',
+      path: '/version',
+      unversioned: true,
+      idleTimeoutMs: 10_000,
+    }).then(
+      (answer) => negotiateApiVersion(answer?.ApiVersion),
+      (err: unknown) => {
+        this.apiVersion = undefined;
+        throw err;
+      },
+    );
+    return this.apiVersion;
+  }
+
   /** Sends the request; answers the response once its status is known (2xx and 3xx), else throws. */
   async open(request: EngineRequest): Promise<http.IncomingMessage> {
     const query = new URLSearchParams();
@@ -143,7 +173,8 @@ export class DockerEngine {
       if (value !== undefined) query.set(key, String(value));
     }
     const search = query.size > 0 ? `?${query}` : '';
-    const requestPath = `${request.unversioned === true ? '' : `/${DOCKER_API_VERSION}`}${request.path}${search}`;
+    const prefix = request.unversioned === true ? '' : `/${await this.version()}`;
+    const requestPath = `${prefix}${request.path}${search}`;
     const json = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
     const headers: http.OutgoingHttpHeaders = { host: 'docker' };
     if (json !== undefined) {
