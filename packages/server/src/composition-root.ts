@@ -166,6 +166,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
       metrics,
       webhooks,
       origins,
+      // Until the reconciler is composed here (modules/runtime), nothing runs lobbies: a wake has no one to wake.
+      runtime: { kind: 'none', wake: () => {} },
     };
     if (options.pauses !== undefined) holdTestPauses(deps, options.pauses);
     // The namespaces module owns its view cache: every write of a namespace goes through it.

@@ -49,6 +49,16 @@ export interface WebhookEvents {
   ): Promise<string>;
 }
 
+/**
+ * The lobby runtime as modules see it (GCM_RUNTIME): a stop the service decides is written to the lobby's
+ * row, then `wake` asks the reconciler to act on it now rather than at its next periodic pass.
+ */
+export interface LobbyRuntime {
+  readonly kind: 'none' | 'docker';
+  /** Reconcile the namespace (all of them when absent) soon; with GCM_RUNTIME=none, nothing. */
+  wake(namespaceId?: string): void;
+}
+
 /** What services need, passed in explicitly so tests can swap the clock and the data directory. */
 export interface Deps {
   readonly config: Config;
@@ -77,4 +87,6 @@ export interface Deps {
   readonly webhooks: WebhookEvents;
   /** Origins whose pages may use a session: GCM_PUBLIC_URL's, GCM_TRUSTED_ORIGINS, loopback by default. */
   readonly origins: TrustedOrigins;
+  /** The reconciler's wake-up (modules/runtime). */
+  readonly runtime: LobbyRuntime;
 }
