@@ -22,6 +22,7 @@ export * from './names.js';
 export * from './namespaces.js';
 export * from './paging.js';
 export * from './roles.js';
+export * from './runtime-tiers.js';
 export * from './schema-issues.js';
 export * from './tokens.js';
 export * from './uploads.js';

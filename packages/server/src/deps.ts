@@ -50,12 +50,13 @@ export interface WebhookEvents {
 }
 
 /**
- * The lobby runtime as modules see it (GCM_RUNTIME): a stop the service decides is written to the lobby's
- * row, then `wake` asks the reconciler to act on it now rather than at its next periodic pass.
+ * The lobby runtime as services see it (modules/runtime): which one runs, and a nudge for its reconciler.
+ * Declared here, like WebhookEvents, so that modules that change what should run (a namespace's version, a
+ * lobby's players, a studio's stop) name no runtime module.
  */
 export interface LobbyRuntime {
   readonly kind: 'none' | 'docker';
-  /** Reconcile the namespace (all of them when absent) soon; with GCM_RUNTIME=none, nothing. */
+  /** Asks for a reconciling pass soon (of `namespaceId`, or of all); coalesced; does nothing without a runtime. */
   wake(namespaceId?: string): void;
 }
 
@@ -87,6 +88,6 @@ export interface Deps {
   readonly webhooks: WebhookEvents;
   /** Origins whose pages may use a session: GCM_PUBLIC_URL's, GCM_TRUSTED_ORIGINS, loopback by default. */
   readonly origins: TrustedOrigins;
-  /** The reconciler's wake-up (modules/runtime). */
+  /** Runs lobbies (GCM_RUNTIME=docker), or nothing (none). */
   readonly runtime: LobbyRuntime;
 }

@@ -203,23 +203,28 @@ export async function createLobby(
   }
   // Queued before the report is answered; a report retried because its answer was lost queues it again,
   // and the dedupe key keeps that to one delivery per endpoint.
-  await deps.webhooks.gameEventCached(
+  await tellCreated(deps, gameId, row);
+  return row.lobby_id;
+}
+
+/** `lobby.created` for the webhooks: of a reported lobby, and of one the runtime created. */
+export function tellCreated(deps: Deps, gameId: string, row: repo.NewLobby): Promise<void> {
+  return deps.webhooks.gameEventCached(
     gameId,
     () => ({
       type: 'lobby.created',
-      resourceKey: `lobby:${namespaceId}:${row.lobby_id}`,
-      dedupeKey: `lobby.created:${namespaceId}:${row.lobby_id}`,
+      resourceKey: `lobby:${row.namespace_id}:${row.lobby_id}`,
+      dedupeKey: `lobby.created:${row.namespace_id}:${row.lobby_id}`,
       data: {
-        namespace_id: namespaceId,
+        namespace_id: row.namespace_id,
         lobby_id: row.lobby_id,
         lobby_group_name_id: row.lobby_group_name_id,
         region_id: row.region_id,
-        create_ts: toTimestamp(createTs),
+        create_ts: toTimestamp(row.create_ts),
       },
     }),
     'lobby.created',
   );
-  return row.lobby_id;
 }
 
 /** `lobby.stopped` for the webhooks, queued like `lobby.created` (a retried stop queues nothing new). */
@@ -228,7 +233,7 @@ function tellStopped(
   gameId: string,
   namespaceId: string,
   lobbyId: string,
-  stop: { ts: number; exitCode: number; failed: boolean },
+  stop: { ts: number; exitCode: number | null; failed: boolean },
 ): Promise<void> {
   return deps.webhooks.gameEventCached(
     gameId,
@@ -357,6 +362,49 @@ export async function recordLobbyEvent(
     // Each lost race means another event was recorded, and a lobby takes at most three.
     if (attempt >= 10) throw new Error(`lobby ${lobbyId}: the event lost ${attempt} races in a row`);
   }
+}
+
+/**
+ * Records the end of a lobby the runtime ran (modules/runtime): run_state 'stopped' with its stop, exit code
+ * (null when its container was lost and no code is known) and whether it failed, once (false when it was
+ * recorded already), with the reporter path's `lobby.stopped` and, when it failed, `lobby.failed`.
+ */
+export async function recordRuntimeStop(
+  deps: Deps,
+  gameId: string,
+  lobby: Pick<
+    LobbyRow,
+    'namespace_id' | 'lobby_id' | 'version_id' | 'lobby_group_name_id' | 'region_id' | 'stop_reason'
+  >,
+  stop: { ts: number; exitCode: number | null; failed: boolean; reason?: string },
+): Promise<boolean> {
+  const reason = stop.reason ?? lobby.stop_reason ?? 'exited';
+  if (!(await repo.markRuntimeLobbyStopped(deps.db, lobby.namespace_id, lobby.lobby_id, stop, reason))) {
+    return false;
+  }
+  await tellStopped(deps, gameId, lobby.namespace_id, lobby.lobby_id, stop);
+  if (stop.failed) {
+    await deps.webhooks.gameEventCached(
+      gameId,
+      () => ({
+        type: 'lobby.failed',
+        resourceKey: `lobby:${lobby.namespace_id}:${lobby.lobby_id}`,
+        dedupeKey: `lobby.failed:${lobby.namespace_id}:${lobby.lobby_id}`,
+        data: {
+          namespace_id: lobby.namespace_id,
+          lobby_id: lobby.lobby_id,
+          version_id: lobby.version_id,
+          lobby_group_name_id: lobby.lobby_group_name_id,
+          region_id: lobby.region_id,
+          stop_ts: toTimestamp(stop.ts),
+          exit_code: stop.exitCode,
+          reason,
+        },
+      }),
+      'lobby.failed',
+    );
+  }
+  return true;
 }
 
 /** Lobbies deleted per transaction by the purge: a few milliseconds of the store's write lock each. */
