@@ -17,6 +17,7 @@ export * from './games.js';
 export * from './idempotency.js';
 export * from './limits.js';
 export * from './lobby-logs.js';
+export * from './matchmaker.js';
 export * from './names.js';
 export * from './namespaces.js';
 export * from './paging.js';

@@ -1,4 +1,4 @@
-import { type LobbyEventBody, quote } from '@gcm/contract';
+import { type LobbyEventBody, type LobbyRunning, quote } from '@gcm/contract';
 import type { LobbiesTable } from '../../db/database.js';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
@@ -17,6 +17,18 @@ const GROUP_NAME_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 type LobbyRow = LobbiesTable;
 
+/** A runtime lobby's live state while it runs; `{}` for a reported lobby, or once it stopped. */
+function runningOf(row: LobbyRow): LobbyRunning {
+  if (row.run_state === null || row.run_state === 'stopped') return {};
+  const state = row.run_state === 'ready' && row.is_closed === 1 ? 'closed' : row.run_state;
+  return {
+    state,
+    player_count: row.player_count ?? 0,
+    max_players: row.max_players ?? 0,
+    ...(row.version_id === null ? {} : { version_id: row.version_id }),
+  };
+}
+
 export function toLobbySummary(row: LobbyRow) {
   return {
     create_ts: toTimestamp(row.create_ts),
@@ -27,7 +39,7 @@ export function toLobbySummary(row: LobbyRow) {
     region_id: row.region_id,
     ...(row.start_ts === null ? {} : { start_ts: toTimestamp(row.start_ts) }),
     status: {
-      running: {},
+      running: runningOf(row),
       ...(row.stop_ts === null
         ? {}
         : {
