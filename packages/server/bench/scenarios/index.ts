@@ -1,6 +1,7 @@
 import type { Scenario } from '../lib/scenario.js';
 import { billingWatch } from './billing-watch.js';
 import { buildsList } from './builds-list.js';
+import { dockerRun } from './docker-run.js';
 import { lobbyPage } from './lobby-page.js';
 import { lobbyWrites } from './lobby-writes.js';
 import { namespaceRead } from './namespace-read.js';
@@ -18,4 +19,5 @@ export const SCENARIOS: readonly Scenario[] = [
   buildsList,
   billingWatch,
   signInFlood,
+  dockerRun,
 ];
