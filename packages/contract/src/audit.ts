@@ -3,7 +3,13 @@ import { Id, IdOf, Timestamp } from './common.js';
 import { NextCursor } from './paging.js';
 
 /** Who made a recorded call. */
-export const AUDIT_ACTOR_KINDS = ['operator', 'cloud_token', 'reporter_token', 'person'] as const;
+export const AUDIT_ACTOR_KINDS = [
+  'operator',
+  'cloud_token',
+  'reporter_token',
+  'lobby_token',
+  'person',
+] as const;
 export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];
 
 /** succeeded: 2xx or 3xx; refused: 4xx (nothing changed); failed: 5xx. */
@@ -19,6 +25,7 @@ export const AuditActor = Type.Object({
     Type.Literal('operator'),
     Type.Literal('cloud_token'),
     Type.Literal('reporter_token'),
+    Type.Literal('lobby_token'),
     Type.Literal('person'),
   ]),
   token_id: Type.Optional(IdOf('the token used (cloud and reporter tokens)')),

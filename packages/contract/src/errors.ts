@@ -69,6 +69,17 @@ export const ERROR_CATALOGUE = {
   LOBBY_ALREADY_EXISTS: { status: 409, summary: 'A lobby with this id was already reported differently.' },
   LOBBY_INVALID_TRANSITION: { status: 409, summary: 'The event does not follow from the lobby state.' },
   LOBBY_INVALID_TIMESTAMP: { status: 400, summary: 'The event is dated before an earlier event.' },
+  LOBBY_TOKEN_STOPPED: {
+    status: 401,
+    summary: 'The lobby token’s lobby has stopped: its token works no more.',
+  },
+  LOBBY_FULL: { status: 409, summary: 'The lobby already has max_players players connected.' },
+  LOBBY_STOPPING: { status: 409, summary: 'The lobby is stopping: it takes no more players.' },
+  LOBBY_NOT_RUNTIME: {
+    status: 409,
+    summary:
+      'The lobby is reported by an external data plane: the service does not run it, so cannot stop it.',
+  },
   UPLOAD_INVALID_FILE_TYPE: {
     status: 400,
     summary: 'The file name has an extension of a type not accepted.',

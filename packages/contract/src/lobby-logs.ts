@@ -30,6 +30,24 @@ export const LobbyEventBody = Type.Object({
   failed: OptionalNullable(Type.Boolean({ description: 'stop only; default: exit_code is not 0' })),
 });
 
+/**
+ * A lobby the service runs itself (GCM_RUNTIME=docker) that has not stopped shows its live state here; a
+ * lobby an external data plane reports, or one that stopped, has `running: {}` (the interface's empty
+ * object, whose fields it leaves unsaid).
+ */
+export const LobbyRunning = Type.Object({
+  state: Type.Optional(
+    Type.Union(
+      [Type.Literal('starting'), Type.Literal('ready'), Type.Literal('closed'), Type.Literal('stopping')],
+      { description: 'closed: ready, but the matchmaker sends it no new players' },
+    ),
+  ),
+  player_count: Type.Optional(Type.Integer({ minimum: 0 })),
+  max_players: Type.Optional(Type.Integer({ minimum: 0 })),
+  version_id: Type.Optional(Id),
+});
+export type LobbyRunning = Static<typeof LobbyRunning>;
+
 export const LobbySummary = Type.Object({
   create_ts: Timestamp,
   lobby_group_name_id: Type.String(),
@@ -39,7 +57,7 @@ export const LobbySummary = Type.Object({
   region_id: Type.String(),
   start_ts: Type.Optional(Timestamp),
   status: Type.Object({
-    running: Type.Object({}),
+    running: LobbyRunning,
     stopped: Type.Optional(
       Type.Object({ exit_code: Type.Integer(), failed: Type.Boolean(), stop_ts: Timestamp }),
     ),

@@ -9,6 +9,7 @@ import { NextCursor } from './paging.js';
 export const WEBHOOK_EVENT_TYPES = [
   'lobby.created',
   'lobby.stopped',
+  'lobby.failed',
   'build.completed',
   'version.deployed',
   'plan.changed',
@@ -30,6 +31,7 @@ const EventType = Type.Union(
   [
     Type.Literal('lobby.created'),
     Type.Literal('lobby.stopped'),
+    Type.Literal('lobby.failed'),
     Type.Literal('build.completed'),
     Type.Literal('version.deployed'),
     Type.Literal('plan.changed'),

@@ -413,6 +413,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/matchmaker/lobbies/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The calling lobby can take players: starting → ready (a repeat is a no-op)
+         * @description Who may call: a running lobby, with its own lobby token (GCM_LOBBY_TOKEN); it acts on that lobby.
+         */
+        post: operations["matchmaker.lobbies.ready"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/matchmaker/lobbies/closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Close (or open) the calling lobby to new players from the matchmaker; it keeps running
+         * @description Who may call: a running lobby, with its own lobby token (GCM_LOBBY_TOKEN); it acts on that lobby.
+         */
+        put: operations["matchmaker.lobbies.setClosed"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/matchmaker/players/connected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A player connected to the calling lobby (counted once per player token, up to max_players)
+         * @description Who may call: a running lobby, with its own lobby token (GCM_LOBBY_TOKEN); it acts on that lobby.
+         */
+        post: operations["matchmaker.players.connected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/matchmaker/players/disconnected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A player left the calling lobby (a token it did not count is a no-op)
+         * @description Who may call: a running lobby, with its own lobby token (GCM_LOBBY_TOKEN); it acts on that lobby.
+         */
+        post: operations["matchmaker.players.disconnected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop a lobby the service runs (SIGTERM, then SIGKILL after the grace period)
+         * @description Who may call: the operator, or a game cloud token of this game. Or a signed-in person (session cookie) with the member role or stronger in the team that owns the game.
+         */
+        delete: operations["games.matchmaker.deleteMatchmakerLobby"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cloud/games/{game_id}/namespaces/{namespace_id}/rollout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The namespace's lobbies per version and state, and whether its version's idle lobbies are ready
+         * @description Who may call: the operator, or a game cloud token of this game. Or a signed-in person (session cookie) with the viewer role or stronger in the team that owns the game.
+         */
+        get: operations["games.namespaces.getNamespaceRollout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games/{game_id}/environments/{environment_id}/builds/prepare": {
         parameters: {
             query?: never;
@@ -1246,7 +1366,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AuditActor: {
-            kind: "operator" | "cloud_token" | "reporter_token" | "person";
+            kind: "operator" | "cloud_token" | "reporter_token" | "lobby_token" | "person";
             /**
              * Format: uuid
              * @description the token used (cloud and reporter tokens)
@@ -1523,6 +1643,10 @@ export interface components {
             /** @description the signing secret (whsec_…): shown when the endpoint is made and when it is rotated, never again */
             secret: string;
         };
+        DeleteMatchmakerLobbyResponse: {
+            /** @description true: the lobby was running and is now stopping; false: it was stopping or stopped already */
+            did_remove: boolean;
+        };
         DeviceLinkResult: {
             /** @description once the link is completed, until it expires; always the same token */
             cloud_token?: string;
@@ -1545,6 +1669,22 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+        };
+        FailedLobby: {
+            /**
+             * Format: uuid
+             * @description a UUID
+             */
+            lobby_id: string;
+            game_mode: string;
+            region_id: string;
+            exit_code: number;
+            stop_reason?: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 with milliseconds, UTC
+             */
+            stop_ts: string;
         };
         GameBilling: {
             /**
@@ -1734,6 +1874,8 @@ export interface components {
                 };
             };
         };
+        /** @description an empty object, as the original API answered */
+        LobbyCallAnswer: Record<string, never>;
         LobbyEventBody: {
             kind: "start" | "ready" | "stop";
             ts?: string | null;
@@ -1742,6 +1884,17 @@ export interface components {
         };
         LobbyList: {
             lobbies: components["schemas"]["LobbySummary"][];
+        };
+        LobbyRunning: {
+            /** @description closed: ready, but the matchmaker sends it no new players */
+            state?: "starting" | "ready" | "closed" | "stopping";
+            player_count?: number;
+            max_players?: number;
+            /**
+             * Format: uuid
+             * @description a UUID
+             */
+            version_id?: string;
         };
         LobbySummary: {
             /**
@@ -1772,7 +1925,7 @@ export interface components {
              */
             start_ts?: string;
             status: {
-                running: Record<string, never>;
+                running: components["schemas"]["LobbyRunning"];
                 stopped?: {
                     exit_code: number;
                     failed: boolean;
@@ -1847,6 +2000,16 @@ export interface components {
             /** @description present only when more items follow: pass it as `cursor` for the next page */
             cursor?: string;
         };
+        NamespaceRollout: {
+            /**
+             * Format: uuid
+             * @description a UUID
+             */
+            version_id: string;
+            complete: boolean;
+            groups: components["schemas"]["RolloutGroup"][];
+            failed: components["schemas"]["FailedLobby"][];
+        };
         NamespaceSummary: {
             /**
              * Format: uuid
@@ -1877,6 +2040,10 @@ export interface components {
                 [key: string]: string;
             };
             exclusive_tags?: string[] | null;
+        };
+        PlayerTokenBody: {
+            /** @description the player token the player connected with; counted once per lobby */
+            player_token: string;
         };
         PrepareAvatarBody: {
             /** @description file name ending in .png, .jpg or .jpeg */
@@ -1947,12 +2114,35 @@ export interface components {
                 name_id: string;
             }[];
         };
+        RolloutGroup: {
+            /**
+             * Format: uuid
+             * @description a UUID
+             */
+            version_id: string;
+            game_mode: string;
+            region_id: string;
+            idle_wanted: number;
+            lobbies: {
+                starting: number;
+                /** @description ready, no players, not closed */
+                ready_idle: number;
+                /** @description ready with players */
+                ready_busy: number;
+                closed: number;
+                stopping: number;
+            };
+        };
         RotateWebhookSecretResponse: {
             /** @description the signing secret (whsec_…): shown when the endpoint is made and when it is rotated, never again */
             secret: string;
         };
         SetGameTeamBody: {
             team_id: string | null;
+        };
+        SetLobbyClosedBody: {
+            /** @description true: the matchmaker routes no new players to the lobby */
+            is_closed: boolean;
         };
         SetNamespaceVersionBody: {
             /**
@@ -2443,9 +2633,11 @@ export type SchemaCreateTeamResponse = components['schemas']['CreateTeamResponse
 export type SchemaCreateVersionResponse = components['schemas']['CreateVersionResponse'];
 export type SchemaCreateWebhookBody = components['schemas']['CreateWebhookBody'];
 export type SchemaCreateWebhookResponse = components['schemas']['CreateWebhookResponse'];
+export type SchemaDeleteMatchmakerLobbyResponse = components['schemas']['DeleteMatchmakerLobbyResponse'];
 export type SchemaDeviceLinkResult = components['schemas']['DeviceLinkResult'];
 export type SchemaDomainPublicAuthBody = components['schemas']['DomainPublicAuthBody'];
 export type SchemaErrorBody = components['schemas']['ErrorBody'];
+export type SchemaFailedLobby = components['schemas']['FailedLobby'];
 export type SchemaGameBilling = components['schemas']['GameBilling'];
 export type SchemaGameFull = components['schemas']['GameFull'];
 export type SchemaGameList = components['schemas']['GameList'];
@@ -2457,15 +2649,19 @@ export type SchemaGetNamespaceResponse = components['schemas']['GetNamespaceResp
 export type SchemaGetVersionResponse = components['schemas']['GetVersionResponse'];
 export type SchemaHostNetworkingBody = components['schemas']['HostNetworkingBody'];
 export type SchemaInspectResponse = components['schemas']['InspectResponse'];
+export type SchemaLobbyCallAnswer = components['schemas']['LobbyCallAnswer'];
 export type SchemaLobbyEventBody = components['schemas']['LobbyEventBody'];
 export type SchemaLobbyList = components['schemas']['LobbyList'];
+export type SchemaLobbyRunning = components['schemas']['LobbyRunning'];
 export type SchemaLobbySummary = components['schemas']['LobbySummary'];
 export type SchemaMatchmakerConfigBody = components['schemas']['MatchmakerConfigBody'];
 export type SchemaNamespaceFull = components['schemas']['NamespaceFull'];
 export type SchemaNamespaceList = components['schemas']['NamespaceList'];
+export type SchemaNamespaceRollout = components['schemas']['NamespaceRollout'];
 export type SchemaNamespaceSummary = components['schemas']['NamespaceSummary'];
 export type SchemaPartsResponse = components['schemas']['PartsResponse'];
 export type SchemaPatchTagsBody = components['schemas']['PatchTagsBody'];
+export type SchemaPlayerTokenBody = components['schemas']['PlayerTokenBody'];
 export type SchemaPrepareAvatarBody = components['schemas']['PrepareAvatarBody'];
 export type SchemaPrepareAvatarResponse = components['schemas']['PrepareAvatarResponse'];
 export type SchemaPrepareBuildBody = components['schemas']['PrepareBuildBody'];
@@ -2473,8 +2669,10 @@ export type SchemaPrepareBuildResponse = components['schemas']['PrepareBuildResp
 export type SchemaPrepareDeviceLinkResponse = components['schemas']['PrepareDeviceLinkResponse'];
 export type SchemaPresignedRequest = components['schemas']['PresignedRequest'];
 export type SchemaRegionsResponse = components['schemas']['RegionsResponse'];
+export type SchemaRolloutGroup = components['schemas']['RolloutGroup'];
 export type SchemaRotateWebhookSecretResponse = components['schemas']['RotateWebhookSecretResponse'];
 export type SchemaSetGameTeamBody = components['schemas']['SetGameTeamBody'];
+export type SchemaSetLobbyClosedBody = components['schemas']['SetLobbyClosedBody'];
 export type SchemaSetNamespaceVersionBody = components['schemas']['SetNamespaceVersionBody'];
 export type SchemaSetupStatusBody = components['schemas']['SetupStatusBody'];
 export type SchemaSetupStatusResponse = components['schemas']['SetupStatusResponse'];
@@ -3733,6 +3931,271 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "matchmaker.lobbies.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object, as the original API answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyCallAnswer"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "matchmaker.lobbies.setClosed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "is_closed": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetLobbyClosedBody"];
+            };
+        };
+        responses: {
+            /** @description an empty object, as the original API answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyCallAnswer"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "matchmaker.players.connected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "player_token": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlayerTokenBody"];
+            };
+        };
+        responses: {
+            /** @description an empty object, as the original API answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyCallAnswer"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "matchmaker.players.disconnected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "player_token": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlayerTokenBody"];
+            };
+        };
+        responses: {
+            /** @description an empty object, as the original API answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyCallAnswer"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "games.matchmaker.deleteMatchmakerLobby": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a UUID */
+                game_id: string;
+                /** @description a UUID */
+                lobby_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteMatchmakerLobbyResponse"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "games.namespaces.getNamespaceRollout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a UUID */
+                game_id: string;
+                /** @description a UUID */
+                namespace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamespaceRollout"];
+                };
             };
             /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
             "4XX": {

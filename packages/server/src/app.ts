@@ -35,8 +35,10 @@ import { deviceLinksRoutes } from './modules/device-links/device-links.routes.js
 import { firstRunRoutes } from './modules/first-run/first-run.routes.js';
 import { gamesRoutes } from './modules/games/games.routes.js';
 import { lobbyLogsRoutes } from './modules/lobby-logs/lobby-logs.routes.js';
+import { matchmakerRoutes } from './modules/matchmaker/matchmaker.routes.js';
 import { namespacesRoutes } from './modules/namespaces/namespaces.routes.js';
 import type { WithNamespaces } from './modules/namespaces/namespaces.service.js';
+import { runtimeRoutes } from './modules/runtime/runtime.routes.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { versionsRoutes } from './modules/versions/versions.routes.js';
@@ -194,6 +196,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   versionsRoutes(app, deps);
   namespacesRoutes(app, deps);
   lobbyLogsRoutes(app, deps);
+  matchmakerRoutes(app, deps);
+  runtimeRoutes(app, deps);
   buildsRoutes(app, deps);
   tokensRoutes(app, deps);
   uploadsRoutes(app, deps);

@@ -166,6 +166,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
       metrics,
       webhooks,
       origins,
+      // Nothing runs lobbies yet: they are reported by an external data plane.
+      runtime: { kind: 'none', wake: () => undefined },
     };
     if (options.pauses !== undefined) holdTestPauses(deps, options.pauses);
     // The namespaces module owns its view cache: every write of a namespace goes through it.

@@ -299,6 +299,11 @@ const S3_SECRET_ACCESS_KEY = setting(
   { documentedDefault: '(unset)', secret: 'whole' },
 );
 const SIGN_IN_PAUSE_MS = seconds('GCM_SIGN_IN_PAUSE_SECONDS', 60, 1, 86_400);
+const REGIONS = setting('GCM_REGIONS', readRegions, {
+  documentedDefault: `\`${DEFAULT_REGIONS.join(',')}\``,
+});
+export const RUNTIME_KINDS = ['none', 'docker'] as const;
+export type RuntimeKind = (typeof RUNTIME_KINDS)[number];
 
 /**
  * Every setting, once: its variable, how it is read (type, range, default, the message for a bad value) and
@@ -369,7 +374,7 @@ const SCHEMA = {
   /** Part size of multipart build uploads (the last part takes the remainder). */
   buildPartSizeBytes: BUILD_PART_SIZE_BYTES,
   /** Region name ids the hosting data plane offers; game modes may only name these. */
-  regions: setting('GCM_REGIONS', readRegions, { documentedDefault: `\`${DEFAULT_REGIONS.join(',')}\`` }),
+  regions: REGIONS,
   /** Connection cap and timeouts of the HTTP server (src/http/connection-limits.ts). */
   connections: group({
     /** Open connections at most; further ones are closed on accept, so the process never runs out of fds. */
@@ -524,6 +529,34 @@ const SCHEMA = {
     /** How often the delivery job looks for due deliveries (GCM_WEBHOOK_POLL_MS); 0: this instance sends none. */
     pollMs: whole('GCM_WEBHOOK_POLL_MS', 1_000, 0, 60_000),
   }),
+  /** Lobbies the service runs itself (src/modules/runtime, docs/runtime.md). */
+  runtime: group({
+    /** none: lobbies are reported by an external data plane (the reporter path), as before; docker: run them. */
+    kind: oneOf('GCM_RUNTIME', RUNTIME_KINDS, 'none'),
+    /** Region → DOCKER_HOST; a region not named runs on the default engine (DOCKER_HOST or its socket). */
+    hosts: regionMap('GCM_RUNTIME_HOSTS', REGIONS, (value) =>
+      /^(unix|tcp|https?):\/\/\S+$/.test(value) ? undefined : 'a unix://, tcp:// or http(s):// address',
+    ),
+    /** Region → the host name players reach its lobbies by; a region not named uses GCM_PUBLIC_URL's host. */
+    publicHosts: regionMap('GCM_REGION_PUBLIC_HOSTS', REGIONS, (value) =>
+      /^[A-Za-z0-9.:[\]-]{1,253}$/.test(value) ? undefined : 'a host name or address',
+    ),
+    /** Live lobbies (starting, ready, stopping) one host runs at most, whatever their namespaces. */
+    maxLobbiesPerHost: whole('GCM_RUNTIME_MAX_LOBBIES_PER_HOST', 100, 1, 100_000),
+    /** Host ports lobbies are given (host network mode: where they listen; bridge: where they are published). */
+    portRange: setting('GCM_RUNTIME_PORT_RANGE', readPortRange, {
+      documentedDefault: '`26000-31999`',
+      show: (range) => `${range.min}-${range.max}`,
+    }),
+    /** A lobby that has not called ready this long after it was created is stopped and recorded failed. */
+    readyTimeoutMs: seconds('GCM_LOBBY_READY_TIMEOUT', 300, 1, 86_400),
+    /** After a rollout, lobbies of the old version with players run at most this long; 0 stops them at once. */
+    drainTimeoutMs: seconds('GCM_DRAIN_TIMEOUT', 7_200, 0, 30 * 86_400),
+    /** SIGTERM, then SIGKILL this long after, when the service stops a lobby. */
+    stopGraceMs: seconds('GCM_LOBBY_STOP_GRACE', 10, 0, 3_600),
+    /** The reconciler's periodic pass; events (a version switched, a lobby exited) wake it sooner. */
+    reconcileIntervalMs: seconds('GCM_RUNTIME_RECONCILE_INTERVAL', 10, 1, 3_600),
+  }),
 } satisfies Schema;
 
 export type Config = ConfigOf<typeof SCHEMA>;
@@ -535,6 +568,7 @@ export type PasswordHashConfig = AccountsConfig['passwordHashes'];
 export type RateLimitConfig = Config['rateLimits'];
 export type ConnectionConfig = Config['connections'];
 export type S3Config = NonNullable<Config['s3']>;
+export type RuntimeConfig = Config['runtime'];
 
 /** Adds a check against the settings read before it to `base`, reported after base's own problem. */
 function checked<T>(base: Setting<T>, check: (value: T, reading: Reading) => string | undefined): Setting<T> {
@@ -634,6 +668,66 @@ function readRegions(r: Reading): readonly string[] {
     );
   }
   return Object.freeze(regions);
+}
+
+/**
+ * `region=value,region=value`: each region one of GCM_REGIONS, at most once. Unset: an empty map (every
+ * region takes the default).
+ */
+function regionMap(
+  env: string,
+  regions: Setting<readonly string[]>,
+  check: (value: string) => string | undefined,
+): Setting<Readonly<Record<string, string>>> {
+  return setting(
+    env,
+    (r) => {
+      const map: Record<string, string> = {};
+      if (r.raw === undefined) return Object.freeze(map);
+      const known = r.earlier(regions);
+      for (const entry of r.raw.split(',').map((e) => e.trim())) {
+        if (entry === '') continue;
+        const at = entry.indexOf('=');
+        const region = entry.slice(0, at).trim();
+        const value = entry.slice(at + 1).trim();
+        const problem =
+          at < 1
+            ? 'region=value'
+            : !known.includes(region)
+              ? `a region of GCM_REGIONS (${known.join(', ')})`
+              : Object.hasOwn(map, region)
+                ? 'each region once'
+                : check(value);
+        if (problem !== undefined) {
+          r.problem(`${env} must be a comma-separated list of region=value entries; "${entry}": ${problem}`);
+          continue;
+        }
+        map[region] = value;
+      }
+      return Object.freeze(map);
+    },
+    {
+      documentedDefault: '(unset)',
+      show: (map) => {
+        const entries = Object.entries(map);
+        return entries.length === 0 ? undefined : entries.map(([k, v]) => `${k}=${v}`).join(',');
+      },
+    },
+  );
+}
+
+/** `min-max`, both in 1024-65535. */
+function readPortRange(r: Reading): { readonly min: number; readonly max: number } {
+  const fallback = Object.freeze({ min: 26_000, max: 31_999 });
+  if (r.raw === undefined) return fallback;
+  const match = /^(\d{1,5})-(\d{1,5})$/.exec(r.raw);
+  const min = Number(match?.[1]);
+  const max = Number(match?.[2]);
+  if (match === null || min < 1024 || max > 65_535 || min > max) {
+    r.problem(`${r.name} must be min-max with 1024 <= min <= max <= 65535 (got "${r.raw}")`);
+    return fallback;
+  }
+  return Object.freeze({ min, max });
 }
 
 /** A comma-separated list of exact `scheme://host[:port]` origins, as browsers send them in `Origin`. */

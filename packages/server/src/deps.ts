@@ -49,6 +49,17 @@ export interface WebhookEvents {
   ): Promise<string>;
 }
 
+/**
+ * The lobby runtime as services see it (modules/runtime): which one runs, and a nudge for its reconciler.
+ * Declared here, like WebhookEvents, so that modules that change what should run (a namespace's version, a
+ * lobby's players, a studio's stop) name no runtime module.
+ */
+export interface LobbyRuntime {
+  readonly kind: 'none' | 'docker';
+  /** Asks for a reconciling pass soon (of `namespaceId`, or of all); coalesced; does nothing without a runtime. */
+  wake(namespaceId?: string): void;
+}
+
 /** What services need, passed in explicitly so tests can swap the clock and the data directory. */
 export interface Deps {
   readonly config: Config;
@@ -77,4 +88,6 @@ export interface Deps {
   readonly webhooks: WebhookEvents;
   /** Origins whose pages may use a session: GCM_PUBLIC_URL's, GCM_TRUSTED_ORIGINS, loopback by default. */
   readonly origins: TrustedOrigins;
+  /** Runs lobbies (GCM_RUNTIME=docker), or nothing (none). */
+  readonly runtime: LobbyRuntime;
 }

@@ -192,6 +192,19 @@ export const errors = {
     ),
   lobbyInvalidTransition: (message: string) => make('LOBBY_INVALID_TRANSITION', message),
   lobbyInvalidTimestamp: (message: string) => make('LOBBY_INVALID_TIMESTAMP', message),
+  lobbyTokenStopped: () =>
+    make('LOBBY_TOKEN_STOPPED', 'this lobby token’s lobby has stopped; a lobby’s token works while it runs'),
+  lobbyFull: (maxPlayers: number) =>
+    make('LOBBY_FULL', `the lobby already has its max_players (${maxPlayers}) players connected`, {
+      max_players: maxPlayers,
+    }),
+  lobbyStopping: () => make('LOBBY_STOPPING', 'the lobby is stopping; it takes no more players'),
+  lobbyNotRuntime: () =>
+    make(
+      'LOBBY_NOT_RUNTIME',
+      'this lobby is reported by an external data plane (its reporter token), not run by the service, ' +
+        'so the service cannot stop it; stop it where it runs',
+    ),
   uploadInvalidFileType: (message: string) => make('UPLOAD_INVALID_FILE_TYPE', message, { field: 'path' }),
   uploadInvalidMime: (message: string) => make('UPLOAD_INVALID_MIME', message, { field: 'mime' }),
   uploadTooLarge: (maxBytes: number) =>

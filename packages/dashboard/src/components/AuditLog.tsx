@@ -136,7 +136,12 @@ export function AuditLog({
 function Actor({ actor }: { actor: AuditEvent['actor'] }) {
   if (actor.kind === 'person') return <strong>{actor.email ?? 'A person'}</strong>;
   if (actor.kind === 'operator') return <strong>The operator</strong>;
-  const kind = actor.kind === 'cloud_token' ? 'A cloud token' : 'A reporter token';
+  const kind =
+    actor.kind === 'cloud_token'
+      ? 'A cloud token'
+      : actor.kind === 'lobby_token'
+        ? 'A lobby token'
+        : 'A reporter token';
   if (actor.token_id === undefined) return <strong>{kind}</strong>;
   return (
     <strong>

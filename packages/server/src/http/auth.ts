@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, errors } from '../errors.js';
-import type { Caller, Person, TokenCaller } from '../identity/callers.js';
+import type { Caller, LobbyCaller, Person, TokenCaller } from '../identity/callers.js';
 import { carriesSession, type People } from '../identity/people.js';
 import { roleCovers, type TeamRole } from '../identity/roles.js';
 import type { TokenAuthority } from '../identity/token-authority.js';
@@ -16,10 +16,12 @@ import { hooksOf } from './route-hooks.js';
  * - `any`: the operator or any game cloud token (the service then limits what it sees);
  * - `game`: the operator, or a cloud token of the game named by the `game_id` path parameter;
  * - `reporter`: the operator, or a lobby reporter token of the `game_id` and `namespace_id` in the path;
+ * - `lobby`: a running lobby's own token (GCM_LOBBY_TOKEN) only; the route acts on that lobby, which the
+ *   path does not name, so neither the operator nor any other token may call it;
  * - `operator`: the operator only.
  * A route that declares nothing is treated as `operator`, so a forgotten declaration fails closed.
  */
-export type AuthRule = 'public' | 'self' | 'any' | 'game' | 'reporter' | 'operator';
+export type AuthRule = 'public' | 'self' | 'any' | 'game' | 'reporter' | 'lobby' | 'operator';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -47,6 +49,7 @@ export const AUTH_DESCRIPTIONS: Record<AuthRule, string> = {
   any: 'Who may call: the operator or any game cloud token.',
   game: 'Who may call: the operator, or a game cloud token of this game.',
   reporter: 'Who may call: the operator, or a lobby reporter token of this namespace.',
+  lobby: 'Who may call: a running lobby, with its own lobby token (GCM_LOBBY_TOKEN); it acts on that lobby.',
   operator: 'Who may call: the operator only.',
 };
 
@@ -71,7 +74,7 @@ export interface AuthSources {
  * `self` routes, whose paths name no game or team, it is only a yes: the person sees what their teams own.
  */
 function defaultPersonRole(rule: Exclude<AuthRule, 'public'>, method: string): TeamRole | null {
-  if (rule === 'operator') return null;
+  if (rule === 'operator' || rule === 'lobby') return null;
   return method === 'GET' || method === 'HEAD' ? 'viewer' : 'member';
 }
 
@@ -234,6 +237,13 @@ function permit(
   request: FastifyRequest,
 ): Promise<void> | undefined {
   request.caller = caller;
+  // A lobby's token is for the lobby's own calls alone; those routes take nothing else (not even the operator's).
+  if (rule === 'lobby') {
+    if (caller.kind !== 'lobby')
+      throw errors.forbidden('this operation needs a lobby token (GCM_LOBBY_TOKEN)');
+    return undefined;
+  }
+  if (caller.kind === 'lobby') throw errors.forbidden('a lobby token may only make its lobby’s own calls');
   if (caller.kind === 'operator' || rule === 'self') return undefined;
   const params = request.params as Record<string, string | undefined>;
   if (rule === 'operator' && (personTokenRole === null || caller.kind !== 'game_cloud')) {
@@ -296,6 +306,13 @@ async function authenticate(
     if (err instanceof AppError && err.statusCode === 401) await guard.failed(request);
     throw err;
   }
+}
+
+/** The lobby calling a route whose rule is `lobby`; the hook guarantees it is one. */
+export function lobbyCallerOf(request: FastifyRequest): LobbyCaller {
+  const caller = callerOf(request);
+  if (caller.kind !== 'lobby') throw errors.forbidden('this operation needs a lobby token (GCM_LOBBY_TOKEN)');
+  return caller;
 }
 
 /** The caller of a route whose rule is not `public`; the hook guarantees it is set. */

@@ -73,6 +73,8 @@ function scopeOf(caller: Caller): string {
       return `game:${caller.gameId}`;
     case 'namespace_reporter':
       return `reporter:${caller.gameId}:${caller.namespaceId}`;
+    case 'lobby':
+      return `lobby:${caller.namespaceId}:${caller.lobbyId}`;
     case 'person':
       return `person:${caller.userId}`;
   }

@@ -24,7 +24,19 @@ export type TokenCaller =
       tokenId: string;
       createTs: number;
       expireTs: number;
-    };
+    }
+  | LobbyCaller;
+
+/**
+ * A running lobby, by its GCM_LOBBY_TOKEN (identity/lobby-tokens.ts): it acts on its own lobby alone, on
+ * the routes whose rule is `lobby`, and on nothing else.
+ */
+export interface LobbyCaller {
+  readonly kind: 'lobby';
+  readonly gameId: string;
+  readonly namespaceId: string;
+  readonly lobbyId: string;
+}
 
 /** A signed-in person: who, through which session, and their role in each of their teams. */
 export interface Person {

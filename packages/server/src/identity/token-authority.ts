@@ -5,7 +5,8 @@ import { AppError, errors } from '../errors.js';
 import type { CacheCoherence, Invalidation } from '../lib/cache-coherence.js';
 import type { Clock } from '../lib/clock.js';
 import { ReadCache } from '../lib/read-cache.js';
-import type { TokenCaller } from './callers.js';
+import type { LobbyCaller, TokenCaller } from './callers.js';
+import { hashLobbyToken, isLobbyToken } from './lobby-tokens.js';
 import * as repo from './token-store.js';
 
 /** The signed kinds of token: the JWT audience, and the `kind` column of their row. */
@@ -210,6 +211,7 @@ export class TokenAuthority {
     const known = this.signatures.peek(token);
     if (known !== undefined) return this.checkCloudToken(known);
     if (this.operatorHashes.has(sha256Hex(token))) return { kind: 'operator' };
+    if (isLobbyToken(token)) return this.checkLobbyToken(token);
     if (token.split('.').length !== 3) throw errors.unauthorized('the bearer token is not valid');
     const claims = await this.signatures.get(token, () => this.verifySignature(token));
     if (claims === undefined) throw errors.unauthorized('the bearer token is not valid');
@@ -232,6 +234,14 @@ export class TokenAuthority {
     if (row === undefined) return undefined;
     const verdict = this.verdict(claims, row);
     return verdict instanceof AppError ? undefined : verdict;
+  }
+
+  /** A lobby's token works while its lobby has not stopped; a stopped one says so (LOBBY_TOKEN_STOPPED). */
+  private async checkLobbyToken(token: string): Promise<LobbyCaller> {
+    const row = await repo.findLobbyByTokenHash(this.db, hashLobbyToken(token));
+    if (row === undefined) throw errors.unauthorized('the bearer token is not valid');
+    if (row.run_state === 'stopped') throw errors.lobbyTokenStopped();
+    return { kind: 'lobby', gameId: row.game_id, namespaceId: row.namespace_id, lobbyId: row.lobby_id };
   }
 
   private async checkCloudToken(claims: CloudClaims): Promise<TokenCaller> {

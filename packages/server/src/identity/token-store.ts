@@ -48,3 +48,16 @@ export function loadOperatorTokenHashes(db: Db) {
 export function loadSigningKeys(db: Db) {
   return db.selectFrom('signing_keys').selectAll().orderBy('create_ts', 'asc').execute();
 }
+
+/**
+ * The lobby a GCM_LOBBY_TOKEN's hash names, with its game: one lookup of the unique index lobbies_token.
+ * Read on every call of a lobby (a handful per lobby's life, so never cached: a stop takes effect at once).
+ */
+export function findLobbyByTokenHash(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('lobbies')
+    .innerJoin('namespaces', 'namespaces.namespace_id', 'lobbies.namespace_id')
+    .select(['lobbies.lobby_id', 'lobbies.namespace_id', 'lobbies.run_state', 'namespaces.game_id'])
+    .where('lobbies.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}

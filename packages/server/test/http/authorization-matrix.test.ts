@@ -43,6 +43,7 @@ import {
 } from '../helpers/openapi.js';
 import { addMember, asPerson, authCall, giveGame, newTeam, signIn } from '../helpers/people.js';
 import { onPostgres } from '../helpers/postgres.js';
+import { seedRuntimeLobby } from '../helpers/runtime-lobbies.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { diffSnapshots, rowsOfGame, snapshotStore } from '../helpers/store-snapshot.js';
 
@@ -78,6 +79,9 @@ const CALLERS = [
   'game-of-member',
   'game-of-other-team',
   'operator',
+  // A running lobby of the target game, by its GCM_LOBBY_TOKEN; and one that has stopped.
+  'lobby',
+  'stopped-lobby',
   ...PEOPLE,
 ] as const;
 type CallerKind = (typeof CALLERS)[number];
@@ -135,7 +139,10 @@ const INVALID: ReadonlySet<CallerKind> = new Set(INVALID_CALLERS);
 /** The answer each rule gives each caller; rows override it where the service limits what a caller sees. */
 function expectedFor(rule: AuthRule, caller: CallerKind, people: TeamRole | null): Expect {
   if (rule === 'public') return '2xx';
-  if (INVALID.has(caller)) return 401;
+  if (INVALID.has(caller) || caller === 'stopped-lobby') return 401;
+  // A lobby's token makes its lobby's own calls, and those take no other caller, the operator included.
+  if (caller === 'lobby') return rule === 'lobby' ? '2xx' : 403;
+  if (rule === 'lobby') return 403;
   if (caller === 'operator') return '2xx';
   if (isPerson(caller)) return personExpect(rule, people, caller as PersonKind);
   switch (rule) {
@@ -303,6 +310,25 @@ const MATRIX: Record<string, Row> = {
       body: { kind: 'start' },
     }),
   },
+  // A lobby's own calls: on the lobby its token names (seeded in `before`), whatever the path.
+  'matchmaker.lobbies.ready': { rule: 'lobby' },
+  'matchmaker.lobbies.setClosed': { rule: 'lobby', request: () => ({ body: { is_closed: false } }) },
+  'matchmaker.players.connected': {
+    rule: 'lobby',
+    request: ({ seq }) => ({ body: { player_token: `player-${seq}` } }),
+  },
+  'matchmaker.players.disconnected': {
+    rule: 'lobby',
+    request: ({ seq }) => ({ body: { player_token: `player-${seq - 1}` } }),
+  },
+  // Each call stops a runtime lobby of its own, made for it in the game the path names.
+  'games.matchmaker.deleteMatchmakerLobby': {
+    rule: 'game',
+    request: async ({ svc, world }) => ({
+      params: { lobby_id: (await seedRuntimeLobby(svc, world)).lobbyId },
+    }),
+  },
+  'games.namespaces.getNamespaceRollout': { rule: 'game' },
   'builds.prepare': {
     rule: 'game',
     request: ({ seq }) => ({ body: { name: `b-${seq}`, image_file: { path: 'b.tar', content_length: 16 } } }),
@@ -557,7 +583,12 @@ function mismatch(
     return 'the error body is not {code, message, ray_id, metadata?}';
   }
   const codes: Record<number, string[]> = {
-    401: caller === 'revoked' ? ['TOKEN_REVOKED'] : ['API_UNAUTHORIZED'],
+    401:
+      caller === 'revoked'
+        ? ['TOKEN_REVOKED']
+        : caller === 'stopped-lobby'
+          ? ['LOBBY_TOKEN_STOPPED']
+          : ['API_UNAUTHORIZED'],
     403: ['API_FORBIDDEN'],
   };
   const want = code === undefined ? codes[status] : [code];
@@ -634,6 +665,10 @@ describe('authorization matrix: every route × every kind of caller', { timeout:
       'game-of-member': null,
       'game-of-other-team': null,
       operator: svc.operatorToken,
+      // Written as the reconciler writes a lobby's row (the row protocol): the routes are checked without
+      // a Docker engine; a real lobby's token is the same kind of token (test/modules/runtime*).
+      lobby: (await seedRuntimeLobby(svc, target, { runState: 'ready', maxPlayers: 100_000 })).token,
+      'stopped-lobby': (await seedRuntimeLobby(svc, target, { runState: 'stopped' })).token,
       'person-owner': null,
       'person-admin': null,
       'person-member': null,

@@ -3,7 +3,7 @@
  * outside them: wrong types, huge and empty strings, NUL and other control characters, unicode, long arrays,
  * nesting thousands deep, numbers at and beyond limits, unknown and `__proto__` keys, malformed ids and
  * percent-encodings) sent through the real HTTP stack with the operator token and with the game's cloud
- * token. For every request: no 5xx (and no 429), every non-2xx is the JSON error body, the answer is under
+ * token (and, on a lobby's own /matchmaker calls, mostly with a running lobby's token). For every request: no 5xx (and no 429), every non-2xx is the JSON error body, the answer is under
  * 4 MiB, the service still answers the next request, and a 4xx changed nothing in the store.
  *
  * Every operation of the document gets a property; one the suite cannot build requests for fails. The seed
@@ -38,6 +38,7 @@ import {
   listOperations,
   readOpenApi,
 } from '../helpers/openapi.js';
+import { seedRuntimeLobby } from '../helpers/runtime-lobbies.js';
 import {
   fuzzArb,
   hostileString,
@@ -64,6 +65,9 @@ const ERROR_KEYS = new Set(['code', 'message', 'ray_id', 'documentation', 'metad
 const svc = await startTestService({ env: { ...ROUTE_WALK_ENV } });
 const game = await createGameWorld(svc, 'fuzz-game');
 const other = await createGameWorld(svc, 'fuzz-other');
+// A running lobby of the game, as the reconciler writes its row: the lobby calls' caller. Room for every
+// player the suite connects, so its requests explore more than LOBBY_FULL.
+const lobby = await seedRuntimeLobby(svc, game, { runState: 'ready', maxPlayers: 1_000_000 });
 /**
  * Routes the public document leaves out (operators' figures), described here by hand so they are fuzzed
  * like the rest; a hidden route missing here fails the suite. The docs page's assets are swagger-ui's own.
@@ -241,6 +245,8 @@ const POOLS: Pools = {
   resolved: ['true', 'false'],
   region_id: ['lnd-atl'],
   lobby_group_name_id: ['default'],
+  is_closed: [true, false],
+  player_token: ['player-1', 'player-2'],
   plan: ['trial', 'indie', 'studio'],
   name_id: ['fuzz-a', 'fuzz-b'],
   display_name: ['Fuzz'],
@@ -278,6 +284,13 @@ const OPERATION_POOLS: Record<string, Pools> = {
   },
   'games.deleteGame': {
     game_id: await Promise.all([1, 2, 3].map((i) => newGame(svc, `fuzz-retire-${i}`))),
+  },
+  'games.matchmaker.deleteMatchmakerLobby': {
+    lobby_id: [
+      ...(await Promise.all([1, 2, 3].map(async () => (await seedRuntimeLobby(svc, game)).lobbyId))),
+      game.lobbyId,
+      randomUUID(),
+    ],
   },
 };
 
@@ -334,11 +347,13 @@ function fuzzString(schema: JsonSchema | undefined): fc.Arbitrary<string> {
 }
 
 /** One generated request, printed short in fast-check's counterexamples. */
+type Sender = 'operator' | 'game' | 'lobby';
+
 class FuzzRequest {
   constructor(
     readonly method: DocOperation['method'],
     readonly url: string,
-    readonly as: 'operator' | 'game',
+    readonly as: Sender,
     readonly contentType: string | undefined,
     readonly payload: string | Buffer | undefined,
   ) {}
@@ -456,7 +471,10 @@ function requestArb(op: DocOperation): fc.Arbitrary<FuzzRequest> {
       : op.path === '/*'
         ? fc.constantFrom(...DASHBOARD_PATHS)
         : fc.tuple(params, queryString(op)).map(([p, q]) => `${fillPath(op.path, p)}${q}`);
-  const as = fc.constantFrom<'operator' | 'game'>('operator', 'game');
+  // A lobby's own calls take its token alone: the other callers are there to see them refused.
+  const as: fc.Arbitrary<Sender> = op.path.startsWith('/matchmaker/')
+    ? fc.oneof({ weight: 4, arbitrary: fc.constant('lobby' as const) }, fc.constantFrom('operator', 'game'))
+    : fc.constantFrom('operator', 'game');
 
   if (op.operationId === 'uploads.putUploadPart') {
     // Not JSON: bytes to a signed URL, mostly a real one (so the handler runs) with a body of any length.
@@ -486,7 +504,7 @@ function requestArb(op: DocOperation): fc.Arbitrary<FuzzRequest> {
 
 function send(req: FuzzRequest): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = {
-    authorization: `Bearer ${req.as === 'operator' ? svc.operatorToken : game.cloudToken}`,
+    authorization: `Bearer ${{ operator: svc.operatorToken, game: game.cloudToken, lobby: lobby.token }[req.as]}`,
   };
   if (req.contentType !== undefined) headers['content-type'] = req.contentType;
   return svc.app.inject({

@@ -37,6 +37,9 @@ function actorOf(caller: Caller): Actor {
       return { kind: 'cloud_token', tokenId: caller.tokenId };
     case 'namespace_reporter':
       return { kind: 'reporter_token', tokenId: caller.tokenId };
+    // A lobby token has no token row: its lobby is the call's (refused) resource.
+    case 'lobby':
+      return { kind: 'lobby_token' };
     case 'person':
       return { kind: 'person', userId: caller.userId, email: caller.email };
   }
@@ -114,6 +117,7 @@ async function teamNamedBy(
       return caller.teams.has(named) ? named : undefined;
     case 'game_cloud':
     case 'namespace_reporter':
+    case 'lobby':
       return (await repo.teamOfAnyGame(deps.db, caller.gameId)) === named ? named : undefined;
   }
 }

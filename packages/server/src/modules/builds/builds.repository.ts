@@ -18,6 +18,16 @@ export function findBuild(db: Db, namespaceId: string, buildId: string, lock = f
   return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
+export function findCompleteBuildOfGame(db: Db, gameId: string, buildId: string) {
+  return db
+    .selectFrom('builds')
+    .select(['upload_id', 'content_length'])
+    .where('build_id', '=', buildId)
+    .where('game_id', '=', gameId)
+    .where('complete_ts', 'is not', null)
+    .executeTakeFirst();
+}
+
 export async function markBuildComplete(db: Db, buildId: string, now: number): Promise<void> {
   await db
     .updateTable('builds')

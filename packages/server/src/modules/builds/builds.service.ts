@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { BUILDS_PAGE_LIMIT_DEFAULT, type ListBuildsQuery, quote, utf8ByteLength } from '@gcm/contract';
 import { MULTIPART_MIN_BYTES } from '@gcm/contract/limits';
 import { namespaceExists } from '../../db/scope.js';
@@ -13,6 +14,7 @@ import {
   deleteUploadFiles,
   deleteUploadRows,
   findUpload,
+  openBuildFile,
   prepareUpload,
   presignAgain,
 } from '../uploads/uploads.service.js';
@@ -374,4 +376,26 @@ export async function purgeBuildsOf(
     if (last === undefined || page.length < PURGE_BATCH) return deleted;
     after = last.build_id;
   }
+}
+
+/**
+ * A completed build of the game, as the runtime loads it: its byte count and a way to read it (each call a
+ * new stream). Builds are per environment, and a version (of the game) may name a build of any of them.
+ * Undefined when no such completed build is there (deleted meanwhile).
+ */
+export async function findBuildArchive(
+  deps: Deps,
+  gameId: string,
+  buildId: string,
+): Promise<{ size: number; open(): Promise<Readable> } | undefined> {
+  const build = await repo.findCompleteBuildOfGame(deps.db, gameId, buildId);
+  if (build === undefined) return undefined;
+  return {
+    size: Number(build.content_length),
+    open: async () => {
+      const body = await openBuildFile(deps, build.upload_id);
+      if (body === undefined) throw new Error(`the file of build ${buildId} is gone`);
+      return body;
+    },
+  };
 }

@@ -238,3 +238,30 @@ export async function deleteLobbiesBefore(
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * A runtime lobby's end, written once: only a row the runtime runs (run_state set) and not stopped yet.
+ * The reason the service gave (a stop it asked for) is kept; otherwise `reason` says why it ended.
+ */
+export async function markRuntimeLobbyStopped(
+  db: Db,
+  namespaceId: string,
+  lobbyId: string,
+  stop: { ts: number; exitCode: number | null; failed: boolean },
+  reason: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('lobbies')
+    .set((eb) => ({
+      run_state: 'stopped',
+      stop_ts: stop.ts,
+      exit_code: stop.exitCode,
+      failed: stop.failed ? 1 : 0,
+      stop_reason: eb.fn.coalesce('stop_reason', eb.val(reason)),
+    }))
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId)
+    .where('run_state', 'in', ['starting', 'ready', 'stopping'])
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -1,4 +1,4 @@
-import { type LobbyEventBody, quote } from '@gcm/contract';
+import { type LobbyEventBody, type LobbyRunning, quote } from '@gcm/contract';
 import type { LobbiesTable } from '../../db/database.js';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
@@ -17,6 +17,18 @@ const GROUP_NAME_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 type LobbyRow = LobbiesTable;
 
+/** A runtime lobby's live state while it runs; `{}` for a reported lobby, or once it stopped. */
+function runningOf(row: LobbyRow): LobbyRunning {
+  if (row.run_state === null || row.run_state === 'stopped') return {};
+  const state = row.run_state === 'ready' && row.is_closed === 1 ? 'closed' : row.run_state;
+  return {
+    state,
+    player_count: row.player_count ?? 0,
+    max_players: row.max_players ?? 0,
+    ...(row.version_id === null ? {} : { version_id: row.version_id }),
+  };
+}
+
 export function toLobbySummary(row: LobbyRow) {
   return {
     create_ts: toTimestamp(row.create_ts),
@@ -27,7 +39,7 @@ export function toLobbySummary(row: LobbyRow) {
     region_id: row.region_id,
     ...(row.start_ts === null ? {} : { start_ts: toTimestamp(row.start_ts) }),
     status: {
-      running: {},
+      running: runningOf(row),
       ...(row.stop_ts === null
         ? {}
         : {
@@ -191,23 +203,28 @@ export async function createLobby(
   }
   // Queued before the report is answered; a report retried because its answer was lost queues it again,
   // and the dedupe key keeps that to one delivery per endpoint.
-  await deps.webhooks.gameEventCached(
+  await tellCreated(deps, gameId, row);
+  return row.lobby_id;
+}
+
+/** `lobby.created` for the webhooks: of a reported lobby, and of one the runtime created. */
+export function tellCreated(deps: Deps, gameId: string, row: repo.NewLobby): Promise<void> {
+  return deps.webhooks.gameEventCached(
     gameId,
     () => ({
       type: 'lobby.created',
-      resourceKey: `lobby:${namespaceId}:${row.lobby_id}`,
-      dedupeKey: `lobby.created:${namespaceId}:${row.lobby_id}`,
+      resourceKey: `lobby:${row.namespace_id}:${row.lobby_id}`,
+      dedupeKey: `lobby.created:${row.namespace_id}:${row.lobby_id}`,
       data: {
-        namespace_id: namespaceId,
+        namespace_id: row.namespace_id,
         lobby_id: row.lobby_id,
         lobby_group_name_id: row.lobby_group_name_id,
         region_id: row.region_id,
-        create_ts: toTimestamp(createTs),
+        create_ts: toTimestamp(row.create_ts),
       },
     }),
     'lobby.created',
   );
-  return row.lobby_id;
 }
 
 /** `lobby.stopped` for the webhooks, queued like `lobby.created` (a retried stop queues nothing new). */
@@ -216,7 +233,7 @@ function tellStopped(
   gameId: string,
   namespaceId: string,
   lobbyId: string,
-  stop: { ts: number; exitCode: number; failed: boolean },
+  stop: { ts: number; exitCode: number | null; failed: boolean },
 ): Promise<void> {
   return deps.webhooks.gameEventCached(
     gameId,
@@ -345,6 +362,49 @@ export async function recordLobbyEvent(
     // Each lost race means another event was recorded, and a lobby takes at most three.
     if (attempt >= 10) throw new Error(`lobby ${lobbyId}: the event lost ${attempt} races in a row`);
   }
+}
+
+/**
+ * Records the end of a lobby the runtime ran (modules/runtime): run_state 'stopped' with its stop, exit code
+ * (null when its container was lost and no code is known) and whether it failed, once (false when it was
+ * recorded already), with the reporter path's `lobby.stopped` and, when it failed, `lobby.failed`.
+ */
+export async function recordRuntimeStop(
+  deps: Deps,
+  gameId: string,
+  lobby: Pick<
+    LobbyRow,
+    'namespace_id' | 'lobby_id' | 'version_id' | 'lobby_group_name_id' | 'region_id' | 'stop_reason'
+  >,
+  stop: { ts: number; exitCode: number | null; failed: boolean; reason?: string },
+): Promise<boolean> {
+  const reason = stop.reason ?? lobby.stop_reason ?? 'exited';
+  if (!(await repo.markRuntimeLobbyStopped(deps.db, lobby.namespace_id, lobby.lobby_id, stop, reason))) {
+    return false;
+  }
+  await tellStopped(deps, gameId, lobby.namespace_id, lobby.lobby_id, stop);
+  if (stop.failed) {
+    await deps.webhooks.gameEventCached(
+      gameId,
+      () => ({
+        type: 'lobby.failed',
+        resourceKey: `lobby:${lobby.namespace_id}:${lobby.lobby_id}`,
+        dedupeKey: `lobby.failed:${lobby.namespace_id}:${lobby.lobby_id}`,
+        data: {
+          namespace_id: lobby.namespace_id,
+          lobby_id: lobby.lobby_id,
+          version_id: lobby.version_id,
+          lobby_group_name_id: lobby.lobby_group_name_id,
+          region_id: lobby.region_id,
+          stop_ts: toTimestamp(stop.ts),
+          exit_code: stop.exitCode,
+          reason,
+        },
+      }),
+      'lobby.failed',
+    );
+  }
+  return true;
 }
 
 /** Lobbies deleted per transaction by the purge: a few milliseconds of the store's write lock each. */

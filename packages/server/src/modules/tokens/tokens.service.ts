@@ -197,6 +197,8 @@ export async function inspect(deps: Deps, caller: Caller) {
       },
     };
   }
+  // The auth hook lets no lobby token reach /cloud routes (auth.ts, rule `lobby`).
+  if (caller.kind === 'lobby') throw errors.forbidden('a lobby token may only make its lobby’s own calls');
   // Names, so that `gcm whoami` and the login can say which game, team and person, not only ids.
   const { game, person } = await repo.findTokenNames(deps.db, caller.gameId, caller.userId);
   return {

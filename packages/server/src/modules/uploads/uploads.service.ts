@@ -320,6 +320,13 @@ export async function openAvatar(
   return { mime: upload.mime, fileName, size: upload.content_length, body };
 }
 
+/** A completed build upload's checked file, for the runtime to load as an image; undefined when gone. */
+export async function openBuildFile(deps: Deps, uploadId: string): Promise<Readable | undefined> {
+  const upload = await repo.findUpload(deps.db, uploadId);
+  if (upload === undefined || upload.kind !== 'build' || upload.state !== 'complete') return undefined;
+  return deps.blobs.openRead(upload.frozen_key ?? upload.object_key);
+}
+
 /**
  * One PUT to the embedded store's signed URL. The signature is checked before anything is read, so an
  * unsigned request learns nothing about which uploads exist.

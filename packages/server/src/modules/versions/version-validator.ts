@@ -27,6 +27,8 @@ export function callerKey(caller: Caller | null): string {
       return 'operator';
     case 'person':
       return `person:${caller.userId}`;
+    case 'lobby':
+      return `lobby:${caller.lobbyId}`;
     default:
       return `token:${caller.tokenId}`;
   }

@@ -1,0 +1,43 @@
+import {
+  DeleteMatchmakerLobbyResponse,
+  GameLobbyParams,
+  NamespaceParams,
+  NamespaceRollout,
+} from '@gcm/contract';
+import type { Deps } from '../../deps.js';
+import { routeOptions } from '../../http/route-options.js';
+import type { TypedApp } from '../../http/typed-app.js';
+import type { WithNamespaces } from '../namespaces/namespaces.service.js';
+import { getRollout, stopLobby } from './lobby-control.js';
+
+/** A studio's controls over the lobbies the runtime runs, and the view of a namespace's rollout. */
+export function runtimeRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
+  app.delete(
+    '/cloud/games/:game_id/matchmaker/lobbies/:lobby_id',
+    routeOptions(
+      {
+        operationId: 'games.matchmaker.deleteMatchmakerLobby',
+        auth: 'game',
+        summary: 'Stop a lobby the service runs (SIGTERM, then SIGKILL after the grace period)',
+        tag: 'matchmaker',
+      },
+      { params: GameLobbyParams, response: { 200: DeleteMatchmakerLobbyResponse } },
+    ),
+    async (request) => stopLobby(deps, request.params.game_id, request.params.lobby_id),
+  );
+
+  app.get(
+    '/cloud/games/:game_id/namespaces/:namespace_id/rollout',
+    routeOptions(
+      {
+        operationId: 'games.namespaces.getNamespaceRollout',
+        auth: 'game',
+        summary:
+          "The namespace's lobbies per version and state, and whether its version's idle lobbies are ready",
+        tag: 'namespaces',
+      },
+      { params: NamespaceParams, response: { 200: NamespaceRollout } },
+    ),
+    async (request) => getRollout(deps, request.params.game_id, request.params.namespace_id),
+  );
+}

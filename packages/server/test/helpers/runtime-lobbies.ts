@@ -1,0 +1,62 @@
+/**
+ * Lobby rows as the reconciler writes them (the row protocol in docs/runtime.md), put straight into the
+ * store: the lobby-facing routes are tested on their own, without a Docker engine, by holding the token the
+ * reconciler would have put in the container's GCM_LOBBY_TOKEN.
+ */
+import { newLobbyToken } from '../../src/identity/lobby-tokens.js';
+import { newId } from '../../src/lib/ids.js';
+import type { TestService } from './service.js';
+
+export interface SeededLobby {
+  lobbyId: string;
+  /** What the container would have in GCM_LOBBY_TOKEN. */
+  token: string;
+}
+
+export async function seedRuntimeLobby(
+  svc: TestService,
+  where: { namespaceId: string; versionId: string },
+  options: {
+    runState?: 'starting' | 'ready' | 'stopping' | 'stopped';
+    gameMode?: string;
+    region?: string;
+    maxPlayers?: number;
+    playerCount?: number;
+    isClosed?: boolean;
+    failed?: { exitCode: number; reason: string };
+  } = {},
+): Promise<SeededLobby> {
+  const { token, hash } = newLobbyToken();
+  const lobbyId = newId();
+  const now = svc.clock.now();
+  const state = options.runState ?? 'starting';
+  const stopped = state === 'stopped';
+  await svc.deps.db
+    .insertInto('lobbies')
+    .values({
+      lobby_id: lobbyId,
+      namespace_id: where.namespaceId,
+      lobby_group_name_id: options.gameMode ?? 'default',
+      region_id: options.region ?? 'lnd-atl',
+      create_ts: now,
+      start_ts: now,
+      ready_ts: state === 'ready' ? now : null,
+      stop_ts: stopped ? now : null,
+      exit_code: stopped ? (options.failed?.exitCode ?? 0) : null,
+      failed: stopped ? (options.failed === undefined ? 0 : 1) : null,
+      run_state: state,
+      version_id: where.versionId,
+      is_closed: options.isClosed === true ? 1 : 0,
+      player_count: options.playerCount ?? 0,
+      max_players: options.maxPlayers ?? 8,
+      token_hash: hash,
+      runtime_host: 'local',
+      runtime_handle: `seeded-${lobbyId}`,
+      ports: '[]',
+      ready_deadline_ts: now + 300_000,
+      stop_requested_ts: state === 'stopping' ? now : null,
+      stop_reason: options.failed?.reason ?? null,
+    })
+    .execute();
+  return { lobbyId, token };
+}
