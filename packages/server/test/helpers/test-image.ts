@@ -24,6 +24,14 @@ import { tar } from './tar.js';
  * - with TEST_OOM set, eats memory until the kernel kills the eater, then exits with 1.
  */
 const SERVER_SH = `#!/bin/sh
+# The trap first: TERM before it is ignored (the shell is the container's PID 1), and a test that saw any
+# output may send TERM.
+on_term() {
+  echo "server: got TERM"
+  if [ -n "$TEST_TERM_IGNORE" ]; then return; fi
+  exit "\${TEST_TERM_EXIT:-0}"
+}
+trap on_term TERM
 echo "server: starting args=$*"
 env | grep -v '^GCM_LOBBY_TOKEN=' | sort | sed 's/^/env: /'
 echo "server: stderr works" >&2
@@ -31,12 +39,6 @@ if [ -n "$TEST_LONG_LINE" ]; then
   awk -v n="$TEST_LONG_LINE" 'BEGIN { s = "0123456789"; while (length(s) < n) s = s s; print substr(s, 1, n) }'
   echo "server: after the long line"
 fi
-on_term() {
-  echo "server: got TERM"
-  if [ -n "$TEST_TERM_IGNORE" ]; then return; fi
-  exit "\${TEST_TERM_EXIT:-0}"
-}
-trap on_term TERM
 if [ -n "$TEST_OOM" ]; then
   echo "server: eating memory"
   awk 'BEGIN { s = "0123456789"; while (1) s = s s }'

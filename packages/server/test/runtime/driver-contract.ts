@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
+import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import {
   ImageLoadError,
@@ -188,6 +189,24 @@ export function runDriverContract(
         driver.ensureImage(region, imageArchive(garbage, { buildId: 'build-garbage' })),
         (err: Error) =>
           err instanceof ImageLoadError && /build-garbage.*not a tar file.*docker save/.test(err.message),
+      );
+      // Blob storage failing half-way is not the archive's fault: a plain error, so that a later start retries.
+      const broken = {
+        ...imageArchive(Buffer.concat([setup.image, Buffer.alloc(2048)]), { buildId: 'build-broken' }),
+        async open() {
+          return Readable.from(
+            (async function* () {
+              yield setup.image.subarray(0, 100_000);
+              throw new Error('the blob store went away');
+            })(),
+          );
+        },
+      };
+      await assert.rejects(
+        driver.ensureImage(region, broken),
+        (err: Error) =>
+          !(err instanceof ImageLoadError) &&
+          /build-broken.*blob storage.*the blob store went away/.test(err.message),
       );
       const notImage = tar([{ type: 'file', name: 'readme.txt', content: 'a tar, but no image in it' }]);
       await assert.rejects(

@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { pipeline, type Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type ImageArchive,
@@ -318,14 +319,19 @@ export class DockerDriver implements RuntimeDriver {
     if (tagged !== undefined) return { image: tagged };
     const check = new ArchiveCheck({ buildId: archive.buildId, size: archive.size, sha256 });
     const messages: string[] = [];
+    let source: Readable | undefined;
+    let sourceError: Error | undefined;
     try {
-      const source = await archive.open();
-      source.once('error', (err) => check.destroy(err));
+      source = await archive.open();
+      // pipeline, not pipe: a refused archive also ends the read from blob storage.
+      pipeline(source, check, (err) => {
+        if (err !== undefined && err !== null && check.failure === undefined) sourceError ??= err;
+      });
       const response = await host.engine.open({
         method: 'POST',
         path: '/images/load',
         query: { quiet: 1 },
-        bodyStream: source.pipe(check),
+        bodyStream: check,
         contentType: 'application/x-tar',
         idleTimeoutMs: LOAD_IDLE_MS,
       });
@@ -337,11 +343,20 @@ export class DockerDriver implements RuntimeDriver {
     } catch (err) {
       if (check.failure !== undefined) throw check.failure;
       if (err instanceof ImageLoadError) throw err;
+      // Blob storage failed: not the archive's fault, so not an ImageLoadError (a later start retries).
+      if (sourceError !== undefined || source === undefined) {
+        throw new Error(
+          `build ${archive.buildId}: reading its archive from blob storage failed: ${(sourceError ?? (err as Error)).message}`,
+        );
+      }
       // The engine answered, and refused what it read; no status means it could not be reached.
       if (err instanceof DockerEngineError && err.status !== undefined) {
         throw new ImageLoadError(refusal(archive.buildId, err.message));
       }
       throw err;
+    } finally {
+      // The engine may answer before it has read everything (a refusal): the rest is not read.
+      source?.destroy();
     }
     if (check.failure !== undefined) throw check.failure;
     const image = await this.loadedImageId(host, check.manifestImageId(), messages);

@@ -166,7 +166,9 @@ export class DockerEngine {
       req.setTimeout(idle, () =>
         req.destroy(new DockerEngineError(`${what} on ${this.dockerHost}: nothing for ${idle} ms`)),
       );
-      req.once('error', (err) => reject(this.describe(err, what)));
+      let bodyError: Error | undefined;
+      // A body that fails to stream (its source's own fault) is that fault, not the engine's.
+      req.once('error', (err) => reject(bodyError ?? this.describe(err, what)));
       req.once('response', (res) => {
         // A followed stream may then be quiet for as long as the lobby is.
         if (request.follow === true) req.setTimeout(0);
@@ -174,7 +176,10 @@ export class DockerEngine {
       });
       if (json !== undefined) req.end(json);
       else if (request.bodyStream !== undefined) {
-        request.bodyStream.once('error', (err) => req.destroy(err));
+        request.bodyStream.once('error', (err) => {
+          bodyError = err;
+          req.destroy(err);
+        });
         request.bodyStream.pipe(req);
       } else req.end();
     });
