@@ -16,6 +16,7 @@ import { note, output, printJson } from '../output.js';
 import { type ConfigProblem, DEFAULT_CONFIG_FILE, validateConfig } from './config.js';
 import { type ConfigFile, describeProblem, loadConfigFile } from './config-file.js';
 import { fillImageIds, isObject, PLACEHOLDER_IMAGE_ID } from './deploy-config.js';
+import { waitForRollout } from './deploy-wait.js';
 import { withContext } from './shared.js';
 
 /** The tag on the build a namespace's deployed version runs; on one build of the namespace at a time. */
@@ -77,6 +78,9 @@ interface DeployOptions {
   namespace: string;
   config: string;
   concurrency: string;
+  wait?: boolean;
+  waitTimeout: string;
+  waitIntervalMs: string;
 }
 
 export interface DeployResult {
@@ -101,11 +105,22 @@ export function registerDeploy(program: Command): void {
     .requiredOption('--namespace <namespace>', 'the namespace (id or name_id) to deploy to')
     .option('--config <file>', 'the version config (YAML or JSON, snake_case keys)', DEFAULT_CONFIG_FILE)
     .option('--concurrency <n>', 'parts uploaded at once', '4')
+    .option('--wait', "then wait until the version's idle lobbies are ready (exit 1 if they cannot be)")
+    .option('--wait-timeout <seconds>', 'with --wait: how long to wait at most', '600')
+    .option('--wait-interval-ms <ms>', 'with --wait: how often to look', '1000')
     .action(
       withContext(async (ctx, image: string | undefined, options: DeployOptions) => {
         const concurrency = Number(options.concurrency);
         if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
           throw new UsageError('--concurrency: 1 to 64');
+        }
+        const waitTimeout = Number(options.waitTimeout);
+        const waitInterval = Number(options.waitIntervalMs);
+        if (!Number.isInteger(waitTimeout) || waitTimeout < 1 || waitTimeout > 86_400) {
+          throw new UsageError('--wait-timeout: 1 to 86400 seconds');
+        }
+        if (!Number.isInteger(waitInterval) || waitInterval < 100 || waitInterval > 60_000) {
+          throw new UsageError('--wait-interval-ms: 100 to 60000');
         }
         // A missing or unreadable image is said at once, before any other check or request.
         if (image !== undefined) statImage(image);
@@ -266,6 +281,13 @@ export function registerDeploy(program: Command): void {
               : [`Build ${r.build_id}: ${r.tag_changed ? 'now tagged' : 'already tagged'} ${CURRENT_TAG}`]),
           ].join('\n'),
         );
+        if (options.wait === true) {
+          const ready = await waitForRollout(ctx, nsPath, versionId, {
+            timeoutMs: waitTimeout * 1000,
+            intervalMs: waitInterval,
+          });
+          if (!ready) process.exitCode = 1;
+        }
       }),
     );
 }

@@ -1,12 +1,15 @@
 import { type Schema, unwrap } from '@gcm/sdk';
 import type { Command } from 'commander';
-import { UsageError } from '../context.js';
+import { UsageError, UUID } from '../context.js';
 import { note, output, printJson, printLine, table } from '../output.js';
 import { withContext } from './shared.js';
 
 type LobbySummary = Schema<'LobbySummary'>;
 
 function statusOf(lobby: LobbySummary): string {
+  // A lobby the service runs says its live state itself (starting, ready, closed, stopping).
+  const live = lobby.status.running.state;
+  if (live !== undefined) return live;
   const stopped = lobby.status.stopped;
   if (stopped !== undefined)
     return stopped.failed ? `failed (${stopped.exit_code})` : `stopped (${stopped.exit_code})`;
@@ -15,8 +18,23 @@ function statusOf(lobby: LobbySummary): string {
   return 'created';
 }
 
-const HEADERS = ['LOBBY ID', 'GAME MODE', 'REGION', 'CREATED', 'STATUS'];
-const rowOf = (l: LobbySummary) => [l.lobby_id, l.lobby_group_name_id, l.region_id, l.create_ts, statusOf(l)];
+/** Players of a lobby the service runs, as `count/max`; `-` for a reported or stopped lobby. */
+function playersOf(lobby: LobbySummary): string {
+  const { player_count: count, max_players: max } = lobby.status.running;
+  return count === undefined ? '-' : `${count}/${max ?? '?'}`;
+}
+
+const HEADERS = ['LOBBY ID', 'GAME MODE', 'REGION', 'CREATED', 'PLAYERS', 'STATUS'];
+const rowOf = (l: LobbySummary) => [
+  l.lobby_id,
+  l.lobby_group_name_id,
+  l.region_id,
+  l.create_ts,
+  playersOf(l),
+  statusOf(l),
+];
+/** What --follow compares: a change of status or of players is printed. */
+const changeKey = (l: LobbySummary) => `${statusOf(l)} ${playersOf(l)}`;
 
 interface ListOptions {
   namespace: string;
@@ -27,6 +45,25 @@ interface ListOptions {
 
 export function registerLobbies(program: Command): void {
   const lobbies = program.command('lobbies').description('the lobby log of a namespace');
+  lobbies
+    .command('stop <lobby>')
+    .description('stop a lobby the service runs (SIGTERM, then SIGKILL after the grace period)')
+    .action(
+      withContext(async (ctx, lobby: string) => {
+        if (!UUID.test(lobby)) throw new UsageError('LOBBY: a lobby_id (gcm lobbies list shows them)');
+        const gameId = await ctx.gameId();
+        const answer = await unwrap(
+          ctx.api.DELETE('/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}', {
+            params: { path: { game_id: gameId, lobby_id: lobby } },
+          }),
+        );
+        output(ctx.json, { lobby_id: lobby, ...answer }, (r) =>
+          r.did_remove
+            ? `Lobby ${lobby}: stopping (the log records its stop once its container has exited)`
+            : `Lobby ${lobby}: already stopping or stopped`,
+        );
+      }),
+    );
   lobbies
     .command('list')
     .description('lobbies newest first; --follow keeps printing new lobbies and status changes')
@@ -71,7 +108,7 @@ export function registerLobbies(program: Command): void {
         };
         if (!ctx.json) printLine(HEADERS.join('  '));
         for (const lobby of [...shown].reverse()) {
-          seen.set(lobby.lobby_id, statusOf(lobby));
+          seen.set(lobby.lobby_id, changeKey(lobby));
           emit(lobby, 'lobby');
         }
         if (!ctx.json) note('Following; Ctrl-C to stop.');
@@ -94,7 +131,7 @@ export function registerLobbies(program: Command): void {
             }),
           );
           for (const lobby of [...page.lobbies].reverse()) {
-            const status = statusOf(lobby);
+            const status = changeKey(lobby);
             const before = seen.get(lobby.lobby_id);
             if (before === status) continue;
             seen.set(lobby.lobby_id, status);

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LobbySummary, NamespaceRollout } from '@gcm/contract';
+import type { AuditEvent, LobbySummary, NamespaceRollout } from '@gcm/contract';
 import { createGameWorld, type GameWorld } from '../helpers/api-world.js';
 import { assertError } from '../helpers/error-answer.js';
 import { type SeededLobby, seedRuntimeLobby } from '../helpers/runtime-lobbies.js';
@@ -176,6 +176,17 @@ describe('a lobby’s own calls, its stop and the rollout view', () => {
     for (const token of [svc.operatorToken, game.cloudToken, game.reporterToken]) {
       assertError(await svc.call('POST', '/matchmaker/lobbies/ready', { token }), 403, 'API_FORBIDDEN');
     }
+
+    // Its refused write is in the game's audit log, by a lobby token; its own calls are not recorded.
+    const audit = await svc.call('GET', `/cloud/games/${game.gameId}/audit?limit=100`);
+    assert.equal(audit.statusCode, 200, audit.body);
+    const events = audit.json<{ events: AuditEvent[] }>().events;
+    const byLobby = events.filter((e) => e.actor.kind === 'lobby_token');
+    assert.deepEqual(
+      byLobby.map((e) => [e.operation, e.outcome]),
+      [['games.matchmaker.deleteMatchmakerLobby', 'refused']],
+    );
+    assert.equal(events.filter((e) => e.operation.startsWith('matchmaker.')).length, 0);
   });
 
   it('a reported lobby keeps running: {}', async () => {

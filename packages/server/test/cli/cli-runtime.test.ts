@@ -1,0 +1,153 @@
+/**
+ * `gcm` over the lobbies the service runs: the lobby list's state and players, `gcm lobbies stop`, and
+ * `gcm deploy --wait` until the new version's idle lobbies are ready, or exit 1 with the failed lobbies'
+ * exit codes. The real binary against a real listening service; lobby rows are written as the reconciler
+ * writes them (helpers/runtime-lobbies.ts), so no Docker engine is needed here.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { finished, runCli, startCli } from '../helpers/cli.js';
+import { startListening } from '../helpers/listening.js';
+import { seedRuntimeLobby } from '../helpers/runtime-lobbies.js';
+import { createGameFixture, type TestService } from '../helpers/service.js';
+import { sqliteOnly } from '../helpers/stores.js';
+import { until } from '../helpers/until.js';
+
+describe('gcm and the lobbies the service runs', sqliteOnly, () => {
+  let svc: TestService;
+  let publicUrl: string;
+  let dir: string;
+
+  before(async () => {
+    ({ svc, publicUrl } = await startListening());
+    dir = mkdtempSync(path.join(os.tmpdir(), 'gcm-cli-runtime-'));
+  });
+  after(async () => {
+    await svc.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function game(nameId: string) {
+    const fx = await createGameFixture(svc, nameId);
+    const env = { GCM_CONFIG_DIR: path.join(dir, nameId), GCM_URL: publicUrl, GCM_TOKEN: fx.cloudToken };
+    return { ...fx, env };
+  }
+
+  it('lists a running lobby’s state and players, and stops it', async () => {
+    const g = await game('cli-stop');
+    const lobby = await seedRuntimeLobby(svc, g, { runState: 'ready', playerCount: 2, maxPlayers: 8 });
+    const list = await runCli(['lobbies', 'list', '--namespace', 'prod'], g.env);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /PLAYERS\s+STATUS/);
+    assert.match(list.stdout, new RegExp(`${lobby.lobbyId}.*2/8\\s+ready`));
+
+    const stopped = await runCli(['lobbies', 'stop', lobby.lobbyId], g.env);
+    assert.equal(stopped.code, 0, stopped.stderr);
+    assert.match(stopped.stdout, /stopping/);
+    const again = await runCli(['--json', 'lobbies', 'stop', lobby.lobbyId], g.env);
+    assert.deepEqual(JSON.parse(again.stdout), { lobby_id: lobby.lobbyId, did_remove: false });
+    const after = await runCli(['lobbies', 'list', '--namespace', 'prod'], g.env);
+    assert.match(after.stdout, new RegExp(`${lobby.lobbyId}.*stopping`));
+
+    const reported = await svc.call(
+      'POST',
+      `/cloud/games/${g.gameId}/namespaces/${g.namespaceId}/logs/lobbies`,
+      {
+        body: { lobby_group_name_id: 'default', region_id: 'lnd-atl' },
+      },
+    );
+    const reportedId = reported.json<{ lobby_id: string }>().lobby_id;
+    const refused = await runCli(['lobbies', 'stop', reportedId], g.env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /LOBBY_NOT_RUNTIME/);
+    assert.equal((await runCli(['lobbies', 'stop', 'not-an-id'], g.env)).code, 2);
+  });
+
+  /** Deploys a gcm init config (one idle lobby wanted in each region) with --wait; returns the child. */
+  async function deployWaiting(g: Awaited<ReturnType<typeof game>>, extra: string[] = []) {
+    const config = path.join(dir, `${g.gameId}.yaml`);
+    if (!existsSync(config)) {
+      const init = await runCli(['init', config], { GCM_CONFIG_DIR: g.env.GCM_CONFIG_DIR });
+      assert.equal(init.code, 0, init.stderr);
+    }
+    const image = path.join(dir, `${g.gameId}.tar`);
+    writeFileSync(image, `server image of ${g.gameId}`);
+    const child = startCli(
+      [
+        'deploy',
+        image,
+        '--namespace',
+        'prod',
+        '--config',
+        config,
+        '--wait',
+        '--wait-interval-ms',
+        '100',
+        ...extra,
+      ],
+      g.env,
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const done = finished(child, 120_000);
+    await until('the wait shows its progress', 60_000, () => /lnd-atl: 0\/1 ready/.test(stderr), 20);
+    const ns = await svc.call('GET', `/cloud/games/${g.gameId}/namespaces/${g.namespaceId}`);
+    const versionId = ns.json<{ namespace: { version_id: string } }>().namespace.version_id;
+    assert.notEqual(versionId, g.versionId, 'the namespace runs the new version');
+    return { done, versionId, stderr: () => stderr };
+  }
+
+  it('deploy --wait waits until every region has its idle lobbies ready', async () => {
+    const g = await game('cli-wait');
+    const run = await deployWaiting(g);
+    const regions = (await svc.call('GET', '/cloud/regions')).json<{ regions: { name_id: string }[] }>()
+      .regions;
+    for (const { name_id: region } of regions) {
+      await seedRuntimeLobby(
+        svc,
+        { namespaceId: g.namespaceId, versionId: run.versionId },
+        {
+          runState: 'ready',
+          region,
+          gameMode: 'default',
+        },
+      );
+    }
+    const result = await run.done;
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /lnd-atl: 1\/1 ready/);
+    assert.match(result.stderr, /every idle lobby it asks for is ready/);
+  });
+
+  it('deploy --wait exits 1 with the failed lobbies’ exit codes when the version cannot start', async () => {
+    const g = await game('cli-wait-fail');
+    const run = await deployWaiting(g);
+    const where = { namespaceId: g.namespaceId, versionId: run.versionId };
+    // As many failures as idle lobbies wanted (one in each region): the server cannot start.
+    const regions = (await svc.call('GET', '/cloud/regions')).json<{ regions: { name_id: string }[] }>()
+      .regions;
+    for (const { name_id: region } of regions) {
+      await seedRuntimeLobby(svc, where, {
+        runState: 'stopped',
+        region,
+        gameMode: 'default',
+        failed: { exitCode: 137, reason: 'ready-timeout' },
+      });
+    }
+    const result = await run.done;
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /failed; it cannot start/);
+    assert.match(result.stderr, /\(default, lnd-atl\): exit code 137, ready-timeout/);
+
+    // Again, with nothing failing any more: a bounded wait, then exit 1.
+    const timedOut = await deployWaiting(g, ['--wait-timeout', '1']);
+    const second = await timedOut.done;
+    assert.equal(second.code, 1, second.stderr);
+    assert.match(second.stderr, /not ready within 1 s/);
+  });
+});
