@@ -28,10 +28,56 @@ import { BillingScheduler } from './modules/billing/billing.scheduler.js';
 import { openFirstRunSetup } from './modules/first-run/first-run.service.js';
 import { teamOwnsGames } from './modules/games/games.service.js';
 import { Namespaces } from './modules/namespaces/namespaces.service.js';
+import { Reconciler } from './modules/runtime/reconciler.js';
+import { ownerOf } from './modules/runtime/runtime.service.js';
 import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
 import { WebhookOutbox } from './modules/webhooks/webhooks.outbox.js';
 import { deleteWebhooksOf, teamScope } from './modules/webhooks/webhooks.service.js';
+import { DockerDriver, dockerHostsFromRegions } from './runtime/docker/docker-driver.js';
+import { dockerHostFromEnv, dockerTlsFromEnv } from './runtime/docker/engine.js';
+import type { RuntimeDriver } from './runtime/driver.js';
+
+/** The job lease's name: wake-ups take the same lease as the periodic pass. */
+const RECONCILER_JOB = 'runtime-reconciler';
+
+/**
+ * GCM_RUNTIME=docker: the reconciler over the driver; none: nothing runs lobbies (they are reported).
+ * Wake-ups between periodic passes take the reconciler's job lease like the passes do, so on PostgreSQL one
+ * instance acts at a time.
+ */
+function createReconciler(
+  config: Config,
+  driver: RuntimeDriver | undefined,
+  deps: Deps,
+  jobs: BackgroundJobs,
+  shared: boolean,
+  log: ReturnType<typeof silentLogger>,
+): Reconciler | undefined {
+  if (config.runtime.kind === 'none') return undefined;
+  const ttlMs = Math.max(config.runtime.reconcileIntervalMs * 3, 5_000);
+  return new Reconciler(deps, driver ?? dockerDriver(config), {
+    owner: ownerOf(config),
+    lease: () => (shared ? jobs.takeLease(RECONCILER_JOB, ttlMs) : Promise.resolve(true)),
+    log: (level, fields, message) => log[level](fields, message),
+  });
+}
+
+/**
+ * Each region on its GCM_RUNTIME_HOSTS engine, or on DOCKER_HOST (Docker's own variable, read as Docker
+ * reads it, with DOCKER_TLS_VERIFY / DOCKER_CERT_PATH); regions on one engine share its capacity.
+ */
+function dockerDriver(config: Config): DockerDriver {
+  const fallback = dockerHostFromEnv(process.env);
+  const regionHosts = Object.fromEntries(
+    config.regions.map((region) => [region, config.runtime.hosts[region] ?? fallback]),
+  );
+  const tls = dockerTlsFromEnv(process.env);
+  return new DockerDriver({
+    hosts: dockerHostsFromRegions(regionHosts, config.runtime.maxLobbiesPerHost),
+    ...(tls === undefined ? {} : { tls }),
+  });
+}
 
 export interface StartOptions extends BuildAppOptions {
   clock?: Clock;
@@ -44,6 +90,8 @@ export interface StartOptions extends BuildAppOptions {
    * serializers unchanged: tests read what an operator's log would hold. Ignored when `logger` is given.
    */
   logStream?: LogStream;
+  /** The orchestrator lobbies run on with GCM_RUNTIME=docker, in place of the one made from the config. */
+  runtimeDriver?: RuntimeDriver;
 }
 
 /**
@@ -150,6 +198,10 @@ export async function createService(config: Config, options: StartOptions = {}) 
       },
       log: (level, message) => log[level]({ component: 'better-auth' }, message),
     });
+    const jobFailed = (job: string, err: unknown) => log.error({ err, job }, 'background job failed');
+    const jobs = new BackgroundJobs(db, shared, jobFailed, Date.now, metrics);
+    // Made once the deps it needs are; until then (and with GCM_RUNTIME=none) a wake does nothing.
+    let reconciler: Reconciler | undefined;
     const deps: Deps = {
       config,
       db,
@@ -166,8 +218,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
       metrics,
       webhooks,
       origins,
-      // Nothing runs lobbies yet: they are reported by an external data plane.
-      runtime: { kind: 'none', wake: () => undefined },
+      runtime: { kind: config.runtime.kind, wake: (namespaceId) => reconciler?.wake(namespaceId) },
     };
     if (options.pauses !== undefined) holdTestPauses(deps, options.pauses);
     // The namespaces module owns its view cache: every write of a namespace goes through it.
@@ -186,9 +237,9 @@ export async function createService(config: Config, options: StartOptions = {}) 
       notifier.close();
       connections.drain();
     });
-    const jobFailed = (job: string, err: unknown) => log.error({ err, job }, 'background job failed');
-    const jobs = new BackgroundJobs(db, shared, jobFailed, Date.now, metrics);
-    const table = backgroundJobs(appDeps, { billingScheduler, jobFailed });
+    reconciler = createReconciler(config, options.runtimeDriver, deps, jobs, shared, log);
+    const table = backgroundJobs(appDeps, { billingScheduler, jobFailed, reconciler });
+    reconciler?.start();
     for (const job of table) jobs.start(job);
     const stopRelay = relay;
     app.addHook('onClose', async () => {
@@ -199,8 +250,9 @@ export async function createService(config: Config, options: StartOptions = {}) 
       await tokens.settle();
       await db.destroy();
     });
-    // The scheduler is returned for tests, which call runDue() after moving the clock.
-    return { app, deps: appDeps, relay, newOperatorToken, firstRunSetup, billingScheduler };
+    // The scheduler is returned for tests, which call runDue() after moving the clock; the reconciler for
+    // tests that run a pass and look at what it did.
+    return { app, deps: appDeps, relay, newOperatorToken, firstRunSetup, billingScheduler, reconciler };
   } catch (err) {
     await relay?.close();
     await db.destroy();

@@ -10,6 +10,7 @@ import {
 } from './modules/device-links/device-links.service.js';
 import { deleteExpiredLobbies } from './modules/lobby-logs/lobby-logs.service.js';
 import { deleteUploadGarbage, purgeDeleted } from './modules/purge/purge.service.js';
+import type { Reconciler } from './modules/runtime/reconciler.js';
 import { revokeStrandedPersonTokens } from './modules/tokens/tokens.service.js';
 import { WebhookDispatcher } from './modules/webhooks/webhooks.dispatcher.js';
 import { deleteExpiredDeliveries } from './modules/webhooks/webhooks.service.js';
@@ -50,8 +51,11 @@ export function backgroundJobs(
   {
     billingScheduler,
     jobFailed,
+    reconciler,
   }: {
     billingScheduler: BillingScheduler;
+    /** Runs lobbies (GCM_RUNTIME=docker); undefined leaves its job off. */
+    reconciler?: Reconciler | undefined;
     /** How a failure outside a pass is reported, as BackgroundJobs reports a failed pass. */
     jobFailed: (job: string, err: unknown) => void;
   },
@@ -119,6 +123,13 @@ export function backgroundJobs(
       stop: async () => {
         for (const err of await dispatcher.stop()) jobFailed('webhook-delivery', err);
       },
+    },
+    {
+      name: 'runtime-reconciler',
+      intervalMs: reconciler === undefined ? 0 : config.runtime.reconcileIntervalMs,
+      run: async () => reconciler?.pass(),
+      // Stops following the engine's events; the lobbies keep running, and a restart adopts them.
+      stop: async () => reconciler?.stop(),
     },
     {
       name: 'webhook-retention',

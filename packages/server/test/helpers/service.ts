@@ -16,6 +16,8 @@ export interface TestService {
   relay: Awaited<ReturnType<typeof createService>>['relay'];
   /** Rolls ended billing periods over; tests call runDue() after moving the clock. */
   billingScheduler: Awaited<ReturnType<typeof createService>>['billingScheduler'];
+  /** The lobby reconciler with GCM_RUNTIME=docker; undefined otherwise. */
+  reconciler: Awaited<ReturnType<typeof createService>>['reconciler'];
   clock: ManualClock;
   dataDir: string;
   operatorToken: string;
@@ -91,7 +93,7 @@ export async function startTestService(
   });
   const databaseUrl = onPostgres ? config.databaseUrl : undefined;
   const logs: LogLine[] = [];
-  const { app, deps, relay, newOperatorToken, billingScheduler } = await createService(config, {
+  const { app, deps, relay, newOperatorToken, billingScheduler, reconciler } = await createService(config, {
     clock,
     ...(options.logLevel === undefined
       ? { logger: false }
@@ -110,6 +112,7 @@ export async function startTestService(
     deps,
     relay,
     billingScheduler,
+    reconciler,
     clock,
     dataDir,
     operatorToken,

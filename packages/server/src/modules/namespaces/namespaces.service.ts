@@ -290,6 +290,8 @@ export class Namespaces {
         },
       });
     });
+    // Committed: the runtime starts the new version's lobbies and retires the old ones.
+    this.deps.runtime.wake(namespaceId);
   }
 
   async updateMatchmakerConfig(
@@ -321,6 +323,8 @@ export class Namespaces {
       mm_max_players_per_client_vpn: caps,
       update_ts: this.deps.clock.now(),
     });
+    // A new lobby cap may let the runtime start lobbies it held back.
+    this.deps.runtime.wake(namespaceId);
   }
 
   async upsertCdnAuthUser(

@@ -1,0 +1,457 @@
+import type { Deps, LobbyRuntime } from '../../deps.js';
+import {
+  ImageLoadError,
+  LOBBY_LABELS,
+  type RunningLobby,
+  type RuntimeDriver,
+  type RuntimeEvent,
+  type RuntimeHost,
+  type Subscription,
+} from '../../runtime/driver.js';
+import { findBuildArchive } from '../builds/builds.service.js';
+import { recordRuntimeStop, tellCreated } from '../lobby-logs/lobby-logs.service.js';
+import { requestStop } from './lobby-control.repository.js';
+import * as repo from './runtime.repository.js';
+import { digestOf, failedByReason, placeLobby, type Wish, wishesOf } from './runtime.service.js';
+
+type Log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
+
+/** Containers started at once by one pass: the engine serializes much of the work anyway. */
+const START_CONCURRENCY = 8;
+/** After a build failed to load on a host, no lobby of it starts there for this long, doubling to the cap. */
+const IMAGE_BACKOFF_MS = 60_000;
+const IMAGE_BACKOFF_MAX_MS = 3_600_000;
+/** How long a stop waits for the engine's exit event, which carries the exit code, after the stop answered. */
+const EXIT_EVENT_WAIT_MS = 3_000;
+/** A wake is a pass this soon: wakes that arrive meanwhile share it. */
+const WAKE_DELAY_MS = 20;
+
+const keyOf = (namespaceId: string, lobbyId: string) => `${namespaceId} ${lobbyId}`;
+const labelKey = (labels: Readonly<Record<string, string>>) => {
+  const ns = labels[LOBBY_LABELS.namespace];
+  const lobby = labels[LOBBY_LABELS.lobby];
+  return ns === undefined || lobby === undefined ? undefined : keyOf(ns, lobby);
+};
+
+/**
+ * Makes what runs match what each namespace's version asks (docs/runtime.md "The reconciler"): a pass reads
+ * every live lobby row and every container carrying this service's owner label, settles the difference
+ * (containers no row knows are stopped, rows whose container is gone are recorded stopped), applies ready
+ * timeouts and rollouts, stops what was asked to stop, and starts lobbies until each game mode × region has
+ * idle_lobbies.min idle or starting, within lobby_count_max and each host's capacity. A second pass with
+ * nothing changed starts and stops nothing. Passes run one at a time in this process and, on PostgreSQL,
+ * only while this instance holds the reconciler's job lease.
+ */
+export class Reconciler implements LobbyRuntime {
+  readonly kind = 'docker' as const;
+  private subscription: Subscription | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private queued: Promise<void> | undefined;
+  private wakeTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** Images loading or loaded, per host and build: concurrent starts share one load. */
+  private readonly images = new Map<string, Promise<string>>();
+  private readonly digests = new Map<string, Promise<{ sha256: string; size: number }>>();
+  private readonly imageBackoff = new Map<string, { until: number; delayMs: number; reason: string }>();
+  /** Exit codes the engine reported, per handle, for a stop that waits for its code. */
+  private readonly exits = new Map<string, number>();
+  private readonly exitWaiters = new Map<string, () => void>();
+  /** Events being recorded: stop() waits for them. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly startSlots = new Slots(START_CONCURRENCY);
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly driver: RuntimeDriver,
+    private readonly options: {
+      /** This service's owner label value (runtime.service.ts ownerOf). */
+      owner: string;
+      /** Takes or renews the reconciler's job lease; false while another instance holds it. */
+      lease: () => Promise<boolean>;
+      log: Log;
+    },
+  ) {}
+
+  /** Follows the engine's events: an exit is recorded at once and wakes a pass. */
+  start(): void {
+    this.subscription = this.driver.events({ [LOBBY_LABELS.owner]: this.options.owner }, (event) => {
+      const handling = this.onEvent(event).catch((err: unknown) =>
+        this.options.log('error', { err, event: event.type }, 'recording a runtime event failed'),
+      );
+      this.inFlight.add(handling);
+      void handling.finally(() => this.inFlight.delete(handling));
+    });
+  }
+
+  wake(_namespaceId?: string): void {
+    // One pass covers every namespace: a pass per namespace would read the same containers again.
+    if (this.closed || this.wakeTimer !== undefined) return;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.pass().catch((err: unknown) => this.options.log('error', { err }, 'a reconciler pass failed'));
+    }, WAKE_DELAY_MS);
+  }
+
+  /** A pass soon after any already running: calls while one waits share it. */
+  pass(): Promise<void> {
+    if (this.queued !== undefined) return this.queued;
+    const next = this.chain.then(() => {
+      this.queued = undefined;
+      return this.closed ? undefined : this.runPass();
+    });
+    this.queued = next;
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Stops following events and waits for the pass in progress; what runs keeps running (a restart adopts it). */
+  async stop(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.wakeTimer);
+    this.subscription?.close();
+    await this.chain;
+    await Promise.all([...this.inFlight]);
+    await this.driver.close();
+  }
+
+  private hostOf(region: string): RuntimeHost | undefined {
+    return this.driver.hosts().find((host) => host.regions.includes(region));
+  }
+
+  private async onEvent(event: RuntimeEvent): Promise<void> {
+    if (event.type === 'started') return;
+    if (event.type === 'exited') {
+      this.exits.set(event.handle, event.exitCode);
+      this.exitWaiters.get(event.handle)?.();
+    }
+    const namespaceId = event.labels[LOBBY_LABELS.namespace];
+    const lobbyId = event.labels[LOBBY_LABELS.lobby];
+    if (namespaceId === undefined || lobbyId === undefined) return;
+    const row = await repo.findLiveLobby(this.deps.db, namespaceId, lobbyId);
+    if (row === undefined || (row.runtime_handle !== null && row.runtime_handle !== event.handle)) return;
+    const asked = row.run_state === 'stopping';
+    if (event.type === 'exited') {
+      await this.recordStop(row, {
+        exitCode: event.exitCode,
+        failed: asked ? failedByReason(row.stop_reason) : event.exitCode !== 0 || event.oomKilled,
+        reason: event.oomKilled ? 'out-of-memory' : 'exited',
+      });
+      // Exited is not removed: the pass removes what no live row knows, but this one is known to be done.
+      if (!asked) await this.driver.stop(event.region, event.handle, 0);
+    } else {
+      await this.recordStop(row, {
+        exitCode: this.exits.get(event.handle) ?? null,
+        failed: asked ? failedByReason(row.stop_reason) : true,
+        reason: 'lost',
+      });
+    }
+    this.wake(namespaceId);
+  }
+
+  private async recordStop(
+    row: repo.LobbyRow,
+    stop: { exitCode: number | null; failed: boolean; reason: string },
+    gameId?: string,
+  ): Promise<void> {
+    const game =
+      gameId ?? (await repo.gamesOfNamespaces(this.deps.db, [row.namespace_id])).get(row.namespace_id);
+    if (game === undefined) return;
+    const recorded = await recordRuntimeStop(this.deps, game, row, { ts: this.deps.clock.now(), ...stop });
+    if (recorded && stop.failed) {
+      this.options.log(
+        'warn',
+        { lobby_id: row.lobby_id, namespace_id: row.namespace_id, exit_code: stop.exitCode },
+        `lobby failed: ${row.stop_reason ?? stop.reason}`,
+      );
+    }
+  }
+
+  private async runPass(): Promise<void> {
+    if (!(await this.options.lease())) return;
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const containers = await this.driver.list({ [LOBBY_LABELS.owner]: this.options.owner });
+    let rows = await repo.liveLobbies(db);
+    const wishes = await repo.namespaceWishes(db);
+    const namespaces = new Map(wishes.map((w) => [w.namespace_id, w]));
+    const games = new Map(wishes.map((w) => [w.namespace_id, w.game_id]));
+    const orphans = [...new Set(rows.map((r) => r.namespace_id))].filter((ns) => !games.has(ns));
+    for (const [ns, game] of await repo.gamesOfNamespaces(db, orphans)) games.set(ns, game);
+    const gameOf = (row: repo.LobbyRow) => games.get(row.namespace_id);
+
+    // 1. What runs against what the rows say.
+    const byKey = new Map(rows.map((r) => [keyOf(r.namespace_id, r.lobby_id), r]));
+    const running = new Map<string, RunningLobby>();
+    const removals: Promise<void>[] = [];
+    for (const c of containers) {
+      const key = labelKey(c.labels);
+      const row = key === undefined ? undefined : byKey.get(key);
+      if (row === undefined) {
+        // No live row knows it: a lobby recorded stopped, or a row purged with its namespace.
+        removals.push(this.driver.stop(c.region, c.handle, this.graceSeconds()));
+        continue;
+      }
+      if (c.state === 'exited') {
+        // It ended while no event reached us (the service was down).
+        const asked = row.run_state === 'stopping';
+        await this.recordStop(
+          row,
+          {
+            exitCode: c.exitCode ?? null,
+            failed: asked ? failedByReason(row.stop_reason) : (c.exitCode ?? 1) !== 0 || c.oomKilled === true,
+            reason: c.oomKilled === true ? 'out-of-memory' : 'exited',
+          },
+          gameOf(row),
+        );
+        removals.push(this.driver.stop(c.region, c.handle, 0));
+        continue;
+      }
+      running.set(key as string, c);
+      if (row.runtime_handle === null) {
+        // Started, but the service stopped before it wrote the handle down: adopt it.
+        await repo.recordStarted(db, row.namespace_id, row.lobby_id, c.handle, now);
+        row.runtime_handle = c.handle;
+      }
+    }
+    for (const row of rows) {
+      const key = keyOf(row.namespace_id, row.lobby_id);
+      // A row with no handle and no container never got its container (the service stopped in between):
+      // its ready timeout ends it. One with a handle had a container, which the engine no longer has.
+      if (running.has(key) || row.runtime_handle === null || row.run_state === 'stopping') continue;
+      if (containers.some((c) => labelKey(c.labels) === key)) continue;
+      await requestStop(db, row.namespace_id, row.lobby_id, now, 'lost');
+    }
+
+    // 2. Timeouts, rollouts, namespaces gone.
+    for (const row of rows) {
+      if (row.run_state !== 'starting' && row.run_state !== 'ready') continue;
+      const ns = namespaces.get(row.namespace_id);
+      const busy = row.run_state === 'ready' && ((row.player_count ?? 0) > 0 || row.is_closed === 1);
+      let reason: string | undefined;
+      if (ns === undefined) reason = 'namespace-deleted';
+      else if (row.run_state === 'starting' && (row.ready_deadline_ts ?? Number.POSITIVE_INFINITY) <= now) {
+        reason = 'ready-timeout';
+      } else if (row.version_id !== ns.version_id) {
+        if (!busy) reason = 'rollout';
+        else if (now >= ns.update_ts + this.deps.config.runtime.drainTimeoutMs) reason = 'drain-timeout';
+      }
+      if (reason !== undefined) await requestStop(db, row.namespace_id, row.lobby_id, now, reason);
+    }
+
+    // 3. Surplus idle lobbies, newest first: the oldest have shown they run.
+    rows = await repo.liveLobbies(db);
+    const wanted = wishes.flatMap((ns) => wishesOf(ns, this.regions()));
+    for (const wish of wanted) {
+      const idle = this.groupOf(rows, wish)
+        .filter((r) => r.run_state === 'ready' && (r.player_count ?? 0) === 0 && r.is_closed !== 1)
+        .sort((a, b) => b.create_ts - a.create_ts || (a.lobby_id < b.lobby_id ? 1 : -1));
+      for (const row of idle.slice(0, Math.max(0, idle.length - wish.idle.max))) {
+        await requestStop(db, row.namespace_id, row.lobby_id, now, 'idle-surplus');
+      }
+    }
+
+    // 4. Everything asked to stop.
+    rows = await repo.liveLobbies(db);
+    await Promise.all(
+      rows
+        .filter((r) => r.run_state === 'stopping')
+        .map((row) => this.stopLobby(row, running.get(keyOf(row.namespace_id, row.lobby_id)), gameOf(row))),
+    );
+    await Promise.all(removals.map((p) => p.catch((err: unknown) => this.warnRemoval(err))));
+
+    // 5. Starts, up to each min.
+    rows = await repo.liveLobbies(db);
+    const starts: Promise<void>[] = [];
+    for (const wish of wanted) {
+      const group = this.groupOf(rows, wish);
+      const idle = group.filter(
+        (r) => r.run_state === 'ready' && (r.player_count ?? 0) === 0 && r.is_closed !== 1,
+      ).length;
+      const starting = group.filter((r) => r.run_state === 'starting').length;
+      const need = wish.idle.min - idle - starting;
+      if (need <= 0) continue;
+      const ns = namespaces.get(wish.namespaceId);
+      if (ns === undefined) continue;
+      await this.startLobbies(wish, need, ns.mm_lobby_count_max, starts);
+    }
+    await Promise.all(starts);
+  }
+
+  private groupOf(rows: readonly repo.LobbyRow[], wish: Wish): repo.LobbyRow[] {
+    return rows.filter(
+      (r) =>
+        r.namespace_id === wish.namespaceId &&
+        r.version_id === wish.versionId &&
+        r.lobby_group_name_id === wish.gameMode &&
+        r.region_id === wish.region,
+    );
+  }
+
+  private regions(): string[] {
+    const hosted = new Set(this.driver.hosts().flatMap((h) => h.regions));
+    return this.deps.config.regions.filter((r) => hosted.has(r));
+  }
+
+  private graceSeconds(): number {
+    return Math.ceil(this.deps.config.runtime.stopGraceMs / 1000);
+  }
+
+  private warnRemoval(err: unknown): void {
+    this.options.log('warn', { err }, 'removing a container failed; the next pass tries again');
+  }
+
+  /** SIGTERM, SIGKILL after the grace period, then the row's stop with the exit code the engine reported. */
+  private async stopLobby(
+    row: repo.LobbyRow,
+    container: RunningLobby | undefined,
+    gameId: string | undefined,
+  ): Promise<void> {
+    const handle = row.runtime_handle;
+    if (container !== undefined && handle !== null) {
+      const exited = this.exitOf(handle);
+      try {
+        await this.driver.stop(container.region, handle, this.graceSeconds());
+      } catch (err) {
+        this.warnRemoval(err);
+        return;
+      }
+      await exited;
+    }
+    await this.recordStop(
+      row,
+      {
+        exitCode: handle === null ? null : (this.exits.get(handle) ?? null),
+        failed: failedByReason(row.stop_reason),
+        reason: row.stop_reason ?? 'stopped',
+      },
+      gameId,
+    );
+  }
+
+  /** Resolves once the engine reported `handle`'s exit, or after EXIT_EVENT_WAIT_MS. */
+  private exitOf(handle: string): Promise<void> {
+    if (this.exits.has(handle)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, EXIT_EVENT_WAIT_MS);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.exitWaiters.delete(handle);
+        resolve();
+      }
+      this.exitWaiters.set(handle, done);
+    });
+  }
+
+  private async startLobbies(
+    wish: Wish,
+    need: number,
+    lobbyCountMax: number,
+    starts: Promise<void>[],
+  ): Promise<void> {
+    const host = this.hostOf(wish.region);
+    if (host === undefined) return;
+    const imageKey = `${host.id} ${wish.buildId}`;
+    const backoff = this.imageBackoff.get(imageKey);
+    if (backoff !== undefined && this.deps.clock.now() < backoff.until) return;
+    let image: string;
+    try {
+      image = await this.ensureImage(wish, host);
+      this.imageBackoff.delete(imageKey);
+    } catch (err) {
+      const reason = `image: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
+      const delayMs = Math.min((backoff?.delayMs ?? IMAGE_BACKOFF_MS / 2) * 2, IMAGE_BACKOFF_MAX_MS);
+      this.imageBackoff.set(imageKey, { until: this.deps.clock.now() + delayMs, delayMs, reason });
+      this.images.delete(imageKey);
+      // One lobby says why in the log (and its lobby.failed webhook); none of this build starts until the
+      // back-off ends, so a bad build is not a stream of failing lobbies.
+      const placed = await placeLobby(this.deps, wish, host, lobbyCountMax, this.options.owner);
+      if (placed.placed) {
+        await requestStop(this.deps.db, wish.namespaceId, placed.row.lobby_id, this.deps.clock.now(), reason);
+        await tellCreated(this.deps, wish.gameId, placed.row);
+        const row = await repo.findLiveLobby(this.deps.db, wish.namespaceId, placed.row.lobby_id);
+        if (row !== undefined)
+          await this.recordStop(row, { exitCode: null, failed: true, reason }, wish.gameId);
+      }
+      if (!(err instanceof ImageLoadError)) {
+        this.options.log('warn', { err, build_id: wish.buildId, host: host.id }, 'loading a build failed');
+      }
+      return;
+    }
+    for (let i = 0; i < need; i++) {
+      const placed = await placeLobby(this.deps, wish, host, lobbyCountMax, this.options.owner);
+      if (!placed.placed) return;
+      starts.push(this.startSlots.run(() => this.launch(wish, placed.row, { ...placed.spec, image })));
+    }
+  }
+
+  private async launch(
+    wish: Wish,
+    row: repo.NewRuntimeLobby,
+    spec: Parameters<RuntimeDriver['start']>[0],
+  ): Promise<void> {
+    await tellCreated(this.deps, wish.gameId, row);
+    try {
+      const { handle } = await this.driver.start(spec);
+      await repo.recordStarted(this.deps.db, row.namespace_id, row.lobby_id, handle, this.deps.clock.now());
+    } catch (err) {
+      const reason = `start: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
+      this.options.log('warn', { err, lobby_id: row.lobby_id }, 'starting a lobby failed');
+      const live = await repo.findLiveLobby(this.deps.db, row.namespace_id, row.lobby_id);
+      if (live !== undefined)
+        await this.recordStop(live, { exitCode: null, failed: true, reason }, wish.gameId);
+    }
+  }
+
+  /** Loads the build into the host once; concurrent and later starts share the load. */
+  private ensureImage(wish: Wish, host: RuntimeHost): Promise<string> {
+    const key = `${host.id} ${wish.buildId}`;
+    let loading = this.images.get(key);
+    if (loading === undefined) {
+      loading = (async () => {
+        const archive = await findBuildArchive(this.deps, wish.gameId, wish.buildId);
+        if (archive === undefined) throw new ImageLoadError(`build ${wish.buildId} is not a completed build`);
+        // Builds record no digest of their own: the stored file's, so a file changed in between is refused.
+        let digest = this.digests.get(wish.buildId);
+        if (digest === undefined) {
+          digest = archive.open().then((stream) => digestOf(stream));
+          this.digests.set(wish.buildId, digest);
+          digest.catch(() => this.digests.delete(wish.buildId));
+        }
+        const { sha256 } = await digest;
+        const { image } = await this.driver.ensureImage(wish.region, {
+          buildId: wish.buildId,
+          size: archive.size,
+          sha256,
+          open: archive.open,
+        });
+        await repo.recordImage(this.deps.db, {
+          host_id: host.id,
+          build_id: wish.buildId,
+          image,
+          loaded_ts: this.deps.clock.now(),
+        });
+        return image;
+      })();
+      this.images.set(key, loading);
+    }
+    return loading;
+  }
+}
+
+/** Runs at most `size` tasks at once, the rest in order as places free up. */
+class Slots {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly size: number) {}
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active++;
+    try {
+      return await task();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}

@@ -1,0 +1,150 @@
+import { type Selectable, sql } from 'kysely';
+import type { LobbiesTable } from '../../db/database.js';
+import { type Db, isPostgres } from '../../db/open-db.js';
+
+/** What runs or is about to: a container exists or is being made for it. */
+export const LIVE_STATES = ['starting', 'ready', 'stopping'] as const;
+
+export type LobbyRow = Selectable<LobbiesTable>;
+
+/** A namespace's wish as the reconciler reads it: its game, version config and cap. */
+export interface NamespaceWish {
+  namespace_id: string;
+  game_id: string;
+  version_id: string;
+  update_ts: number;
+  mm_lobby_count_max: number;
+  config_json: string;
+}
+
+/** Every live namespace of a live game with the config of its current version. */
+export function namespaceWishes(db: Db, namespaceId?: string): Promise<NamespaceWish[]> {
+  let query = db
+    .selectFrom('namespaces')
+    .innerJoin('games', 'games.game_id', 'namespaces.game_id')
+    .innerJoin('versions', 'versions.version_id', 'namespaces.version_id')
+    .select([
+      'namespaces.namespace_id',
+      'namespaces.game_id',
+      'namespaces.version_id',
+      'namespaces.update_ts',
+      'namespaces.mm_lobby_count_max',
+      'versions.config_json',
+    ])
+    .where('namespaces.delete_ts', 'is', null)
+    .where('games.delete_ts', 'is', null);
+  if (namespaceId !== undefined) query = query.where('namespaces.namespace_id', '=', namespaceId);
+  return query.execute();
+}
+
+/** Game of each namespace that still has live lobbies, live or deleted (a deleted one's lobbies end too). */
+export async function gamesOfNamespaces(db: Db, namespaceIds: string[]): Promise<Map<string, string>> {
+  if (namespaceIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('namespaces')
+    .select(['namespace_id', 'game_id'])
+    .where('namespace_id', 'in', namespaceIds)
+    .execute();
+  return new Map(rows.map((r) => [r.namespace_id, r.game_id]));
+}
+
+/** Every lobby the runtime runs or is about to (the lobbies_live index). */
+export function liveLobbies(db: Db): Promise<LobbyRow[]> {
+  return db.selectFrom('lobbies').selectAll().where('run_state', 'in', LIVE_STATES).execute();
+}
+
+export function findLiveLobby(db: Db, namespaceId: string, lobbyId: string) {
+  return db
+    .selectFrom('lobbies')
+    .selectAll()
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId)
+    .where('run_state', 'in', LIVE_STATES)
+    .executeTakeFirst();
+}
+
+/** An application-wide advisory lock key for placing lobbies (int8), distinct from the other ones. */
+const PLACEMENT_LOCK_ID = 7_036_154_220_261_131n;
+
+/**
+ * Inside a placement transaction: on PostgreSQL, instances place one lobby at a time (the counts they read
+ * stay true until they commit); on SQLite the single writer already does that.
+ */
+export async function lockPlacement(trx: Db): Promise<void> {
+  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(${PLACEMENT_LOCK_ID})`.execute(trx);
+}
+
+export async function countLiveInNamespace(trx: Db, namespaceId: string): Promise<number> {
+  const row = await trx
+    .selectFrom('lobbies')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('namespace_id', '=', namespaceId)
+    .where('run_state', 'in', LIVE_STATES)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The live lobbies of one host, all namespaces: their count is the host's load, their ports are taken. */
+export function liveOnHost(trx: Db, hostId: string): Promise<{ ports: string | null }[]> {
+  return trx
+    .selectFrom('lobbies')
+    .select('ports')
+    .where('runtime_host', '=', hostId)
+    .where('run_state', 'in', LIVE_STATES)
+    .execute();
+}
+
+export type NewRuntimeLobby = Pick<
+  LobbiesTable,
+  | 'lobby_id'
+  | 'namespace_id'
+  | 'lobby_group_name_id'
+  | 'region_id'
+  | 'create_ts'
+  | 'version_id'
+  | 'max_players'
+  | 'token_hash'
+  | 'runtime_host'
+  | 'ports'
+  | 'ready_deadline_ts'
+>;
+
+export async function insertStartingLobby(trx: Db, row: NewRuntimeLobby): Promise<void> {
+  await trx
+    .insertInto('lobbies')
+    .values({ ...row, run_state: 'starting', is_closed: 0, player_count: 0 })
+    .execute();
+}
+
+/** The container runs: its handle, and start_ts unless the lobby called ready first (which sets it). */
+export async function recordStarted(
+  db: Db,
+  namespaceId: string,
+  lobbyId: string,
+  handle: string,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('lobbies')
+    .set((eb) => ({ runtime_handle: handle, start_ts: eb.fn.coalesce('start_ts', eb.val(now)) }))
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId)
+    .where('run_state', 'in', LIVE_STATES)
+    .execute();
+}
+
+export async function recordImage(
+  db: Db,
+  row: { host_id: string; build_id: string; image: string; loaded_ts: number },
+): Promise<void> {
+  await db
+    .insertInto('runtime_images')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['host_id', 'build_id']).doUpdateSet((eb) => ({
+        image: eb.ref('excluded.image'),
+        loaded_ts: eb.ref('excluded.loaded_ts'),
+      })),
+    )
+    .execute();
+}

@@ -1,0 +1,286 @@
+import { createHash } from 'node:crypto';
+import {
+  type ResolvedContainer,
+  type ResolvedGameMode,
+  resolveVersionConfig,
+  runtimeTierOf,
+  type VersionConfig,
+} from '@gcm/contract';
+import type { Deps } from '../../deps.js';
+import { newLobbyToken } from '../../identity/lobby-tokens.js';
+import { newId } from '../../lib/ids.js';
+import {
+  LOBBY_LABELS,
+  type LobbyLimits,
+  type LobbyPort,
+  type LobbySpec,
+  type RuntimeHost,
+} from '../../runtime/driver.js';
+import * as repo from './runtime.repository.js';
+
+/** What one game mode of a namespace's current version asks in one region. */
+export interface Wish {
+  namespaceId: string;
+  gameId: string;
+  versionId: string;
+  gameMode: string;
+  region: string;
+  buildId: string;
+  idle: { min: number; max: number };
+  tier: string;
+  container: ResolvedContainer;
+  maxPlayers: { normal: number; direct: number; party: number };
+}
+
+/**
+ * The game modes × regions a namespace's version runs: those whose container names a build (image_id), in
+ * the regions of GCM_REGIONS the runtime has a host for. A config that no longer parses runs nothing.
+ */
+export function wishesOf(ns: repo.NamespaceWish, regions: readonly string[]): Wish[] {
+  let gameModes: Record<string, ResolvedGameMode>;
+  try {
+    const resolved = resolveVersionConfig(JSON.parse(ns.config_json) as VersionConfig, { regions });
+    gameModes = 'matchmaker' in resolved ? resolved.matchmaker.game_modes : {};
+  } catch {
+    return [];
+  }
+  const wishes: Wish[] = [];
+  for (const [gameMode, gm] of Object.entries(gameModes)) {
+    const buildId = gm.container?.image_id;
+    if (gm.container === undefined || buildId === undefined || buildId === '') continue;
+    for (const [region, settings] of Object.entries(gm.regions)) {
+      if (!regions.includes(region)) continue;
+      wishes.push({
+        namespaceId: ns.namespace_id,
+        gameId: ns.game_id,
+        versionId: ns.version_id,
+        gameMode,
+        region,
+        buildId,
+        idle: settings.idle_lobbies,
+        tier: settings.tier,
+        container: gm.container,
+        maxPlayers: { normal: gm.max_players, direct: gm.max_players_direct, party: gm.max_players_party },
+      });
+    }
+  }
+  return wishes;
+}
+
+/** A tier's CPU, memory and process limits; an unknown name (the validator refuses them) gets basic-1d1's. */
+export function limitsOf(tierName: string): LobbyLimits {
+  const tier = runtimeTierOf(tierName) ?? runtimeTierOf('basic-1d1');
+  if (tier === undefined) throw new Error('the tier table has no basic-1d1');
+  return {
+    nanoCpus: Math.round(tier.cores * 1e9),
+    memoryBytes: tier.memory_mib * 1024 * 1024,
+    pids: tier.pids,
+  };
+}
+
+/** `PORT_<label>`: the label upper-cased, dashes as underscores (what the validator reserves). */
+export function envLabel(label: string): string {
+  return label.toUpperCase().replace(/-/g, '_');
+}
+
+/** The ports JSON the lobby row keeps: what players connect to. */
+interface StoredPort {
+  name: string;
+  protocol: 'tcp' | 'udp';
+  port: number;
+  port_end?: number;
+}
+
+function takenPorts(rows: readonly { ports: string | null }[]): Set<number> {
+  const taken = new Set<number>();
+  for (const row of rows) {
+    if (row.ports === null) continue;
+    for (const port of JSON.parse(row.ports) as StoredPort[]) {
+      for (let p = port.port; p <= (port.port_end ?? port.port); p++) taken.add(p);
+    }
+  }
+  return taken;
+}
+
+/**
+ * Host ports for a lobby, none of them taken by the host's live lobbies. Host network mode: a free port of
+ * the runtime's range per port (the server listens there), or a port_range's whole range, which is the
+ * lobby's alone. Bridge: the config's port inside, published on a free port of the range. Undefined when
+ * the host has no free port left.
+ */
+export function allocatePorts(
+  container: ResolvedContainer,
+  range: { min: number; max: number },
+  taken: Set<number>,
+): LobbyPort[] | undefined {
+  const host = container.network_mode === 'host';
+  const ports: LobbyPort[] = [];
+  const free = () => {
+    for (let p = range.min; p <= range.max; p++) if (!taken.has(p)) return p;
+    return undefined;
+  };
+  for (const name of Object.keys(container.ports).sort()) {
+    const config = container.ports[name];
+    if (config === undefined) continue;
+    const protocol = config.protocol === 'udp' ? 'udp' : 'tcp';
+    if (host && config.port_range !== undefined) {
+      const { min, max } = config.port_range;
+      for (let p = min; p <= max; p++) if (taken.has(p)) return undefined;
+      for (let p = min; p <= max; p++) taken.add(p);
+      ports.push({ name, protocol, containerPort: min, hostPort: min, hostPortEnd: max });
+      continue;
+    }
+    const hostPort = free();
+    if (hostPort === undefined) return undefined;
+    taken.add(hostPort);
+    ports.push({ name, protocol, containerPort: host ? hostPort : (config.port ?? hostPort), hostPort });
+  }
+  return ports;
+}
+
+/**
+ * The container's environment: the config's env, then the service's variables, which always win (a
+ * config's GCM_* or PORT_* of its own is ignored: the lobby must be able to trust them).
+ */
+export function lobbyEnv(
+  deps: Deps,
+  wish: Wish,
+  lobbyId: string,
+  token: string,
+  ports: readonly LobbyPort[],
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(wish.container.env)) {
+    if (!key.startsWith('GCM_') && !key.startsWith('PORT_')) env[key] = value;
+  }
+  Object.assign(env, {
+    GCM_API_URL: deps.config.publicUrl,
+    GCM_LOBBY_ID: lobbyId,
+    GCM_LOBBY_TOKEN: token,
+    GCM_NAMESPACE_ID: wish.namespaceId,
+    GCM_VERSION_ID: wish.versionId,
+    GCM_GAME_MODE: wish.gameMode,
+    GCM_REGION: wish.region,
+    GCM_MAX_PLAYERS: String(wish.maxPlayers.normal),
+    GCM_MAX_PLAYERS_DIRECT: String(wish.maxPlayers.direct),
+    GCM_MAX_PLAYERS_PARTY: String(wish.maxPlayers.party),
+  });
+  for (const port of ports) {
+    // The label as written (`PORT_game`, as the issue and studios' servers name it) and upper-cased (the
+    // form the config validator reserves): both, so either reading works.
+    env[`PORT_${port.name}`] = String(port.containerPort);
+    env[`PORT_${envLabel(port.name)}`] = String(port.containerPort);
+    if (port.hostPortEnd !== undefined) {
+      env[`PORT_RANGE_${envLabel(port.name)}_MIN`] = String(port.hostPort);
+      env[`PORT_RANGE_${envLabel(port.name)}_MAX`] = String(port.hostPortEnd);
+    }
+  }
+  return env;
+}
+
+export type Placement =
+  | { placed: true; row: repo.NewRuntimeLobby; spec: Omit<LobbySpec, 'image'> }
+  | { placed: false; why: 'namespace-full' | 'host-full' | 'no-ports' };
+
+/**
+ * Inserts a 'starting' lobby row for `wish` on `host` (the protocol: the row before the container), unless
+ * that would take the namespace past its lobby_count_max or the host past its capacity, or the host has no
+ * free port. One placement at a time across instances (lockPlacement), so a burst never exceeds a cap.
+ */
+export async function placeLobby(
+  deps: Deps,
+  wish: Wish,
+  host: RuntimeHost,
+  lobbyCountMax: number,
+  owner: string,
+): Promise<Placement> {
+  const { config, clock } = deps;
+  return deps.db.transaction().execute(async (trx): Promise<Placement> => {
+    await repo.lockPlacement(trx);
+    if ((await repo.countLiveInNamespace(trx, wish.namespaceId)) >= lobbyCountMax) {
+      return { placed: false, why: 'namespace-full' };
+    }
+    const onHost = await repo.liveOnHost(trx, host.id);
+    if (onHost.length >= host.capacity) return { placed: false, why: 'host-full' };
+    const ports = allocatePorts(wish.container, config.runtime.portRange, takenPorts(onHost));
+    if (ports === undefined) return { placed: false, why: 'no-ports' };
+    const lobbyId = newId();
+    const { token, hash } = newLobbyToken();
+    const now = clock.now();
+    const stored: StoredPort[] = ports.map((p) => ({
+      name: p.name,
+      protocol: p.protocol,
+      port: p.hostPort,
+      ...(p.hostPortEnd === undefined ? {} : { port_end: p.hostPortEnd }),
+    }));
+    const row: repo.NewRuntimeLobby = {
+      lobby_id: lobbyId,
+      namespace_id: wish.namespaceId,
+      lobby_group_name_id: wish.gameMode,
+      region_id: wish.region,
+      create_ts: now,
+      version_id: wish.versionId,
+      max_players: wish.maxPlayers.normal,
+      token_hash: hash,
+      runtime_host: host.id,
+      ports: JSON.stringify(stored),
+      ready_deadline_ts: now + config.runtime.readyTimeoutMs,
+    };
+    await repo.insertStartingLobby(trx, row);
+    return {
+      placed: true,
+      row,
+      spec: {
+        lobbyId,
+        region: wish.region,
+        args: wish.container.args,
+        env: lobbyEnv(deps, wish, lobbyId, token, ports),
+        networkMode: wish.container.network_mode === 'host' ? 'host' : 'bridge',
+        ports,
+        limits: limitsOf(wish.tier),
+        // Always read-only: the config has no field to ask otherwise; the driver mounts a writable /tmp.
+        readOnlyRootFs: true,
+        labels: {
+          [LOBBY_LABELS.owner]: owner,
+          [LOBBY_LABELS.lobby]: lobbyId,
+          [LOBBY_LABELS.namespace]: wish.namespaceId,
+          [LOBBY_LABELS.version]: wish.versionId,
+          [LOBBY_LABELS.gameMode]: wish.gameMode,
+          [LOBBY_LABELS.region]: wish.region,
+        },
+      },
+    };
+  });
+}
+
+/** Lower-case hex sha256 and byte count of a stream. */
+export async function digestOf(
+  stream: AsyncIterable<Buffer | Uint8Array>,
+): Promise<{ sha256: string; size: number }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of stream) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  return { sha256: hash.digest('hex'), size };
+}
+
+/**
+ * Whether a lobby the service itself stopped counts as failed: a ready timeout or an image that would not
+ * load did; a studio's stop, a surplus, a rollout or a drain did not, whatever the exit code.
+ */
+export function failedByReason(reason: string | null): boolean {
+  return reason === 'ready-timeout' || reason === 'lost' || (reason?.startsWith('image:') ?? false);
+}
+
+/**
+ * Which service's lobbies these are on a shared engine: the same for every instance of one service (same
+ * store), different for two services (or two test files): a hash of where the store is.
+ */
+export function ownerOf(config: { databaseUrl: string | undefined; dataDir: string }): string {
+  return createHash('sha256')
+    .update(config.databaseUrl ?? config.dataDir)
+    .digest('hex')
+    .slice(0, 16);
+}
