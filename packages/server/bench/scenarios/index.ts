@@ -3,6 +3,7 @@ import { billingWatch } from './billing-watch.js';
 import { buildsList } from './builds-list.js';
 import { dockerRun } from './docker-run.js';
 import { lobbyPage } from './lobby-page.js';
+import { lobbyRuntime } from './lobby-runtime.js';
 import { lobbyWrites } from './lobby-writes.js';
 import { namespaceRead } from './namespace-read.js';
 import { signInFlood } from './sign-in-flood.js';
@@ -20,4 +21,5 @@ export const SCENARIOS: readonly Scenario[] = [
   billingWatch,
   signInFlood,
   dockerRun,
+  lobbyRuntime,
 ];
