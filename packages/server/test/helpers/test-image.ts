@@ -47,7 +47,7 @@ if [ -n "$TEST_OOM" ]; then
   exit 1
 fi
 if [ -z "$TEST_NO_READY" ]; then
-  if wget -q -O- --post-data='{}' --header "Content-Type: application/json" --header "Authorization: Bearer $GCM_LOBBY_TOKEN" "$GCM_API_URL/matchmaker/lobbies/ready" >/dev/null; then
+  if wget -q -O- --post-data= --header "Authorization: Bearer $GCM_LOBBY_TOKEN" "$GCM_API_URL/matchmaker/lobbies/ready" >/dev/null; then
     echo "server: ready"
   else
     echo "server: ready failed" >&2

@@ -83,7 +83,16 @@ describe('a lobby’s own calls, its stop and the rollout view', () => {
     assert.equal((await listed(lobby.lobbyId))?.status.running.state, 'ready');
 
     svc.clock.advance(1000);
-    const again = await ready(lobby);
+    // As busybox wget --post-data= and curl -d '' send it: an empty form body, not JSON.
+    const again = await svc.app.inject({
+      method: 'POST',
+      url: '/matchmaker/lobbies/ready',
+      headers: {
+        authorization: `Bearer ${lobby.token}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: '',
+    });
     assert.equal(again.statusCode, 200, again.body);
     assert.equal(
       (await lobbyOf(lobby.lobbyId)).ready_ts,
