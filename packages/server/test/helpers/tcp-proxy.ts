@@ -10,14 +10,18 @@ export class TcpProxy {
   private readonly sockets = new Set<net.Socket>();
   port = 0;
 
+  /** Without `targetPort`, `targetHost` is the path of a unix socket (a Docker engine's). */
   constructor(
     private readonly targetHost: string,
-    private readonly targetPort: number,
+    private readonly targetPort?: number,
   ) {}
 
   async start(): Promise<void> {
     const server = net.createServer((client) => {
-      const upstream = net.connect(this.targetPort, this.targetHost);
+      const upstream =
+        this.targetPort === undefined
+          ? net.connect(this.targetHost)
+          : net.connect(this.targetPort, this.targetHost);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
         socket.on('close', () => this.sockets.delete(socket));

@@ -1,0 +1,603 @@
+import type http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type ImageArchive,
+  ImageLoadError,
+  LOBBY_LABELS,
+  type LobbyLabels,
+  type LobbySpec,
+  type LobbyStats,
+  type OutputLine,
+  type RunningLobby,
+  type RuntimeDriver,
+  type RuntimeEvent,
+  type RuntimeHost,
+  type Subscription,
+} from '../driver.js';
+import { DockerEngine, DockerEngineError, type DockerTls, jsonLines } from './engine.js';
+import { ArchiveCheck } from './image-archive.js';
+import { LogDemuxer } from './log-frames.js';
+
+/** One engine and the regions whose lobbies run on it. */
+export interface DockerHostConfig {
+  /** DOCKER_HOST of the engine: unix:///path or tcp://host:port. Also the host's id. */
+  dockerHost: string;
+  regions: readonly string[];
+  /** Lobbies the host takes at most (the reconciler counts them). */
+  capacity: number;
+}
+
+export interface DockerDriverOptions {
+  hosts: readonly DockerHostConfig[];
+  /** DOCKER_TLS_VERIFY / DOCKER_CERT_PATH (`dockerTlsFromEnv`), for tcp:// hosts. */
+  tls?: DockerTls;
+  /** The size each container's json-file log may reach before the engine rotates it (one older file kept). */
+  logMaxSize?: string;
+  /** The tmpfs a read-only container gets at /tmp (it counts against the container's memory). */
+  tmpSize?: string;
+  /** Told when a host's event stream drops or cannot be opened (it is retried): for the service's log. */
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * Groups a region → DOCKER_HOST map (GCM_RUNTIME_HOSTS) into hosts: regions on one engine share it and its
+ * capacity.
+ */
+export function dockerHostsFromRegions(
+  regionHosts: Readonly<Record<string, string>>,
+  capacity: number,
+): DockerHostConfig[] {
+  const byHost = new Map<string, string[]>();
+  for (const [region, dockerHost] of Object.entries(regionHosts)) {
+    byHost.set(dockerHost, [...(byHost.get(dockerHost) ?? []), region]);
+  }
+  return [...byHost].map(([dockerHost, regions]) => ({ dockerHost, regions, capacity }));
+}
+
+/** The tag (repository:tag) under which a loaded archive is found again, by its sha256, after a restart. */
+const ARCHIVE_TAG_REPO = 'gcm-archive';
+/** Attributes of a container event that are not the container's labels. */
+const EVENT_NOT_LABELS = new Set(['name', 'image', 'exitCode', 'signal', 'execDuration']);
+const EVENT_BACKOFF_MS = { first: 250, max: 10_000 };
+/** What a stop may take beyond its grace period before the call gives up: the engine's own kill and reap. */
+const STOP_SLACK_MS = 30_000;
+/** An archive upload may be quiet this long (the engine reading layers) before it is abandoned. */
+const LOAD_IDLE_MS = 10 * 60_000;
+
+interface ContainerSummary {
+  Id: string;
+  Labels?: Record<string, string> | null;
+  State?: string;
+  Status?: string;
+}
+
+interface ContainerInspect {
+  Id: string;
+  Config?: { Labels?: Record<string, string> | null };
+  State?: { Status?: string; Running?: boolean; ExitCode?: number; OOMKilled?: boolean };
+}
+
+interface EngineEvent {
+  Type?: string;
+  Action?: string;
+  time?: number;
+  timeNano?: number;
+  Actor?: { ID?: string; Attributes?: Record<string, string> };
+}
+
+interface StatsSample {
+  read?: string;
+  preread?: string;
+  cpu_stats?: { cpu_usage?: { total_usage?: number } };
+  precpu_stats?: { cpu_usage?: { total_usage?: number } };
+  memory_stats?: { usage?: number; limit?: number; stats?: Record<string, number> };
+  networks?: Record<string, { rx_bytes?: number; tx_bytes?: number }>;
+}
+
+interface Host extends RuntimeHost {
+  engine: DockerEngine;
+  /** The engine has its bridge network (checked once, at the first bridge-mode start). */
+  bridgeChecked: boolean;
+}
+
+/** The `docker` driver: each region's lobbies are containers on one Docker engine, reached over its API. */
+export class DockerDriver implements RuntimeDriver {
+  readonly kind = 'docker' as const;
+  private readonly hostList: Host[];
+  private readonly byRegion = new Map<string, Host>();
+  /** host id + archive sha256 → the loaded image id (or the load under way, which concurrent starts share). */
+  private readonly images = new Map<string, Promise<{ image: string }>>();
+  private readonly subscriptions = new Set<Subscription>();
+  private readonly logMaxSize: string;
+  private readonly tmpSize: string;
+  private readonly warn: (message: string) => void;
+
+  constructor(options: DockerDriverOptions) {
+    this.warn = options.onWarning ?? (() => {});
+    this.logMaxSize = options.logMaxSize ?? '10m';
+    this.tmpSize = options.tmpSize ?? '64m';
+    this.hostList = options.hosts.map((host) => ({
+      id: host.dockerHost,
+      regions: [...host.regions],
+      capacity: host.capacity,
+      engine: new DockerEngine(host.dockerHost, options.tls),
+      bridgeChecked: false,
+    }));
+    for (const host of this.hostList) {
+      for (const region of host.regions) {
+        const other = this.byRegion.get(region);
+        if (other !== undefined) {
+          throw new Error(`region ${region} is on two Docker hosts: ${other.id} and ${host.id}`);
+        }
+        this.byRegion.set(region, host);
+      }
+    }
+  }
+
+  hosts(): readonly RuntimeHost[] {
+    return this.hostList.map(({ id, regions, capacity }) => ({ id, regions, capacity }));
+  }
+
+  /** Whether every host's engine answers; throws naming the first that does not. */
+  async ping(): Promise<void> {
+    await Promise.all(this.hostList.map((host) => host.engine.ping()));
+  }
+
+  async ensureImage(region: string, archive: ImageArchive): Promise<{ image: string }> {
+    const host = this.hostFor(region);
+    const key = `${host.id}\n${archive.sha256.toLowerCase()}`;
+    const known = this.images.get(key);
+    if (known !== undefined) {
+      // A load under way is shared, its failure too.
+      const answer = await known;
+      // Someone may have pruned it on the engine since: then it is loaded again.
+      if (await this.imageExists(host, answer.image)) return answer;
+      if (this.images.get(key) === known) this.images.delete(key);
+    }
+    const loading = this.loadOnce(host, archive);
+    this.images.set(key, loading);
+    loading.catch(() => {
+      if (this.images.get(key) === loading) this.images.delete(key);
+    });
+    return loading;
+  }
+
+  async start(spec: LobbySpec): Promise<{ handle: string }> {
+    const host = this.hostFor(spec.region);
+    if (spec.networkMode === 'bridge') await this.checkBridge(host);
+    const name = `gcm-${spec.lobbyId}`;
+    const created = await host.engine
+      .json<{ Id: string }>({
+        method: 'POST',
+        path: '/containers/create',
+        query: { name },
+        body: this.containerBody(spec),
+      })
+      .catch(async (err: unknown) => {
+        // A start that was cut short after the create (the service stopped, the answer was lost): the container
+        // is this lobby's, so starting it again is taking up that attempt.
+        if (!(err instanceof DockerEngineError) || err.status !== 409) throw err;
+        const existing = await this.inspect(host, name);
+        if (
+          existing === undefined ||
+          existing.Config?.Labels?.[LOBBY_LABELS.lobby] !== spec.labels[LOBBY_LABELS.lobby]
+        ) {
+          throw err;
+        }
+        return { Id: existing.Id };
+      });
+    const id = created?.Id;
+    if (id === undefined)
+      throw new DockerEngineError(`POST /containers/create on ${host.id}: no container id`);
+    try {
+      await host.engine.json({ method: 'POST', path: `/containers/${id}/start` });
+    } catch (err) {
+      // Nothing may stay behind a failed start: a container that is not running holds the lobby's name.
+      await host.engine
+        .json({ method: 'DELETE', path: `/containers/${id}`, query: { force: true } }, [404, 409])
+        .catch(() => undefined);
+      throw err;
+    }
+    return { handle: id };
+  }
+
+  async stop(region: string, handle: string, graceSeconds: number): Promise<void> {
+    const host = this.hostFor(region);
+    const grace = Math.max(0, Math.ceil(graceSeconds));
+    // 304: it had stopped already; 404: it is gone.
+    await host.engine.json(
+      {
+        method: 'POST',
+        path: `/containers/${encodeURIComponent(handle)}/stop`,
+        query: { t: grace },
+        idleTimeoutMs: grace * 1000 + STOP_SLACK_MS,
+      },
+      [404],
+    );
+    // 409: another call is removing it already.
+    await host.engine.json(
+      { method: 'DELETE', path: `/containers/${encodeURIComponent(handle)}`, query: { force: true } },
+      [404, 409],
+    );
+  }
+
+  async list(labels: LobbyLabels): Promise<RunningLobby[]> {
+    const perHost = await Promise.all(this.hostList.map((host) => this.listOn(host, labels)));
+    return perHost.flat();
+  }
+
+  events(labels: LobbyLabels, onEvent: (event: RuntimeEvent) => void): Subscription {
+    const controller = new AbortController();
+    const subscription: Subscription = {
+      close: () => {
+        controller.abort();
+        this.subscriptions.delete(subscription);
+      },
+    };
+    this.subscriptions.add(subscription);
+    for (const host of this.hostList) void this.followEvents(host, labels, onEvent, controller.signal);
+    return subscription;
+  }
+
+  async *output(
+    region: string,
+    handle: string,
+    options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
+  ): AsyncIterable<OutputLine> {
+    const host = this.hostFor(region);
+    const since = options.sinceMs === undefined ? undefined : (options.sinceMs / 1000).toFixed(3);
+    let response: http.IncomingMessage;
+    try {
+      response = await host.engine.open({
+        method: 'GET',
+        path: `/containers/${encodeURIComponent(handle)}/logs`,
+        query: { stdout: 1, stderr: 1, timestamps: 1, follow: options.follow ? 1 : 0, since },
+        follow: options.follow,
+        signal: options.signal,
+      });
+    } catch (err) {
+      if (err instanceof DockerEngineError && err.status === 404) return;
+      throw err;
+    }
+    const demuxer = new LogDemuxer();
+    try {
+      for await (const chunk of response) {
+        for (const line of demuxer.push(chunk as Buffer)) {
+          if (options.sinceMs === undefined || line.ts >= options.sinceMs) yield line;
+        }
+      }
+      for (const line of demuxer.end()) yield line;
+    } catch (err) {
+      if (options.signal?.aborted === true) return;
+      throw err;
+    } finally {
+      response.destroy();
+    }
+  }
+
+  async stats(region: string, handle: string): Promise<LobbyStats | undefined> {
+    const host = this.hostFor(region);
+    const sample = await host.engine.json<StatsSample>(
+      { method: 'GET', path: `/containers/${encodeURIComponent(handle)}/stats`, query: { stream: false } },
+      [404, 409],
+    );
+    return sample === undefined ? undefined : toStats(sample);
+  }
+
+  async close(): Promise<void> {
+    for (const subscription of [...this.subscriptions]) subscription.close();
+    for (const host of this.hostList) host.engine.close();
+  }
+
+  private hostFor(region: string): Host {
+    const host = this.byRegion.get(region);
+    if (host === undefined) throw new Error(`no Docker host runs region ${region}`);
+    return host;
+  }
+
+  /**
+   * An engine without its bridge network (dockerd --bridge=none) still starts a bridge-mode container, with no
+   * network and none of its ports published: a lobby no player could reach. Refused before it starts.
+   */
+  private async checkBridge(host: Host): Promise<void> {
+    if (host.bridgeChecked) return;
+    const bridge = await host.engine.json({ method: 'GET', path: '/networks/bridge' }, [404]);
+    if (bridge === undefined) {
+      throw new DockerEngineError(
+        `the Docker engine at ${host.id} has no bridge network (dockerd runs with --bridge=none?): a bridge-mode lobby would have no reachable port there; use network_mode host, or give the engine its bridge`,
+      );
+    }
+    host.bridgeChecked = true;
+  }
+
+  private async loadOnce(host: Host, archive: ImageArchive): Promise<{ image: string }> {
+    const sha256 = archive.sha256.toLowerCase();
+    const tag = `${ARCHIVE_TAG_REPO}:${sha256}`;
+    // Loaded before (by this service before a restart, or another instance): found by its archive's digest.
+    const tagged = await this.inspectImage(host, tag);
+    if (tagged !== undefined) return { image: tagged };
+    const check = new ArchiveCheck({ buildId: archive.buildId, size: archive.size, sha256 });
+    const messages: string[] = [];
+    try {
+      const source = await archive.open();
+      source.once('error', (err) => check.destroy(err));
+      const response = await host.engine.open({
+        method: 'POST',
+        path: '/images/load',
+        query: { quiet: 1 },
+        bodyStream: source.pipe(check),
+        contentType: 'application/x-tar',
+        idleTimeoutMs: LOAD_IDLE_MS,
+      });
+      for await (const message of jsonLines(response)) {
+        const { stream, error } = message as { stream?: unknown; error?: unknown };
+        if (typeof error === 'string') throw new ImageLoadError(refusal(archive.buildId, error));
+        if (typeof stream === 'string' && stream.trim() !== '') messages.push(stream.trim());
+      }
+    } catch (err) {
+      if (check.failure !== undefined) throw check.failure;
+      if (err instanceof ImageLoadError) throw err;
+      // The engine answered, and refused what it read; no status means it could not be reached.
+      if (err instanceof DockerEngineError && err.status !== undefined) {
+        throw new ImageLoadError(refusal(archive.buildId, err.message));
+      }
+      throw err;
+    }
+    if (check.failure !== undefined) throw check.failure;
+    const image = await this.loadedImageId(host, check.manifestImageId(), messages);
+    if (image === undefined) {
+      throw new ImageLoadError(
+        `build ${archive.buildId}: the engine loaded the archive but named no single image (${messages.join('; ') || 'no answer'}); a build archive holds one image`,
+      );
+    }
+    const [repo, tagName] = tag.split(':') as [string, string];
+    await host.engine.json({
+      method: 'POST',
+      path: `/images/${image}/tag`,
+      query: { repo, tag: tagName },
+    });
+    return { image };
+  }
+
+  /** The loaded image's id, from the archive's manifest.json or else the engine's `Loaded image…` lines. */
+  private async loadedImageId(
+    host: Host,
+    fromManifest: string | undefined,
+    messages: readonly string[],
+  ): Promise<string | undefined> {
+    if (fromManifest !== undefined) return this.inspectImage(host, fromManifest);
+    const ids = messages.flatMap((m) => /^Loaded image ID: (sha256:[0-9a-f]{64})$/.exec(m)?.slice(1) ?? []);
+    const refs = messages.flatMap((m) => /^Loaded image: (\S+)$/.exec(m)?.slice(1) ?? []);
+    if (ids.length + refs.length !== 1) return undefined;
+    return ids[0] ?? this.inspectImage(host, refs[0] as string);
+  }
+
+  private async inspectImage(host: Host, reference: string): Promise<string | undefined> {
+    const image = await host.engine.json<{ Id?: string }>(
+      { method: 'GET', path: `/images/${encodeURIComponent(reference)}/json` },
+      [404],
+    );
+    return image?.Id;
+  }
+
+  private async imageExists(host: Host, id: string): Promise<boolean> {
+    return (await this.inspectImage(host, id)) !== undefined;
+  }
+
+  private inspect(host: Host, idOrName: string): Promise<ContainerInspect | undefined> {
+    return host.engine.json<ContainerInspect>(
+      { method: 'GET', path: `/containers/${encodeURIComponent(idOrName)}/json` },
+      [404],
+    );
+  }
+
+  private containerBody(spec: LobbySpec): Record<string, unknown> {
+    const labels: Record<string, string> = { [LOBBY_LABELS.region]: spec.region, ...spec.labels };
+    const bridge = spec.networkMode === 'bridge';
+    const exposed: Record<string, object> = {};
+    const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
+    if (bridge) {
+      for (const port of spec.ports) {
+        const key = `${port.containerPort}/${port.protocol}`;
+        exposed[key] = {};
+        // Every address of the host, as players reach it from outside.
+        bindings[key] = [{ HostIp: '', HostPort: String(port.hostPort) }];
+      }
+    }
+    return {
+      Image: spec.image,
+      // Empty args keep the image's own CMD.
+      Cmd: spec.args.length > 0 ? [...spec.args] : undefined,
+      Env: Object.entries(spec.env).map(([key, value]) => `${key}=${value}`),
+      Labels: labels,
+      ExposedPorts: bridge ? exposed : undefined,
+      HostConfig: {
+        NetworkMode: spec.networkMode,
+        PortBindings: bridge ? bindings : undefined,
+        NanoCpus: spec.limits.nanoCpus,
+        Memory: spec.limits.memoryBytes,
+        // Equal to Memory: no swap on top of the tier's memory.
+        MemorySwap: spec.limits.memoryBytes,
+        PidsLimit: spec.limits.pids,
+        ReadonlyRootfs: spec.readOnlyRootFs,
+        // A server on a read-only root may still write temporary files; the tmpfs counts against its memory.
+        Tmpfs: spec.readOnlyRootFs ? { '/tmp': `rw,nosuid,nodev,size=${this.tmpSize}` } : undefined,
+        SecurityOpt: ['no-new-privileges'],
+        CapDrop: ['ALL'],
+        Privileged: false,
+        Binds: [],
+        RestartPolicy: { Name: 'no' },
+        // A chatty server cannot fill the host's disk: the engine keeps at most two files of this size.
+        LogConfig: { Type: 'json-file', Config: { 'max-size': this.logMaxSize, 'max-file': '2' } },
+      },
+    };
+  }
+
+  private async listOn(host: Host, labels: LobbyLabels): Promise<RunningLobby[]> {
+    const containers =
+      (await host.engine.json<ContainerSummary[]>({
+        method: 'GET',
+        path: '/containers/json',
+        query: { all: true, filters: JSON.stringify({ label: labelFilter(labels) }) },
+      })) ?? [];
+    const lobbies = await Promise.all(
+      containers.map(async (container): Promise<RunningLobby | undefined> => {
+        const own = container.Labels ?? {};
+        const region = own[LOBBY_LABELS.region] ?? (host.regions[0] as string);
+        if (
+          container.State === 'running' ||
+          container.State === 'created' ||
+          container.State === 'restarting'
+        ) {
+          return { handle: container.Id, region, labels: own, state: 'running' };
+        }
+        if (container.State === 'removing') return undefined;
+        // The list says "Exited (3) 5 seconds ago" at best; an inspect says the code and whether memory ran out.
+        const inspected = await this.inspect(host, container.Id);
+        if (inspected === undefined) return undefined;
+        if (inspected.State?.Running === true)
+          return { handle: container.Id, region, labels: own, state: 'running' };
+        return {
+          handle: container.Id,
+          region,
+          labels: own,
+          state: 'exited',
+          exitCode: inspected.State?.ExitCode ?? -1,
+          oomKilled: inspected.State?.OOMKilled === true,
+        };
+      }),
+    );
+    return lobbies.filter((lobby) => lobby !== undefined);
+  }
+
+  /**
+   * Follows one engine's container events until `signal` aborts, reconnecting with backoff and asking for
+   * what happened since the last event seen (the engine keeps recent events), so a short drop loses nothing.
+   */
+  private async followEvents(
+    host: Host,
+    labels: LobbyLabels,
+    onEvent: (event: RuntimeEvent) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let backoff = EVENT_BACKOFF_MS.first;
+    let lastNano: number | undefined;
+    const seenAtLast = new Set<string>();
+    const oomKilled = new Set<string>();
+    while (!signal.aborted) {
+      try {
+        const filters = {
+          type: ['container'],
+          event: ['start', 'die', 'oom', 'destroy'],
+          label: labelFilter(labels),
+        };
+        const response = await host.engine.open({
+          method: 'GET',
+          path: '/events',
+          query: {
+            filters: JSON.stringify(filters),
+            since: lastNano === undefined ? undefined : (lastNano / 1e9).toFixed(9),
+          },
+          follow: true,
+          signal,
+        });
+        backoff = EVENT_BACKOFF_MS.first;
+        for await (const raw of jsonLines(response)) {
+          const event = raw as EngineEvent;
+          const id = event.Actor?.ID;
+          if (id === undefined || event.Type !== 'container') continue;
+          const nano = event.timeNano ?? (event.time ?? 0) * 1e9;
+          const key = `${id} ${event.Action}`;
+          // `since` repeats the events of the last instant seen.
+          if (lastNano !== undefined && (nano < lastNano || (nano === lastNano && seenAtLast.has(key))))
+            continue;
+          if (nano !== lastNano) seenAtLast.clear();
+          lastNano = nano;
+          seenAtLast.add(key);
+          const converted = await this.toRuntimeEvent(host, event, id, oomKilled);
+          if (converted !== undefined && !signal.aborted) onEvent(converted);
+        }
+        if (!signal.aborted)
+          this.warn(`the event stream of the Docker engine at ${host.id} ended; reconnecting`);
+      } catch (err) {
+        if (!signal.aborted) {
+          this.warn(
+            `the event stream of the Docker engine at ${host.id} failed: ${(err as Error).message}; retrying in ${backoff} ms`,
+          );
+        }
+      }
+      if (signal.aborted) return;
+      await sleep(backoff, undefined, { signal }).catch(() => undefined);
+      backoff = Math.min(backoff * 2, EVENT_BACKOFF_MS.max);
+    }
+  }
+
+  private async toRuntimeEvent(
+    host: Host,
+    event: EngineEvent,
+    id: string,
+    oomKilled: Set<string>,
+  ): Promise<RuntimeEvent | undefined> {
+    const attributes = event.Actor?.Attributes ?? {};
+    const labels = Object.fromEntries(
+      Object.entries(attributes).filter(([key]) => !EVENT_NOT_LABELS.has(key)),
+    );
+    const region = labels[LOBBY_LABELS.region] ?? (host.regions[0] as string);
+    switch (event.Action) {
+      case 'start':
+        return { type: 'started', handle: id, region, labels };
+      case 'oom':
+        oomKilled.add(id);
+        return undefined;
+      case 'die': {
+        const exitCode = Number(attributes.exitCode ?? -1);
+        let oom = oomKilled.has(id);
+        if (!oom) {
+          const inspected = await this.inspect(host, id).catch(() => undefined);
+          oom = inspected?.State?.OOMKilled === true;
+        }
+        return { type: 'exited', handle: id, region, labels, exitCode, oomKilled: oom };
+      }
+      case 'destroy':
+        oomKilled.delete(id);
+        return { type: 'gone', handle: id, region, labels, reason: 'removed' };
+      default:
+        return undefined;
+    }
+  }
+}
+
+function labelFilter(labels: LobbyLabels): string[] {
+  return Object.entries(labels).map(([key, value]) => `${key}=${value}`);
+}
+
+function refusal(buildId: string, why: string): string {
+  return `build ${buildId}: the Docker engine refused the archive as an image: ${why}. Upload the output of \`docker save IMAGE -o server.tar\``;
+}
+
+function toStats(sample: StatsSample): LobbyStats | undefined {
+  const memory = sample.memory_stats;
+  if (memory?.usage === undefined) return undefined;
+  const cpu = sample.cpu_stats?.cpu_usage?.total_usage ?? 0;
+  const previousCpu = sample.precpu_stats?.cpu_usage?.total_usage ?? 0;
+  const wallMs = Date.parse(sample.read ?? '') - Date.parse(sample.preread ?? '');
+  const nanoCpus =
+    previousCpu > 0 && Number.isFinite(wallMs) && wallMs > 0
+      ? Math.round(((cpu - previousCpu) / (wallMs * 1e6)) * 1e9)
+      : 0;
+  // What docker stats shows: the page cache the kernel can reclaim is not the server's (cgroup v1, then v2).
+  const cache = memory.stats?.total_inactive_file ?? memory.stats?.inactive_file ?? 0;
+  let rxBytes = 0;
+  let txBytes = 0;
+  for (const network of Object.values(sample.networks ?? {})) {
+    rxBytes += network.rx_bytes ?? 0;
+    txBytes += network.tx_bytes ?? 0;
+  }
+  return {
+    nanoCpus,
+    memoryBytes: Math.max(0, memory.usage - cache),
+    memoryLimitBytes: memory.limit ?? 0,
+    rxBytes,
+    txBytes,
+  };
+}

@@ -1,0 +1,187 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { type DockerEngine, jsonLines, readBody } from '../../src/runtime/docker/engine.js';
+import type { ImageArchive } from '../../src/runtime/driver.js';
+import { BUSYBOX } from './dockerd.js';
+import { tar } from './tar.js';
+
+/**
+ * The test game server, a shell script on Debian's busybox-static (no registry, no network). What its
+ * environment tells it:
+ * - prints `server: starting args=…`, then every variable but GCM_LOBBY_TOKEN as `env: NAME=value`, one line
+ *   to stderr (`server: stderr works`); with TEST_LONG_LINE=N, a line of N digits, then
+ *   `server: after the long line`;
+ * - calls `$GCM_API_URL/matchmaker/lobbies/ready` with its lobby token (wget) unless TEST_NO_READY is set,
+ *   printing `server: ready` or `server: ready failed`;
+ * - with PORT_game set, listens there (busybox nc, a process per connection): each line sent is echoed back,
+ *   and `exit N` makes the server exit with N (through the exit file);
+ * - exits with the code written in TEST_EXIT_FILE (default /tmp/exit) once that file appears, or with
+ *   TEST_EXIT_CODE (default 0) after TEST_EXIT_AFTER seconds (0: at once, a crash at start);
+ * - on SIGTERM prints `server: got TERM` and exits with TEST_TERM_EXIT (default 0), or carries on when
+ *   TEST_TERM_IGNORE is set (then only the SIGKILL after the grace period stops it);
+ * - with TEST_OOM set, eats memory until the kernel kills the eater, then exits with 1.
+ */
+const SERVER_SH = `#!/bin/sh
+echo "server: starting args=$*"
+env | grep -v '^GCM_LOBBY_TOKEN=' | sort | sed 's/^/env: /'
+echo "server: stderr works" >&2
+if [ -n "$TEST_LONG_LINE" ]; then
+  awk -v n="$TEST_LONG_LINE" 'BEGIN { s = "0123456789"; while (length(s) < n) s = s s; print substr(s, 1, n) }'
+  echo "server: after the long line"
+fi
+on_term() {
+  echo "server: got TERM"
+  if [ -n "$TEST_TERM_IGNORE" ]; then return; fi
+  exit "\${TEST_TERM_EXIT:-0}"
+}
+trap on_term TERM
+if [ -n "$TEST_OOM" ]; then
+  echo "server: eating memory"
+  awk 'BEGIN { s = "0123456789"; while (1) s = s s }'
+  # The kernel kills the biggest process, awk, not this shell.
+  echo "server: out of memory"
+  exit 1
+fi
+if [ -z "$TEST_NO_READY" ]; then
+  if wget -q -O- --post-data= --header "Authorization: Bearer $GCM_LOBBY_TOKEN" "$GCM_API_URL/matchmaker/lobbies/ready" >/dev/null; then
+    echo "server: ready"
+  else
+    echo "server: ready failed" >&2
+  fi
+fi
+exit_file="\${TEST_EXIT_FILE:-/tmp/exit}"
+if [ -n "$PORT_game" ]; then
+  EXIT_FILE="$exit_file" nc -ll -p "$PORT_game" -e /handle.sh &
+  echo "server: listening on $PORT_game"
+fi
+start=$(date +%s)
+while :; do
+  if [ -e "$exit_file" ]; then
+    code=$(cat "$exit_file")
+    echo "server: exiting with $code"
+    exit "$code"
+  fi
+  if [ -n "$TEST_EXIT_AFTER" ] && [ $(( $(date +%s) - start )) -ge "$TEST_EXIT_AFTER" ]; then
+    echo "server: exiting with \${TEST_EXIT_CODE:-0} after $TEST_EXIT_AFTER s"
+    exit "\${TEST_EXIT_CODE:-0}"
+  fi
+  # In the background, so that a TERM is handled at once rather than after the sleep.
+  sleep 0.1 &
+  wait $!
+done
+`;
+
+/** One connection to the game port: echoes lines; `exit N` asks the server to exit with N. */
+const HANDLE_SH = `#!/bin/sh
+while read -r line; do
+  case "$line" in
+    "exit "*)
+      echo "\${line#exit }" > "$EXIT_FILE"
+      echo "bye"
+      exit 0
+      ;;
+    *) echo "$line" ;;
+  esac
+done
+`;
+
+const DOCKERFILE = `FROM scratch
+COPY rootfs/ /
+ENV PATH=/bin
+ENTRYPOINT ["/bin/sh", "/server.sh"]
+`;
+
+export interface TestImage {
+  /** The tag it was built under (removed from the engine after the export unless `keep`). */
+  name: string;
+  /** The image id (`sha256:…`). */
+  id: string;
+  /** The `docker save` archive. */
+  archive: Buffer;
+  size: number;
+  sha256: string;
+}
+
+/** The build context: busybox and a link per applet, the two scripts, a /tmp. */
+function buildContext(): Buffer {
+  const applets = execFileSync(BUSYBOX, ['--list'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((name) => /^[a-z0-9_.[-]+$/.test(name) && name !== 'busybox');
+  return tar([
+    { type: 'file', name: 'Dockerfile', content: DOCKERFILE },
+    { type: 'dir', name: 'rootfs' },
+    { type: 'dir', name: 'rootfs/bin' },
+    { type: 'file', name: 'rootfs/bin/busybox', content: readFileSync(BUSYBOX), mode: 0o755 },
+    ...applets.map((name) => ({ type: 'symlink' as const, name: `rootfs/bin/${name}`, target: 'busybox' })),
+    { type: 'dir', name: 'rootfs/tmp', mode: 0o1777 },
+    { type: 'file', name: 'rootfs/server.sh', content: SERVER_SH, mode: 0o755 },
+    { type: 'file', name: 'rootfs/handle.sh', content: HANDLE_SH, mode: 0o755 },
+  ]);
+}
+
+/**
+ * Builds the test image on `engine` (`POST /build` of a tar context, no network) and exports it as a
+ * `docker save` archive. The image is removed from the engine afterwards unless `keep`, so that loading the
+ * archive is a real load.
+ */
+export async function buildTestImage(
+  engine: DockerEngine,
+  options: { name?: string; keep?: boolean } = {},
+): Promise<TestImage> {
+  const name = options.name ?? 'gcm-test-server:1';
+  const built = await engine.open({
+    method: 'POST',
+    path: '/build',
+    query: { t: name, rm: 1, forcerm: 1, networkmode: 'none' },
+    bodyStream: Readable.from([buildContext()]),
+    contentType: 'application/x-tar',
+    idleTimeoutMs: 120_000,
+  });
+  const output: string[] = [];
+  let id: string | undefined;
+  for await (const message of jsonLines(built)) {
+    const { stream, error, aux } = message as { stream?: string; error?: string; aux?: { ID?: string } };
+    if (error !== undefined) throw new Error(`building the test image failed: ${error}\n${output.join('')}`);
+    if (stream !== undefined) output.push(stream);
+    if (aux?.ID !== undefined) id = aux.ID;
+  }
+  if (id === undefined) throw new Error(`building the test image named no image: ${output.join('')}`);
+  const exported = await engine.open({ method: 'GET', path: `/images/${encodeURIComponent(name)}/get` });
+  const chunks: Buffer[] = [];
+  for await (const chunk of exported) chunks.push(chunk as Buffer);
+  const archive = Buffer.concat(chunks);
+  if (options.keep !== true) {
+    await readBody(
+      await engine.open({ method: 'DELETE', path: `/images/${encodeURIComponent(name)}` }),
+      65536,
+    );
+  }
+  return {
+    name,
+    id,
+    archive,
+    size: archive.length,
+    sha256: createHash('sha256').update(archive).digest('hex'),
+  };
+}
+
+/** The archive as a build record describes it, opened as blob storage would stream it (64 KiB chunks). */
+export function imageArchive(
+  bytes: Buffer,
+  options: { buildId?: string; size?: number; sha256?: string } = {},
+): ImageArchive {
+  return {
+    buildId: options.buildId ?? 'build-test',
+    size: options.size ?? bytes.length,
+    sha256: options.sha256 ?? createHash('sha256').update(bytes).digest('hex'),
+    async open() {
+      return Readable.from(
+        (function* () {
+          for (let at = 0; at < bytes.length; at += 65536) yield bytes.subarray(at, at + 65536);
+        })(),
+      );
+    },
+  };
+}
