@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { DashboardBrowser, dashboardSkipReason, launchBrowser, SCREENSHOTS } from '../helpers/browser.js';
+import { DashboardBrowser, dashboardSkipReason, launchBrowser, screenshot } from '../helpers/browser.js';
 import {
   completeLink,
   getLink,
@@ -121,14 +120,14 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
       'Test Game (third-game)',
     ]);
     await select.selectOption(games.second);
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'device-link-page-pending.png'), fullPage: true });
+    await screenshot(page, 'device-link-page-pending.png');
 
     await page.getByRole('button', { name: 'Link this device' }).click();
     const result = page.locator('#result.ok');
     await result.waitFor();
     assert.match(await result.innerText(), /Device linked to Test Game \(second-game\)/);
     assert.equal(await page.getByLabel('Operator token').isVisible(), false, 'the forms are gone');
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'device-link-page-success.png'), fullPage: true });
+    await screenshot(page, 'device-link-page-success.png');
     await page.close();
 
     const got = await getLink(svc, link.device_link_token);
@@ -143,7 +142,7 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
     const used = await open(link.device_link_url);
     await used.getByRole('heading', { name: 'This link has already been used' }).waitFor();
     assert.equal(await used.locator('form').count(), 0);
-    await used.screenshot({ path: path.join(SCREENSHOTS, 'device-link-page-used.png'), fullPage: true });
+    await screenshot(used, 'device-link-page-used.png');
     await used.close();
   });
 
@@ -174,7 +173,7 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
     await select.waitFor();
     // Only where the person may link: a member of the first game's team; a viewer of the third's.
     assert.deepEqual(await select.locator('option').allTextContents(), ['Test Game (first-game)']);
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'device-link-page-person.png'), fullPage: true });
+    await screenshot(page, 'device-link-page-person.png');
     await page.getByRole('button', { name: 'Link this device' }).click();
     const result = page.locator('#result.ok');
     await result.waitFor();
@@ -230,7 +229,7 @@ describe('device link page in a browser', { skip, timeout: 120_000 }, () => {
     await page.getByRole('heading', { name: 'This link has expired' }).waitFor();
     assert.match(await page.locator('main').innerText(), /valid for one hour/);
     assert.equal(await page.locator('form').count(), 0);
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'device-link-page-expired.png'), fullPage: true });
+    await screenshot(page, 'device-link-page-expired.png');
     await page.close();
   });
 

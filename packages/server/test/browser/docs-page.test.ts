@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type BrowserContext, chromium } from 'playwright-core';
+import { screenshot } from '../helpers/browser.js';
 import { startListening } from '../helpers/listening.js';
 import type { TestService } from '../helpers/service.js';
 
@@ -69,7 +70,7 @@ describe('docs page in a browser', { skip, timeout: 120_000 }, () => {
       .first()
       .waitFor();
     await page.locator('.opblock-summary-path', { hasText: '/cloud/devices/links' }).first().waitFor();
-    await page.screenshot({ path: path.join(os.tmpdir(), 'docs-page.png') });
+    await screenshot(page, 'docs-page.png', { fullPage: false });
 
     assert.ok(requested.includes('/openapi.json'), requested.join(' '));
     assert.ok(!requested.includes('/docs/json'), 'the page read the plugin copy, not /openapi.json');

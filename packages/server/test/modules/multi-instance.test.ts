@@ -125,7 +125,7 @@ describe('several instances on one PostgreSQL', pgOnly, () => {
   it('start together on a fresh database: migrations once, one operator token', async () => {
     // A fresh database of its own (named after `root`), shared by four data dirs.
     const root = mkdtempSync(path.join(os.tmpdir(), 'gcm-starts-'));
-    const url = await testDatabaseUrl(root);
+    const url = await testDatabaseUrl(root, { empty: true });
     const dirs = ['a', 'b', 'c', 'd'].map((name) => path.join(root, name));
     try {
       const configs = await Promise.all(

@@ -43,7 +43,7 @@ describe('two instances on one PostgreSQL', pgOnly, () => {
   let gameId: string;
 
   before(async () => {
-    const databaseUrl = await testDatabaseUrl(root);
+    const databaseUrl = await testDatabaseUrl(root, { empty: true });
     const env = (name: string) => ({
       GCM_DATA_DIR: path.join(root, name),
       DATABASE_URL: databaseUrl,
