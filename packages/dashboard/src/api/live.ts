@@ -18,6 +18,8 @@ export const liveKeys = {
   lobbies: (gameId: string, namespaceId: string, cursor: string | undefined) =>
     ['games', gameId, 'lobbies', namespaceId, cursor ?? 'newest'] as const,
   billing: (gameId: string) => ['games', gameId, 'billing'] as const,
+  /** Every page of every namespace's lobby log of the game: what a stop refreshes. */
+  allLobbies: (gameId: string) => ['games', gameId, 'lobbies'] as const,
   tokens: (gameId: string) => ['games', gameId, 'tokens'] as const,
   tokenPage: (gameId: string, cursor: string | undefined) =>
     ['games', gameId, 'tokens', cursor ?? 'first'] as const,
@@ -82,6 +84,23 @@ export function useLobbies(gameId: string, namespaceId: string | undefined, curs
     refetchInterval: cursor === undefined ? (query) => pollDelay(query.state) : false,
     // A failed poll is retried by the next interval; the table keeps the last good page meanwhile.
     retry: cursor === undefined ? false : undefined,
+  });
+}
+
+/**
+ * Stops a lobby the service runs: the service marks it stopping and its runtime stops the container. The
+ * lobby pages are read again at once, so the row shows stopping without waiting for a poll.
+ */
+export function useStopLobby(gameId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (lobbyId: string) =>
+      unwrap(
+        api.DELETE('/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}', {
+          params: { path: { game_id: gameId, lobby_id: lobbyId } },
+        }),
+      ),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: liveKeys.allLobbies(gameId) }),
   });
 }
 
