@@ -11,8 +11,8 @@ import type { TestService } from '../helpers/service.js';
 /**
  * The dashboard's view of the lobbies the service runs, in Debian's chromium against a real listening
  * service: their live state, players and version on the Lobbies page, a member's Stop (checked in the
- * service's lobby row), none for a viewer. The lobby rows are seeded as the reconciler writes them
- * (helpers/runtime-lobbies.ts), so no Docker engine is needed.
+ * service's lobby row), none for a viewer, and each namespace's rollout on the overview. The lobby rows are
+ * seeded as the reconciler writes them (helpers/runtime-lobbies.ts), so no Docker engine is needed.
  */
 const skip = dashboardSkipReason('dashboard runtime lobbies browser test', { sqliteOnly: true });
 
@@ -125,6 +125,51 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
     assert.deepEqual(web.problems, []);
   });
 
+  it('shows each namespace’s rollout on the overview, and follows it live', async () => {
+    const { context, page } = await web.signedIn(viewerEmail);
+    await page.goto(`${publicUrl}${base}`);
+    const card = page.locator('section.rollout', {
+      has: page.getByRole('heading', { name: /^Production/, level: 3 }),
+    });
+    await card.waitFor();
+    assert.equal(await card.locator('h3 .badge').innerText(), 'In progress');
+    const group = (versionId: string, region: string) =>
+      card
+        .locator('tbody tr')
+        .filter({ has: page.locator(`a[href="${base}/versions/${versionId}"]`) })
+        .filter({ has: page.locator(`td[data-label="Region"]:text-is("${region}")`) });
+    const counts = async (versionId: string, region: string) =>
+      Object.fromEntries(
+        await group(versionId, region)
+          .locator('td[data-label]')
+          .evaluateAll((tds) => tds.map((td) => [td.getAttribute('data-label'), td.textContent])),
+      );
+    assert.deepEqual(await counts(v2, 'lnd-atl'), {
+      'Game mode': 'default',
+      Region: 'lnd-atl',
+      Starting: '1',
+      'Ready, idle': '1',
+      'Ready, busy': '0',
+      Closed: '0',
+      Stopping: '0',
+      'Idle wanted': '1',
+    });
+    assert.equal((await counts(v2, 'lnd-fra'))['Ready, idle'], '0');
+    assert.equal((await counts(world.versionId, 'lnd-atl'))['Ready, busy'], '1');
+    assert.match(await group(v2, 'lnd-atl').locator('th').innerText(), /\(current\)/);
+    // The failed lobby, with its exit code and reason.
+    const failure = card.locator('tbody tr', { has: page.locator(`.mono:text-is("${failed}")`) });
+    assert.equal(await failure.locator('td[data-label="Exit code"]').innerText(), '137');
+    assert.equal(await failure.locator('td[data-label="Reason"]').innerText(), 'ready-timeout');
+
+    // fra's idle lobby comes up while the page is open: the rollout completes without a reload.
+    await seed({ runState: 'ready', region: 'lnd-fra' });
+    await card.locator('h3 .badge', { hasText: 'Complete' }).waitFor(LIVE_WAIT);
+    assert.equal((await counts(v2, 'lnd-fra'))['Ready, idle'], '1');
+    await context.close();
+    assert.deepEqual(web.problems, []);
+  });
+
   it('lets a member stop a lobby after confirming: it shows stopping, then stopped', async () => {
     const { context, page } = await web.signedIn(memberEmail);
     await page.goto(`${publicUrl}${base}/lobbies`);
@@ -183,6 +228,9 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
         .click();
       await row(page, starting).getByRole('button', { name: 'Yes, stop' }).waitFor();
       await web.check(page, 'runtime-lobbies', look.suffix);
+      await page.getByRole('link', { name: 'Overview' }).click();
+      await page.locator('section.rollout').first().waitFor();
+      await web.check(page, 'rollouts', look.suffix);
       await context.close();
     }
     assert.deepEqual(web.violations, []);
