@@ -1,6 +1,6 @@
 import type { Plan } from '@gcm/contract/limits';
 import type { components } from '@gcm/sdk';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { ApiError, api, unwrap } from './client';
 
@@ -9,6 +9,7 @@ export type GameBilling = components['schemas']['GameBilling'];
 export type TokenSummary = components['schemas']['TokenSummary'];
 export type TokenResponse = components['schemas']['TokenResponse'];
 export type NamespaceSummary = components['schemas']['NamespaceSummary'];
+export type NamespaceRollout = components['schemas']['NamespaceRollout'];
 
 /** The plans, cheapest first (the order the service ranks them in), from the contract's typebox-free part. */
 export { PLANS } from '@gcm/contract/limits';
@@ -18,6 +19,9 @@ export const liveKeys = {
   lobbies: (gameId: string, namespaceId: string, cursor: string | undefined) =>
     ['games', gameId, 'lobbies', namespaceId, cursor ?? 'newest'] as const,
   billing: (gameId: string) => ['games', gameId, 'billing'] as const,
+  /** Every page of every namespace's lobby log of the game: what a stop refreshes. */
+  allLobbies: (gameId: string) => ['games', gameId, 'lobbies'] as const,
+  rollout: (gameId: string, namespaceId: string) => ['games', gameId, 'rollout', namespaceId] as const,
   tokens: (gameId: string) => ['games', gameId, 'tokens'] as const,
   tokenPage: (gameId: string, cursor: string | undefined) =>
     ['games', gameId, 'tokens', cursor ?? 'first'] as const,
@@ -82,6 +86,48 @@ export function useLobbies(gameId: string, namespaceId: string | undefined, curs
     refetchInterval: cursor === undefined ? (query) => pollDelay(query.state) : false,
     // A failed poll is retried by the next interval; the table keeps the last good page meanwhile.
     retry: cursor === undefined ? false : undefined,
+  });
+}
+
+/**
+ * Stops a lobby the service runs: the service marks it stopping and its runtime stops the container. The
+ * lobby pages and rollouts are read again at once, so the row shows stopping without waiting for a poll.
+ */
+export function useStopLobby(gameId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (lobbyId: string) =>
+      unwrap(
+        api.DELETE('/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}', {
+          params: { path: { game_id: gameId, lobby_id: lobbyId } },
+        }),
+      ),
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: liveKeys.allLobbies(gameId) }),
+        queryClient.invalidateQueries({ queryKey: ['games', gameId, 'rollout'] }),
+      ]),
+  });
+}
+
+/**
+ * The rollout of each namespace (its lobbies per version and state, and recent failures), read again every
+ * few seconds like the newest lobby page: the route has no `watch_index` either.
+ */
+export function useRollouts(gameId: string, namespaceIds: string[]) {
+  return useQueries({
+    queries: namespaceIds.map((namespaceId) => ({
+      queryKey: liveKeys.rollout(gameId, namespaceId),
+      queryFn: ({ signal }: { signal: AbortSignal }) =>
+        unwrap(
+          api.GET('/cloud/games/{game_id}/namespaces/{namespace_id}/rollout', {
+            params: { path: { game_id: gameId, namespace_id: namespaceId } },
+            signal,
+          }),
+        ),
+      refetchInterval: (query: { state: Parameters<typeof pollDelay>[0] }) => pollDelay(query.state),
+      retry: false,
+    })),
   });
 }
 

@@ -1,6 +1,8 @@
+import { roleCovers } from '@gcm/contract/roles';
 import { useEffect, useId, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router';
-import { LOBBY_PAGE_SIZE, type LobbySummary, lobbyCursorOf, useLobbies } from '../../api/live';
+import { Link, useSearchParams } from 'react-router';
+import { LOBBY_PAGE_SIZE, type LobbySummary, lobbyCursorOf, useLobbies, useStopLobby } from '../../api/live';
+import { useTeamRole } from '../../api/queries';
 import { CopyId } from '../../components/CopyButton';
 import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
@@ -11,8 +13,9 @@ import './live.css';
 
 /** `/teams/:teamId/games/:gameId/lobbies?namespace=&cursor=`: a namespace's lobby log, newest first. */
 export function LobbiesPage() {
-  const { gameId, game } = useGameContext();
+  const { teamId, gameId, game } = useGameContext();
   useTitle(`${game.display_name}: lobbies`);
+  const canStop = roleCovers(useTeamRole(teamId), 'member');
   const [params, setParams] = useSearchParams();
   const namespaces = game.namespaces;
   const asked = params.get('namespace');
@@ -51,6 +54,9 @@ export function LobbiesPage() {
       <LobbyLog
         key={`${namespace.namespace_id}/${cursor ?? ''}`}
         gameId={gameId}
+        gameBase={`/teams/${teamId}/games/${gameId}`}
+        versionNames={new Map(game.versions.map((v) => [v.version_id, v.display_name]))}
+        canStop={canStop}
         namespaceId={namespace.namespace_id}
         namespaceParam={namespace.name_id}
         cursor={cursor}
@@ -61,7 +67,8 @@ export function LobbiesPage() {
     <>
       <h1>Lobbies</h1>
       <p className="lead">
-        The lobby log of a namespace, newest first, as the hosting data plane reports it.
+        The lobby log of a namespace, newest first: the lobbies the hosting data plane reports, and those the
+        service runs itself with their live state and players.
       </p>
       {namespaces.length > 0 && (
         <div className="live-toolbar">
@@ -85,10 +92,19 @@ export function LobbiesPage() {
   );
 }
 
+/** A runtime lobby's move between starting, ready, closed and stopping is a status change too. */
 function statusKey(lobby: LobbySummary): string {
   const stopped = lobby.status.stopped;
-  return stopped === undefined ? 'running' : `stopped:${stopped.exit_code}:${stopped.failed}`;
+  return stopped === undefined
+    ? `running:${lobby.status.running.state ?? ''}`
+    : `stopped:${stopped.exit_code}:${stopped.failed}`;
 }
+
+/** A runtime lobby that has not been asked to stop yet: what the Stop button is for. */
+const stoppable = (lobby: LobbySummary) =>
+  lobby.status.stopped === undefined &&
+  lobby.status.running.state !== undefined &&
+  lobby.status.running.state !== 'stopping';
 
 /**
  * What changed between two reads of the newest page: lobbies not seen before, and lobbies whose status
@@ -118,11 +134,14 @@ function useChanges(lobbies: LobbySummary[] | undefined, live: boolean) {
 
 function LobbyLog(props: {
   gameId: string;
+  gameBase: string;
+  versionNames: ReadonlyMap<string, string>;
+  canStop: boolean;
   namespaceId: string;
   namespaceParam: string;
   cursor: string | undefined;
 }) {
-  const { gameId, namespaceId, namespaceParam, cursor } = props;
+  const { gameId, gameBase, versionNames, canStop, namespaceId, namespaceParam, cursor } = props;
   const live = cursor === undefined;
   const lobbies = useLobbies(gameId, namespaceId, cursor);
   const { fresh, note } = useChanges(lobbies.data?.lobbies, live);
@@ -148,6 +167,9 @@ function LobbyLog(props: {
   if (lobbies.isError && lobbies.data === undefined)
     return <ErrorMessage error={lobbies.error} title="Could not load the lobbies" />;
   const rows = lobbies.data?.lobbies ?? [];
+  // Reported lobbies have no players, version or Stop: those columns show only where the service runs some.
+  const runtime = rows.some((l) => l.status.running.state !== undefined);
+  const actions = canStop && runtime;
   const last = rows[rows.length - 1];
   const older =
     last !== undefined && rows.length >= LOBBY_PAGE_SIZE
@@ -173,7 +195,12 @@ function LobbyLog(props: {
           <Table
             labelledBy="lobby-log"
             className="live-table"
-            columns={['Lobby id', 'Game mode', 'Region', 'Created', 'Status', 'Ran for']}
+            columns={
+              runtime
+                ? ['Lobby id', 'Game mode', 'Region', 'Created', 'Status', 'Players', 'Version', 'Ran for']
+                : ['Lobby id', 'Game mode', 'Region', 'Created', 'Status', 'Ran for']
+            }
+            actions={actions}
           >
             {rows.map((lobby) => (
               <tr key={lobby.lobby_id} className={fresh.has(lobby.lobby_id) ? 'live-fresh' : undefined}>
@@ -188,9 +215,24 @@ function LobbyLog(props: {
                 <td data-label="Status">
                   <StatusBadge lobby={lobby} />
                 </td>
+                {runtime && (
+                  <>
+                    <td className="live-nowrap" data-label="Players">
+                      {players(lobby)}
+                    </td>
+                    <td data-label="Version">
+                      <VersionLink lobby={lobby} base={gameBase} names={versionNames} />
+                    </td>
+                  </>
+                )}
                 <td className="live-nowrap" data-label="Ran for">
                   {ranFor(lobby)}
                 </td>
+                {actions && (
+                  <td>
+                    <StopLobby gameId={gameId} lobby={lobby} />
+                  </td>
+                )}
               </tr>
             ))}
           </Table>
@@ -208,9 +250,21 @@ function LobbyLog(props: {
   );
 }
 
-/** The status in words (the colour only repeats it): running, or stopped with the exit code (and failed). */
+const STATE_WORDS = { starting: 'Starting', ready: 'Ready', closed: 'Closed', stopping: 'Stopping' } as const;
+
+/**
+ * The status in words (the colour only repeats it): a runtime lobby's live state, running for a reported
+ * one, or stopped with the exit code (and failed).
+ */
 export function StatusBadge({ lobby }: { lobby: LobbySummary }) {
   const stopped = lobby.status.stopped;
+  const state = lobby.status.running.state;
+  if (stopped === undefined && state !== undefined)
+    return (
+      <span className={state === 'ready' ? 'badge badge-running' : 'badge badge-pending'}>
+        {STATE_WORDS[state]}
+      </span>
+    );
   if (stopped === undefined) return <span className="badge badge-running">Running</span>;
   return (
     <span className={stopped.failed ? 'badge badge-failed' : 'badge badge-stopped'}>
@@ -218,6 +272,84 @@ export function StatusBadge({ lobby }: { lobby: LobbySummary }) {
       {stopped.failed && ' · failed'}
     </span>
   );
+}
+
+/** `n / max` for a running runtime lobby; a reported or stopped one has no live count. */
+function players(lobby: LobbySummary): string {
+  const { player_count, max_players } = lobby.status.running;
+  if (lobby.status.stopped !== undefined || player_count === undefined) return '—';
+  return max_players === undefined ? String(player_count) : `${player_count} / ${max_players}`;
+}
+
+/** The version a runtime lobby runs, by its short id (the full id and name on hover), to its page. */
+function VersionLink(props: { lobby: LobbySummary; base: string; names: ReadonlyMap<string, string> }) {
+  const versionId = props.lobby.status.running.version_id;
+  if (versionId === undefined) return <>—</>;
+  const name = props.names.get(versionId);
+  return (
+    <Link
+      className="mono"
+      to={`${props.base}/versions/${versionId}`}
+      title={name === undefined ? versionId : `${name} (${versionId})`}
+    >
+      {versionId.slice(0, 8)}
+    </Link>
+  );
+}
+
+/**
+ * Stop for a runtime lobby, with a confirm step; the answer stays in the row (the live view then shows it
+ * stopping, and stopped once its container exited).
+ */
+function StopLobby({ gameId, lobby }: { gameId: string; lobby: LobbySummary }) {
+  const [confirming, setConfirming] = useState(false);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  // The Stop button is gone once the confirm step shows: keyboard focus moves to its confirm button.
+  useEffect(() => {
+    if (confirming) confirmRef.current?.focus();
+  }, [confirming]);
+  const stop = useStopLobby(gameId);
+  const short = lobby.lobby_id.slice(0, 8);
+
+  let control: React.ReactNode = null;
+  if (stop.isError) control = <ErrorMessage error={stop.error} title={`Could not stop lobby ${short}`} />;
+  else if (stop.isSuccess)
+    control = (
+      <span role="status">
+        {stop.data.did_remove ? 'Stop requested.' : 'It was stopping or stopped already.'}
+      </span>
+    );
+  else if (!stoppable(lobby)) control = null;
+  else if (!confirming)
+    control = (
+      <button
+        type="button"
+        className="secondary"
+        aria-label={`Stop lobby ${short}`}
+        onClick={() => setConfirming(true)}
+      >
+        Stop
+      </button>
+    );
+  else
+    control = (
+      <div className="live-confirm">
+        <span>Stop it? Its players are disconnected.</span>
+        <button
+          ref={confirmRef}
+          type="button"
+          className="live-danger"
+          disabled={stop.isPending}
+          onClick={() => stop.mutate(lobby.lobby_id)}
+        >
+          {stop.isPending ? 'Stopping…' : 'Yes, stop'}
+        </button>
+        <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+          Keep it
+        </button>
+      </div>
+    );
+  return control;
 }
 
 /** How long a stopped lobby ran, from its start (or creation) to its stop; a running one is still going. */

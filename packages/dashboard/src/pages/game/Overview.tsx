@@ -9,6 +9,7 @@ import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
 import { Empty, When } from '../../components/status';
 import { TableWrap } from '../../components/TableWrap';
+import { Rollouts } from './Rollouts';
 import { NewNamespaceForm } from './versions/NewNamespaceForm';
 
 /** A figure as read: "…" while loading, "100+" when pages were not all counted. */
@@ -153,6 +154,8 @@ export function GameOverviewPage() {
         )}
         {write.allowed && <NewNamespaceForm />}
       </section>
+
+      <Rollouts gameId={gameId} base={base} namespaces={namespaces} versionNames={versionName} />
 
       <section aria-labelledby="versions">
         <div className="section-head">

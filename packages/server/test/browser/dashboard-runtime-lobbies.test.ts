@@ -1,0 +1,239 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { createGameWorld, type GameWorld } from '../helpers/api-world.js';
+import { DashboardBrowser, dashboardSkipReason, LOOKS, launchBrowser } from '../helpers/browser.js';
+import { startListening } from '../helpers/listening.js';
+import { addMember, giveGame, newTeam, type Team } from '../helpers/people.js';
+import { seedRuntimeLobby } from '../helpers/runtime-lobbies.js';
+import type { TestService } from '../helpers/service.js';
+
+/**
+ * The dashboard's view of the lobbies the service runs, in Debian's chromium against a real listening
+ * service: their live state, players and version on the Lobbies page, a member's Stop (checked in the
+ * service's lobby row), none for a viewer, and each namespace's rollout on the overview. The lobby rows are
+ * seeded as the reconciler writes them (helpers/runtime-lobbies.ts), so no Docker engine is needed.
+ */
+const skip = dashboardSkipReason('dashboard runtime lobbies browser test', { sqliteOnly: true });
+
+const LIVE_WAIT = { timeout: 15_000 };
+
+describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () => {
+  let svc: TestService;
+  let publicUrl: string;
+  let web: DashboardBrowser;
+  let team: Team;
+  let world: GameWorld;
+  let v2: string;
+  const memberEmail = 'member-runtime@example.com';
+  const viewerEmail = 'viewer-runtime@example.com';
+  let base: string;
+  // The lobbies seeded below, by what they are.
+  let busyOld: string;
+  let idle: string;
+  let starting: string;
+  let failed: string;
+
+  const seed = (options: Parameters<typeof seedRuntimeLobby>[2], versionId = v2) =>
+    seedRuntimeLobby(svc, { namespaceId: world.namespaceId, versionId }, options).then((l) => l.lobbyId);
+
+  const lobbyRow = (svcId: string) =>
+    svc.deps.db
+      .selectFrom('lobbies')
+      .select(['run_state', 'stop_reason'])
+      .where('lobby_id', '=', svcId)
+      .executeTakeFirstOrThrow();
+
+  before(async () => {
+    ({ svc, publicUrl } = await startListening());
+    svc.clock.set(Date.now());
+    team = await newTeam(svc, 'runtime');
+    await addMember(svc, team, memberEmail, 'member');
+    await addMember(svc, team, viewerEmail, 'viewer');
+    world = await createGameWorld(svc, 'runtime-game');
+    await giveGame(svc, world.gameId, team.teamId);
+    const version = await svc.call('POST', `/cloud/games/${world.gameId}/versions`, {
+      body: {
+        display_name: 'v2',
+        config: {
+          matchmaker: {
+            game_modes: {
+              default: {
+                container: { image_id: world.buildId },
+                idle_lobbies: { min: 1, max: 4 },
+                regions: { 'lnd-atl': {}, 'lnd-fra': {} },
+              },
+            },
+          },
+        },
+      },
+    });
+    assert.equal(version.statusCode, 200, version.body);
+    v2 = version.json<{ version_id: string }>().version_id;
+    const switched = await svc.call(
+      'PUT',
+      `/cloud/games/${world.gameId}/namespaces/${world.namespaceId}/version`,
+      { body: { version_id: v2 } },
+    );
+    assert.equal(switched.statusCode, 204, switched.body);
+    // The old version still has a busy lobby draining; the new one has atl's idle lobby ready, another
+    // starting, and one that failed in fra, which has no idle lobby yet: the rollout is in progress.
+    busyOld = await seed({ runState: 'ready', playerCount: 3, maxPlayers: 8 }, world.versionId);
+    idle = await seed({ runState: 'ready', maxPlayers: 4 });
+    starting = await seed({ runState: 'starting' });
+    failed = await seed({
+      runState: 'stopped',
+      region: 'lnd-fra',
+      failed: { exitCode: 137, reason: 'ready-timeout' },
+    });
+    base = `/teams/${team.teamId}/games/${world.gameId}`;
+    web = new DashboardBrowser(await launchBrowser(), publicUrl);
+  });
+  after(async () => {
+    await web?.browser.close();
+    await svc?.close();
+  });
+
+  const rows = (page: Page) => page.locator('section[aria-labelledby="lobby-log"] tbody tr');
+  const row = (page: Page, lobbyId: string) =>
+    rows(page).filter({ has: page.locator(`th .mono:text-is("${lobbyId}")`) });
+  const cell = (page: Page, lobbyId: string, label: string) =>
+    row(page, lobbyId).locator(`td[data-label="${label}"]`);
+
+  it('shows each running lobby’s state, players and version; a viewer sees no Stop', async () => {
+    const { context, page } = await web.signedIn(viewerEmail);
+    await page.goto(`${publicUrl}${base}/lobbies`);
+    await row(page, busyOld).waitFor();
+    assert.equal(await cell(page, busyOld, 'Status').innerText(), 'Ready');
+    assert.equal(await cell(page, busyOld, 'Players').innerText(), '3 / 8');
+    assert.equal(await cell(page, idle, 'Players').innerText(), '0 / 4');
+    assert.equal(await cell(page, starting, 'Status').innerText(), 'Starting');
+    assert.equal(await cell(page, failed, 'Status').innerText(), 'Stopped · exit 137 · failed');
+    // The version by its short id, linked to its page.
+    const version = cell(page, busyOld, 'Version').getByRole('link');
+    assert.equal(await version.innerText(), world.versionId.slice(0, 8));
+    assert.equal(await version.getAttribute('href'), `${base}/versions/${world.versionId}`);
+    assert.equal(
+      await cell(page, idle, 'Version').getByRole('link').getAttribute('href'),
+      `${base}/versions/${v2}`,
+    );
+    // The lobby the data plane reported is still just running, with no players or version.
+    assert.equal(await cell(page, world.lobbyId, 'Status').innerText(), 'Running');
+    assert.equal(await cell(page, world.lobbyId, 'Players').innerText(), '—');
+    assert.equal(await page.getByRole('button', { name: /^Stop lobby/ }).count(), 0, 'a viewer may not stop');
+    await context.close();
+    assert.deepEqual(web.problems, []);
+  });
+
+  it('shows each namespace’s rollout on the overview, and follows it live', async () => {
+    const { context, page } = await web.signedIn(viewerEmail);
+    await page.goto(`${publicUrl}${base}`);
+    const card = page.locator('section.rollout', {
+      has: page.getByRole('heading', { name: /^Production/, level: 3 }),
+    });
+    await card.waitFor();
+    assert.equal(await card.locator('h3 .badge').innerText(), 'In progress');
+    const group = (versionId: string, region: string) =>
+      card
+        .locator('tbody tr')
+        .filter({ has: page.locator(`a[href="${base}/versions/${versionId}"]`) })
+        .filter({ has: page.locator(`td[data-label="Region"]:text-is("${region}")`) });
+    const counts = async (versionId: string, region: string) =>
+      Object.fromEntries(
+        await group(versionId, region)
+          .locator('td[data-label]')
+          .evaluateAll((tds) => tds.map((td) => [td.getAttribute('data-label'), td.textContent])),
+      );
+    assert.deepEqual(await counts(v2, 'lnd-atl'), {
+      'Game mode': 'default',
+      Region: 'lnd-atl',
+      Starting: '1',
+      'Ready, idle': '1',
+      'Ready, busy': '0',
+      Closed: '0',
+      Stopping: '0',
+      'Idle wanted': '1',
+    });
+    assert.equal((await counts(v2, 'lnd-fra'))['Ready, idle'], '0');
+    assert.equal((await counts(world.versionId, 'lnd-atl'))['Ready, busy'], '1');
+    assert.match(await group(v2, 'lnd-atl').locator('th').innerText(), /\(current\)/);
+    // The failed lobby, with its exit code and reason.
+    const failure = card.locator('tbody tr', { has: page.locator(`.mono:text-is("${failed}")`) });
+    assert.equal(await failure.locator('td[data-label="Exit code"]').innerText(), '137');
+    assert.equal(await failure.locator('td[data-label="Reason"]').innerText(), 'ready-timeout');
+
+    // fra's idle lobby comes up while the page is open: the rollout completes without a reload.
+    await seed({ runState: 'ready', region: 'lnd-fra' });
+    await card.locator('h3 .badge', { hasText: 'Complete' }).waitFor(LIVE_WAIT);
+    assert.equal((await counts(v2, 'lnd-fra'))['Ready, idle'], '1');
+    await context.close();
+    assert.deepEqual(web.problems, []);
+  });
+
+  it('lets a member stop a lobby after confirming: it shows stopping, then stopped', async () => {
+    const { context, page } = await web.signedIn(memberEmail);
+    await page.goto(`${publicUrl}${base}/lobbies`);
+    await row(page, idle).waitFor();
+    // Only lobbies still running have a Stop: not the failed one, nor the reported one.
+    assert.equal(
+      await row(page, failed)
+        .getByRole('button', { name: /^Stop lobby/ })
+        .count(),
+      0,
+    );
+    assert.equal(
+      await row(page, world.lobbyId)
+        .getByRole('button', { name: /^Stop lobby/ })
+        .count(),
+      0,
+    );
+
+    const short = idle.slice(0, 8);
+    await row(page, idle)
+      .getByRole('button', { name: `Stop lobby ${short}` })
+      .click();
+    await row(page, idle).getByText('Stop it?').waitFor();
+    // Keeping it asks the service nothing.
+    await row(page, idle).getByRole('button', { name: 'Keep it' }).click();
+    assert.equal((await lobbyRow(idle)).run_state, 'ready');
+    await row(page, idle)
+      .getByRole('button', { name: `Stop lobby ${short}` })
+      .click();
+    await row(page, idle).getByRole('button', { name: 'Yes, stop' }).click();
+    await row(page, idle).getByRole('status').filter({ hasText: 'Stop requested.' }).waitFor();
+    await cell(page, idle, 'Status').getByText('Stopping', { exact: true }).waitFor(LIVE_WAIT);
+    assert.deepEqual(await lobbyRow(idle), { run_state: 'stopping', stop_reason: 'studio' });
+    await page.locator('.live-note', { hasText: '1 lobby changed status' }).waitFor(LIVE_WAIT);
+
+    // The reconciler sees the container exit on the signal and records the stop: the page follows.
+    const now = svc.clock.now();
+    await svc.deps.db
+      .updateTable('lobbies')
+      .set({ run_state: 'stopped', stop_ts: now, exit_code: 0, failed: 0 })
+      .where('lobby_id', '=', idle)
+      .execute();
+    await cell(page, idle, 'Status').getByText('Stopped · exit 0', { exact: true }).waitFor(LIVE_WAIT);
+    assert.equal(await cell(page, idle, 'Players').innerText(), '—');
+    await context.close();
+    assert.deepEqual(web.problems, []);
+  });
+
+  it('has no serious or critical accessibility violations, at 360 and 1440 px, light and dark', async () => {
+    for (const look of LOOKS) {
+      const { context, page } = await web.signedIn(memberEmail, { ...look, bypassCSP: true });
+      await page.goto(`${publicUrl}${base}/lobbies`);
+      await row(page, starting).waitFor();
+      await row(page, starting)
+        .getByRole('button', { name: /^Stop lobby/ })
+        .click();
+      await row(page, starting).getByRole('button', { name: 'Yes, stop' }).waitFor();
+      await web.check(page, 'runtime-lobbies', look.suffix);
+      await page.getByRole('link', { name: 'Overview' }).click();
+      await page.locator('section.rollout').first().waitFor();
+      await web.check(page, 'rollouts', look.suffix);
+      await context.close();
+    }
+    assert.deepEqual(web.violations, []);
+    assert.deepEqual(web.problems, []);
+  });
+});
