@@ -77,10 +77,15 @@ describe('web dashboard in a browser', { skip, timeout: 180_000 }, () => {
     );
 
     // The game's address is shareable: opened afresh, it shows the same game.
-    const again = await web.open(context, `/teams/${alpha.teamId}/games/${alphaGame}`);
+    // These tabs stay open across the sign-out below: the overview keeps polling its rollouts, and a poll
+    // that lands after the sign-out is refused with 401, as it should be.
+    const again = await web.open(context, `/teams/${alpha.teamId}/games/${alphaGame}`, [/status of 401/]);
     await again.getByRole('heading', { name: 'Test Game', level: 1 }).waitFor();
     // Another team's game by its address: the service's own refusal is shown, not a blank page.
-    const refused = await web.open(context, `/teams/${alpha.teamId}/games/${betaGame}`, [/status of 403/]);
+    const refused = await web.open(context, `/teams/${alpha.teamId}/games/${betaGame}`, [
+      /status of 403/,
+      /status of 401/,
+    ]);
     const alert = refused.getByRole('alert');
     await alert.waitFor();
     assert.match(await alert.innerText(), /Could not load the game/);
