@@ -56,8 +56,32 @@ async function snapshotQuery(db: Db): Promise<SnapshotQuery> {
   };
 }
 
-/** Reads every table through the service's own Kysely instance (SQLite or PostgreSQL alike). */
+/** Per Db on SQLite: the last snapshot read, and the store's change marker when it was read. */
+const lastSnapshots = new WeakMap<Db, { marker: string; snapshot: StoreSnapshot }>();
+
+/**
+ * On SQLite, what changes whenever a row does: the rows this (only) connection has inserted, updated or
+ * deleted since it opened, and `data_version`, which moves when another connection commits. Equal markers
+ * mean an unchanged store, so the last snapshot stands: most of the matrix's and the fuzz suite's calls
+ * are refusals that write nothing, and reading the whole store around each of them was most of their time.
+ * PostgreSQL has no such per-database counter (its WAL position moves with every other test's writes), so
+ * there the store is read every time.
+ */
+async function changeMarker(db: Db): Promise<string | undefined> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) return undefined;
+  const { rows } = await sql<{ c: number; v: number }>`
+    select total_changes() as c, (select data_version from pragma_data_version) as v`.execute(db);
+  return `${rows[0]?.c} ${rows[0]?.v}`;
+}
+
+/**
+ * Reads every table through the service's own Kysely instance (SQLite or PostgreSQL alike). The answer may
+ * be the same object as an earlier call's when nothing changed in between: callers must not modify it.
+ */
 export async function snapshotStore(db: Db): Promise<StoreSnapshot> {
+  const marker = await changeMarker(db);
+  const last = lastSnapshots.get(db);
+  if (marker !== undefined && last?.marker === marker) return last.snapshot;
   let query = snapshotQueries.get(db);
   if (query === undefined) {
     query = snapshotQuery(db);
@@ -67,6 +91,7 @@ export async function snapshotStore(db: Db): Promise<StoreSnapshot> {
   const out: StoreSnapshot = Object.fromEntries(tables.map((t) => [t, [] as string[]]));
   for (const { t, r } of (await statement.execute(db)).rows) out[t]?.push(r);
   for (const rows of Object.values(out)) rows.sort();
+  if (marker !== undefined) lastSnapshots.set(db, { marker, snapshot: out });
   return out;
 }
 
