@@ -56,22 +56,59 @@ async function snapshotQuery(db: Db): Promise<SnapshotQuery> {
   };
 }
 
-/** Per Db on SQLite: the last snapshot read, and the store's change marker when it was read. */
+/** Per Db: the last snapshot read, and the store's change marker when it was read. */
 const lastSnapshots = new WeakMap<Db, { marker: string; snapshot: StoreSnapshot }>();
+const markers = new WeakMap<Db, Promise<() => Promise<string>>>();
 
 /**
- * On SQLite, what changes whenever a row does: the rows this (only) connection has inserted, updated or
- * deleted since it opened, and `data_version`, which moves when another connection commits. Equal markers
- * mean an unchanged store, so the last snapshot stands: most of the matrix's and the fuzz suite's calls
- * are refusals that write nothing, and reading the whole store around each of them was most of their time.
- * PostgreSQL has no such per-database counter (its WAL position moves with every other test's writes), so
- * there the store is read every time.
+ * A reading that moves whenever a row of the snapshot's tables does: equal readings mean an unchanged store,
+ * so the last snapshot stands. Most of the matrix's and the fuzz suite's calls are refusals that write
+ * nothing, and reading the whole store around each of them was most of their time.
+ *
+ * On SQLite: the rows this (only) connection inserted, updated or deleted since it opened, and
+ * `data_version`, which moves when another connection commits. PostgreSQL has no per-database counter (the
+ * WAL position moves with every other test's writes), so the first snapshot of a test database gives each
+ * table a trigger that takes a number from a sequence as a write commits: deferred to the commit, so that a
+ * transaction still open when a snapshot is read (its rows not yet visible) has not moved the reading either.
  */
-async function changeMarker(db: Db): Promise<string | undefined> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) return undefined;
-  const { rows } = await sql<{ c: number; v: number }>`
-    select total_changes() as c, (select data_version from pragma_data_version) as v`.execute(db);
-  return `${rows[0]?.c} ${rows[0]?.v}`;
+function changeMarker(db: Db, tables: string[]): Promise<() => Promise<string>> {
+  let marker = markers.get(db);
+  if (marker === undefined) {
+    marker = makeChangeMarker(db, tables);
+    markers.set(db, marker);
+  }
+  return marker;
+}
+
+async function makeChangeMarker(db: Db, tables: string[]): Promise<() => Promise<string>> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+    return async () => {
+      const { rows } = await sql<{ c: number; v: number }>`
+        select total_changes() as c, (select data_version from pragma_data_version) as v`.execute(db);
+      return `${rows[0]?.c} ${rows[0]?.v}`;
+    };
+  }
+  await sql`create sequence if not exists gcm_test_changes`.execute(db);
+  await sql`create or replace function gcm_test_note_change() returns trigger language plpgsql as $$
+    begin perform nextval('gcm_test_changes'); return null; end $$`.execute(db);
+  const { rows } = await sql<{ t: string }>`
+    select relname as t from pg_trigger join pg_class on pg_class.oid = tgrelid
+    where tgname = 'gcm_test_changes'`.execute(db);
+  const done = new Set(rows.map((r) => r.t));
+  for (const table of tables.filter((t) => !done.has(t))) {
+    await sql`create constraint trigger gcm_test_changes after insert or update or delete on ${sql.table(table)}
+      deferrable initially deferred for each row execute function gcm_test_note_change()`
+      .execute(db)
+      .catch((err: { code?: string }) => {
+        // A second instance on the same database may have made it first.
+        if (err.code !== '42710') throw err;
+      });
+  }
+  return async () => {
+    const { rows: read } = await sql<{ v: string; c: boolean }>`
+      select last_value::text as v, is_called as c from gcm_test_changes`.execute(db);
+    return `${read[0]?.v} ${read[0]?.c}`;
+  };
 }
 
 /**
@@ -79,19 +116,19 @@ async function changeMarker(db: Db): Promise<string | undefined> {
  * be the same object as an earlier call's when nothing changed in between: callers must not modify it.
  */
 export async function snapshotStore(db: Db): Promise<StoreSnapshot> {
-  const marker = await changeMarker(db);
-  const last = lastSnapshots.get(db);
-  if (marker !== undefined && last?.marker === marker) return last.snapshot;
   let query = snapshotQueries.get(db);
   if (query === undefined) {
     query = snapshotQuery(db);
     snapshotQueries.set(db, query);
   }
   const { tables, query: statement } = await query;
+  const marker = await (await changeMarker(db, tables))();
+  const last = lastSnapshots.get(db);
+  if (last?.marker === marker) return last.snapshot;
   const out: StoreSnapshot = Object.fromEntries(tables.map((t) => [t, [] as string[]]));
   for (const { t, r } of (await statement.execute(db)).rows) out[t]?.push(r);
   for (const rows of Object.values(out)) rows.sort();
-  if (marker !== undefined) lastSnapshots.set(db, { marker, snapshot: out });
+  lastSnapshots.set(db, { marker, snapshot: out });
   return out;
 }
 
