@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { BUILDS_PAGE_LIMIT_DEFAULT, type ListBuildsQuery, quote, utf8ByteLength } from '@gcm/contract';
 import { MULTIPART_MIN_BYTES } from '@gcm/contract/limits';
+import type { Db } from '../../db/open-db.js';
 import { namespaceExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { AppError, errors, type ValidationErrorItem } from '../../errors.js';
@@ -203,6 +205,9 @@ export async function completeBuild(deps: Deps, gameId: string, environmentId: s
       },
     });
   });
+  // After the answer's work, not in it: a multi-GB archive takes a while to read. Should this hash fail (or
+  // the service stop first), the runtime's first use of the build hashes it again (docs/runtime.md).
+  if (build.archive_sha256 === null) void hashBuildArchive(deps, gameId, buildId).catch(() => undefined);
 }
 
 /**
@@ -387,15 +392,48 @@ export async function findBuildArchive(
   deps: Deps,
   gameId: string,
   buildId: string,
-): Promise<{ size: number; open(): Promise<Readable> } | undefined> {
+): Promise<{ size: number; sha256: string | null; open(): Promise<Readable> } | undefined> {
   const build = await repo.findCompleteBuildOfGame(deps.db, gameId, buildId);
   if (build === undefined) return undefined;
   return {
     size: Number(build.content_length),
+    sha256: build.archive_sha256,
     open: async () => {
       const body = await openBuildFile(deps, build.upload_id);
       if (body === undefined) throw new Error(`the file of build ${buildId} is gone`);
       return body;
     },
   };
+}
+
+/** Hashes under way in this process, per store (each service in a test process has its own). */
+const hashing = new WeakMap<Db, Map<string, Promise<string | undefined>>>();
+
+/**
+ * Reads a completed build's stored archive through sha256 and records the digest, once: the one the runtime
+ * checks what it loads against. The archive is streamed (blob storage's chunks, local file or S3), so a
+ * multi-GB one holds neither a request nor the event loop for long. Concurrent calls in this process share
+ * one read. Answers the recorded digest; undefined when the build is not a completed build of the game.
+ */
+export function hashBuildArchive(deps: Deps, gameId: string, buildId: string): Promise<string | undefined> {
+  let ofStore = hashing.get(deps.db);
+  if (ofStore === undefined) {
+    ofStore = new Map();
+    hashing.set(deps.db, ofStore);
+  }
+  const running = ofStore.get(buildId);
+  if (running !== undefined) return running;
+  const map = ofStore;
+  const hashed = (async () => {
+    const build = await repo.findCompleteBuildOfGame(deps.db, gameId, buildId);
+    if (build === undefined) return undefined;
+    if (build.archive_sha256 !== null) return build.archive_sha256;
+    const body = await openBuildFile(deps, build.upload_id);
+    if (body === undefined) throw new Error(`the file of build ${buildId} is gone`);
+    const hash = createHash('sha256');
+    for await (const chunk of body) hash.update(chunk as Buffer);
+    return repo.recordArchiveDigest(deps.db, buildId, hash.digest('hex'));
+  })().finally(() => map.delete(buildId));
+  map.set(buildId, hashed);
+  return hashed;
 }
