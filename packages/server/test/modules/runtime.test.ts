@@ -302,7 +302,27 @@ describe('the lobby runtime', { skip }, () => {
       );
       assert.equal(rows.find((r) => r.lobby_id === busy?.lobby_id)?.version_id, v1);
 
-      svc.clock.advance(601_000);
+      // The drain counts from the pass that first found the busy lobby on the old version: an edit of the
+      // namespace afterwards (its update_ts moves) gives it no more time.
+      await until(
+        'the drain started',
+        WAIT_MS,
+        async () =>
+          (await lobbiesOf(svc, ids.namespaceId)).find((r) => r.lobby_id === busy?.lobby_id)
+            ?.drain_started_ts !== null,
+        50,
+      );
+      svc.clock.advance(400_000);
+      const edited = await svc.call(
+        'POST',
+        `/cloud/games/${ids.gameId}/namespaces/${ids.namespaceId}/mm-config`,
+        { body: { lobby_count_max: 50, max_players: 8 } },
+      );
+      assert.equal(edited.statusCode, 204, edited.body);
+      await svc.reconciler?.pass();
+      rows = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(rows.find((r) => r.lobby_id === busy?.lobby_id)?.run_state, 'ready', 'drains on');
+      svc.clock.advance(201_000);
       await svc.reconciler?.pass();
       rows = await lobbiesOf(svc, ids.namespaceId);
       assert.equal(rows.find((r) => r.lobby_id === busy?.lobby_id)?.run_state, 'stopped');

@@ -234,7 +234,19 @@ export class Reconciler implements LobbyRuntime {
         reason = 'ready-timeout';
       } else if (row.version_id !== ns.version_id) {
         if (!busy) reason = 'rollout';
-        else if (now >= ns.update_ts + this.deps.config.runtime.drainTimeoutMs) reason = 'drain-timeout';
+        else {
+          // The drain counts from the first pass that found it draining, not from the namespace's update_ts,
+          // which any later edit of the namespace moves.
+          let since = row.drain_started_ts;
+          if (since === null) {
+            since = now;
+            await repo.setDrainStart(db, row.namespace_id, row.lobby_id, now);
+          }
+          if (now >= since + this.deps.config.runtime.drainTimeoutMs) reason = 'drain-timeout';
+        }
+      } else if (row.drain_started_ts !== null) {
+        // Its version is the namespace's again (a switch back): a later rollout starts a new drain.
+        await repo.setDrainStart(db, row.namespace_id, row.lobby_id, null);
       }
       if (reason !== undefined) await requestStop(db, row.namespace_id, row.lobby_id, now, reason);
     }
