@@ -205,10 +205,17 @@ export async function completeBuild(deps: Deps, gameId: string, environmentId: s
       },
     });
   });
-  // After the answer's work, not in it: a multi-GB archive takes a while to read. Should this hash fail (or
-  // the service stop first), the runtime's first use of the build hashes it again (docs/runtime.md).
-  if (build.archive_sha256 === null) void hashBuildArchive(deps, gameId, buildId).catch(() => undefined);
+  if (build.archive_sha256 !== null) return;
+  // Should the hash fail (or the service stop first), the runtime's first use of the build hashes it again
+  // (docs/runtime.md), so its failure is not the complete's.
+  const hashed = hashBuildArchive(deps, gameId, buildId).catch(() => undefined);
+  // A small archive is read before the answer, so its digest is in when the client hears "complete"; a
+  // large one after it: a multi-GB read must not hold the request.
+  if (Number(build.content_length) <= HASH_BEFORE_ANSWER_BYTES) await hashed;
 }
+
+/** Archives up to this size are hashed before complete answers: a read of well under a second. */
+const HASH_BEFORE_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /**
  * tags_json: a JSON object of string → string, or a clear 400 naming what is wrong with it. A Map, not the
