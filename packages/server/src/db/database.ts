@@ -109,6 +109,8 @@ export interface LobbiesTable {
   ready_deadline_ts: number | null;
   stop_requested_ts: number | null;
   stop_reason: string | null;
+  /** When the reconciler first found it busy on a version its namespace no longer runs (0025). */
+  drain_started_ts: number | null;
 }
 
 export interface LobbyPlayersTable {
@@ -173,6 +175,8 @@ export interface BuildsTable {
    * keep (0017), so the service reads it and never writes it.
    */
   tags_json: ColumnType<string, never, never>;
+  /** Lower-case hex sha256 of the stored archive, recorded after completion (0025); null until hashed. */
+  archive_sha256: string | null;
 }
 
 export interface BuildTagsTable {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { pngImage } from './images.js';
 import { createGameFixture, type TestService } from './service.js';
+import { until } from './until.js';
 
 export interface GameWorld {
   gameId: string;
@@ -55,6 +56,27 @@ export function putPresigned(
     headers: { 'content-type': 'application/octet-stream', ...headers },
     payload: bytes,
   });
+}
+
+/**
+ * The archive digest the store records for a completed build, once its background hash is in (completing a
+ * build answers before the file is read through).
+ */
+export async function recordedArchiveDigest(svc: TestService, buildId: string): Promise<string> {
+  const digest = () =>
+    svc.deps.db
+      .selectFrom('builds')
+      .select('archive_sha256')
+      .where('build_id', '=', buildId)
+      .executeTakeFirst()
+      .then((row) => row?.archive_sha256 ?? null);
+  await until(
+    `build ${buildId}'s archive digest recorded`,
+    30_000,
+    async () => (await digest()) !== null,
+    20,
+  );
+  return (await digest()) as string;
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { recordedArchiveDigest } from '../helpers/api-world.js';
 import { assertError } from '../helpers/error-answer.js';
 import { startListening, uploadBuild as uploadCompleteBuild } from '../helpers/listening.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
@@ -126,6 +127,64 @@ describe('builds (4.3)', () => {
     assert.equal(build.content_length, size);
     assert.match(build.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     assert.deepEqual(build.tags, { channel: 'beta' });
+    assert.equal(
+      await recordedArchiveDigest(svc, build_id),
+      createHash('sha256').update(file).digest('hex'),
+      "the joined parts' sha256, recorded once the upload completed: what the runtime loads is checked against it",
+    );
+  });
+
+  it("records a single PUT's sha256 once its upload completes, and keeps it", async () => {
+    const file = randomBytes(100_000);
+    const res = await prepare({
+      name: 'single',
+      image_file: { path: 'server.tar', content_length: file.length },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const { build_id, presigned_requests } = res.json<{
+      build_id: string;
+      presigned_requests: Presigned[];
+    }>();
+    assert.equal(await put(presigned_requests[0]?.url ?? '', file), 200);
+    const complete = () => svc.call('POST', `${base()}/${build_id}/complete`, { token: f.cloudToken });
+    assert.equal((await complete()).statusCode, 204);
+    const stored = () =>
+      svc.deps.db
+        .selectFrom('builds')
+        .select('archive_sha256')
+        .where('build_id', '=', build_id)
+        .executeTakeFirstOrThrow();
+    const sha256 = createHash('sha256').update(file).digest('hex');
+    assert.equal((await stored()).archive_sha256, sha256, 'a small archive is hashed before the answer');
+    // A retried complete does not hash again: the digest taken at completion stands.
+    await svc.deps.db
+      .updateTable('builds')
+      .set({ archive_sha256: 'f'.repeat(64) })
+      .where('build_id', '=', build_id)
+      .execute();
+    assert.equal((await complete()).statusCode, 204);
+    assert.equal((await stored()).archive_sha256, 'f'.repeat(64));
+  });
+
+  it('hashes an archive over 16 MiB after complete answered, and records it', async () => {
+    const size = 17 * MiB;
+    const file = randomBytes(size);
+    const res = await prepare({
+      name: 'large',
+      image_file: { path: 'server.tar', content_length: size },
+      multipart_upload: true,
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const { build_id, presigned_requests } = res.json<{
+      build_id: string;
+      presigned_requests: Presigned[];
+    }>();
+    for (const p of presigned_requests) {
+      assert.equal(await put(p.url, file.subarray(p.byte_offset, p.byte_offset + p.content_length)), 200);
+    }
+    const done = await svc.call('POST', `${base()}/${build_id}/complete`, { token: f.cloudToken });
+    assert.equal(done.statusCode, 204, done.body);
+    assert.equal(await recordedArchiveDigest(svc, build_id), createHash('sha256').update(file).digest('hex'));
   });
 
   it('enforces the size rules: multipart needs 5 MiB, a single PUT at most 8 GiB, at most 10,000 parts', async () => {

@@ -8,8 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AuditEvent, LobbySummary, NamespaceRollout } from '@gcm/contract';
+import { recentFailedLobbiesQuery } from '../../src/modules/runtime/lobby-control.repository.js';
 import { createGameWorld, type GameWorld } from '../helpers/api-world.js';
 import { assertError } from '../helpers/error-answer.js';
+import { onPostgres } from '../helpers/postgres.js';
+import { queryPlan } from '../helpers/query-plan.js';
 import { type SeededLobby, seedRuntimeLobby } from '../helpers/runtime-lobbies.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -314,5 +317,34 @@ describe('a lobby’s own calls, its stop and the rollout view', () => {
     await at({ runState: 'ready', region: 'lnd-fra' });
     assert.equal((await svc.call('GET', rolloutUrl)).json<NamespaceRollout>().complete, true);
     assertError(await svc.call('GET', rolloutUrl, { token: game.cloudToken }), 403, 'API_FORBIDDEN');
+  });
+});
+
+describe("the rollout's failed lobbies", () => {
+  it('are read through the lobbies_failed index in stop order: no scan of the lobby log, no sort', async () => {
+    const svc = await startTestService();
+    try {
+      const world = await createGameWorld(svc, 'mm-failed-plan');
+      const compiled = recentFailedLobbiesQuery(
+        svc.deps.db,
+        world.namespaceId,
+        world.versionId,
+        20,
+      ).compile();
+      const plan = await queryPlan(svc.deps.db, compiled);
+      if (onPostgres) {
+        assert.match(plan, /Index Scan Backward using lobbies_failed on lobbies/, plan);
+        assert.doesNotMatch(plan, /Seq Scan|Sort/, plan);
+      } else {
+        assert.match(
+          plan,
+          /SEARCH lobbies USING INDEX lobbies_failed \(namespace_id=\? AND version_id=\?\)/,
+          plan,
+        );
+        assert.doesNotMatch(plan, /SCAN|TEMP B-TREE/, plan);
+      }
+    } finally {
+      await svc.close();
+    }
   });
 });

@@ -1,19 +1,26 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { readBody } from '../../src/runtime/docker/engine.js';
 import { LOBBY_LABELS } from '../../src/runtime/driver.js';
+import { recordedArchiveDigest } from '../helpers/api-world.js';
 import { dockerSkipReason } from '../helpers/dockerd.js';
 import {
   deploy,
   isLive,
   lobbiesOf,
   lobbyTokenOf,
+  type RuntimeEngine,
   reportPlayer,
   runtimeGame,
   startRuntimeService,
   uploadBuild,
   useRuntimeEngine,
 } from '../helpers/runtime-world.js';
+import type { TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -295,7 +302,27 @@ describe('the lobby runtime', { skip }, () => {
       );
       assert.equal(rows.find((r) => r.lobby_id === busy?.lobby_id)?.version_id, v1);
 
-      svc.clock.advance(601_000);
+      // The drain counts from the pass that first found the busy lobby on the old version: an edit of the
+      // namespace afterwards (its update_ts moves) gives it no more time.
+      await until(
+        'the drain started',
+        WAIT_MS,
+        async () =>
+          (await lobbiesOf(svc, ids.namespaceId)).find((r) => r.lobby_id === busy?.lobby_id)
+            ?.drain_started_ts !== null,
+        50,
+      );
+      svc.clock.advance(400_000);
+      const edited = await svc.call(
+        'POST',
+        `/cloud/games/${ids.gameId}/namespaces/${ids.namespaceId}/mm-config`,
+        { body: { lobby_count_max: 50, max_players: 8 } },
+      );
+      assert.equal(edited.statusCode, 204, edited.body);
+      await svc.reconciler?.pass();
+      rows = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(rows.find((r) => r.lobby_id === busy?.lobby_id)?.run_state, 'ready', 'drains on');
+      svc.clock.advance(201_000);
       await svc.reconciler?.pass();
       rows = await lobbiesOf(svc, ids.namespaceId);
       assert.equal(rows.find((r) => r.lobby_id === busy?.lobby_id)?.run_state, 'stopped');
@@ -348,7 +375,118 @@ describe('the lobby runtime', { skip }, () => {
       await svc.close();
     }
   });
+
+  it("loads a build checked against its upload's digest; one with no digest is hashed once, then loaded", async () => {
+    const svc = await started();
+    try {
+      const ids = await runtimeGame(svc, 'digest-good');
+      // A copy of its own (another padding byte), so no earlier load of the test image stands in for it.
+      const archive = withPaddingByte(engine.image.archive, 3);
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, archive);
+      assert.equal(await recordedArchiveDigest(svc, buildId), sha256Of(archive));
+      // As a build completed before digests were recorded: its first use has it hashed, then loads it.
+      await svc.deps.db
+        .updateTable('builds')
+        .set({ archive_sha256: null })
+        .where('build_id', '=', buildId)
+        .execute();
+      await deploy(svc, ids, { default: { buildId, min: 1, max: 1 } });
+      await until(
+        'a lobby ready',
+        WAIT_MS,
+        async () => (await lobbiesOf(svc, ids.namespaceId)).some((r) => r.run_state === 'ready'),
+        50,
+      );
+      assert.equal(await recordedArchiveDigest(svc, buildId), sha256Of(archive));
+      assert.ok(
+        (await engineImages(engine)).some((i) => i.includes(`gcm-archive:${sha256Of(archive)}`)),
+        'loaded and tagged by its digest',
+      );
+      assert.ok((await lobbiesOf(svc, ids.namespaceId)).every((r) => r.failed !== 1));
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('fails the lobby and loads nothing when the archive changed in blob storage after its upload completed', async () => {
+    const svc = await started();
+    try {
+      const ids = await runtimeGame(svc, 'digest-bad');
+      const archive = withPaddingByte(engine.image.archive, 4);
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, archive);
+      const declared = await recordedArchiveDigest(svc, buildId);
+      assert.equal(declared, sha256Of(archive));
+      // The same size and still a loadable image (one padding byte differs): only the digest tells.
+      const changed = withPaddingByte(engine.image.archive, 5);
+      writeFileSync(await storedArchivePath(svc, buildId), changed);
+      const imagesBefore = await engineImages(engine);
+      await deploy(svc, ids, { default: { buildId, min: 1, max: 1 } });
+      await until(
+        'the failed lobby',
+        WAIT_MS,
+        async () => (await lobbiesOf(svc, ids.namespaceId)).some((r) => r.run_state === 'stopped'),
+        50,
+      );
+      const rows = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]?.failed, 1);
+      assert.equal(
+        rows[0]?.stop_reason,
+        `image: build ${buildId}'s archive has sha256 ${sha256Of(changed)} where its upload declared ${declared}: it is not the archive that was uploaded`,
+      );
+      assert.deepEqual(await engineImages(engine), imagesBefore, 'nothing loaded, nothing tagged');
+      assert.equal((await engine.containersOf(svc)).length, 0);
+    } finally {
+      await svc.close();
+    }
+  });
 });
+
+const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * A copy of a tar archive with the first padding byte after an entry's content set to `value`: the same size,
+ * the same files (a tar reader skips padding), another sha256.
+ */
+function withPaddingByte(archive: Buffer, value: number): Buffer {
+  for (let at = 0; at + 512 <= archive.length; ) {
+    const header = archive.subarray(at, at + 512);
+    if (header.every((b) => b === 0)) break;
+    const size = Number.parseInt(header.subarray(124, 136).toString('latin1').replace(/\0.*$/, '').trim(), 8);
+    const blocks = Math.ceil(size / 512) * 512;
+    if (size % 512 !== 0) {
+      const copy = Buffer.from(archive);
+      copy[at + 512 + size] = value;
+      return copy;
+    }
+    at += 512 + blocks;
+  }
+  throw new Error('the archive has no padding to change');
+}
+
+/** Where the embedded store keeps the checked copy of a build's archive. */
+async function storedArchivePath(svc: TestService, buildId: string): Promise<string> {
+  const row = await svc.deps.db
+    .selectFrom('builds')
+    .innerJoin('uploads', 'uploads.upload_id', 'builds.upload_id')
+    .select('uploads.frozen_key')
+    .where('builds.build_id', '=', buildId)
+    .executeTakeFirstOrThrow();
+  const file = path.join(svc.dataDir, 'blobs', 'objects', ...(row.frozen_key ?? '').split('/'));
+  assert.ok(existsSync(file), file);
+  return file;
+}
+
+/** Every image on the engine, as `id tag,tag`, sorted. */
+async function engineImages(engine: RuntimeEngine): Promise<string[]> {
+  const body = await readBody(
+    await engine.dockerd.engine.open({ method: 'GET', path: '/images/json' }),
+    1 << 20,
+  );
+  return (JSON.parse(body) as { Id: string; RepoTags: string[] | null }[])
+    .map((i) => `${i.Id} ${(i.RepoTags ?? []).sort().join(',')}`)
+    .sort();
+}
 
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {

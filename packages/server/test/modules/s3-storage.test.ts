@@ -5,12 +5,13 @@
  * reason in the test counts (test/helpers/s3-server.ts).
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { ListMultipartUploadsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { LightMyRequestResponse } from 'fastify';
 import { ManualClock } from '../../src/lib/clock.js';
 import { deleteUploadGarbage } from '../../src/modules/purge/purge.service.js';
+import { recordedArchiveDigest } from '../helpers/api-world.js';
 import { jpegImage } from '../helpers/images.js';
 import { lacks, S3_SERVER_NAME, type S3Server, startS3Server } from '../helpers/s3-server.js';
 import { createGameFixture, secondInstance, startTestService, type TestService } from '../helpers/service.js';
@@ -143,6 +144,8 @@ describe(`uploads with S3_ENDPOINT set, on ${S3_SERVER_NAME}`, () => {
     const got = await svc.call('GET', `${builds()}/${prepared.build_id}`);
     assert.equal(got.statusCode, 200, got.body);
     assert.deepEqual(await storedBytes(prepared.build_id), bytes);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    assert.equal(await recordedArchiveDigest(svc, prepared.build_id), sha256, 'read back from the bucket');
   });
 
   it('refuses an expired URL (the store judges it)', async () => {
@@ -228,6 +231,8 @@ describe(`uploads with S3_ENDPOINT set, on ${S3_SERVER_NAME}`, () => {
     assert.equal((await complete()).statusCode, 204);
     assert.equal((await complete()).statusCode, 204, 'a retried complete');
     assert.deepEqual(await storedBytes(prepared.build_id), file);
+    const sha256 = createHash('sha256').update(file).digest('hex');
+    assert.equal(await recordedArchiveDigest(svc, prepared.build_id), sha256, 'of the joined object');
   });
 
   it('collects an abandoned multipart build: rows and parts gone from the bucket', {

@@ -21,11 +21,32 @@ export function findBuild(db: Db, namespaceId: string, buildId: string, lock = f
 export function findCompleteBuildOfGame(db: Db, gameId: string, buildId: string) {
   return db
     .selectFrom('builds')
-    .select(['upload_id', 'content_length'])
+    .select(['upload_id', 'content_length', 'archive_sha256'])
     .where('build_id', '=', buildId)
     .where('game_id', '=', gameId)
     .where('complete_ts', 'is not', null)
     .executeTakeFirst();
+}
+
+/** Records a completed build's archive digest, once: a digest recorded already is the one kept (and answered). */
+export async function recordArchiveDigest(
+  db: Db,
+  buildId: string,
+  sha256: string,
+): Promise<string | undefined> {
+  await db
+    .updateTable('builds')
+    .set({ archive_sha256: sha256 })
+    .where('build_id', '=', buildId)
+    .where('complete_ts', 'is not', null)
+    .where('archive_sha256', 'is', null)
+    .execute();
+  const row = await db
+    .selectFrom('builds')
+    .select('archive_sha256')
+    .where('build_id', '=', buildId)
+    .executeTakeFirst();
+  return row?.archive_sha256 ?? undefined;
 }
 
 export async function markBuildComplete(db: Db, buildId: string, now: number): Promise<void> {

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { BUILDS_PAGE_LIMIT_DEFAULT, type ListBuildsQuery, quote, utf8ByteLength } from '@gcm/contract';
 import { MULTIPART_MIN_BYTES } from '@gcm/contract/limits';
+import type { Db } from '../../db/open-db.js';
 import { namespaceExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { AppError, errors, type ValidationErrorItem } from '../../errors.js';
@@ -203,7 +205,17 @@ export async function completeBuild(deps: Deps, gameId: string, environmentId: s
       },
     });
   });
+  if (build.archive_sha256 !== null) return;
+  // Should the hash fail (or the service stop first), the runtime's first use of the build hashes it again
+  // (docs/runtime.md), so its failure is not the complete's.
+  const hashed = hashBuildArchive(deps, gameId, buildId).catch(() => undefined);
+  // A small archive is read before the answer, so its digest is in when the client hears "complete"; a
+  // large one after it: a multi-GB read must not hold the request.
+  if (Number(build.content_length) <= HASH_BEFORE_ANSWER_BYTES) await hashed;
 }
+
+/** Archives up to this size are hashed before complete answers: a read of well under a second. */
+const HASH_BEFORE_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /**
  * tags_json: a JSON object of string → string, or a clear 400 naming what is wrong with it. A Map, not the
@@ -387,15 +399,48 @@ export async function findBuildArchive(
   deps: Deps,
   gameId: string,
   buildId: string,
-): Promise<{ size: number; open(): Promise<Readable> } | undefined> {
+): Promise<{ size: number; sha256: string | null; open(): Promise<Readable> } | undefined> {
   const build = await repo.findCompleteBuildOfGame(deps.db, gameId, buildId);
   if (build === undefined) return undefined;
   return {
     size: Number(build.content_length),
+    sha256: build.archive_sha256,
     open: async () => {
       const body = await openBuildFile(deps, build.upload_id);
       if (body === undefined) throw new Error(`the file of build ${buildId} is gone`);
       return body;
     },
   };
+}
+
+/** Hashes under way in this process, per store (each service in a test process has its own). */
+const hashing = new WeakMap<Db, Map<string, Promise<string | undefined>>>();
+
+/**
+ * Reads a completed build's stored archive through sha256 and records the digest, once: the one the runtime
+ * checks what it loads against. The archive is streamed (blob storage's chunks, local file or S3), so a
+ * multi-GB one holds neither a request nor the event loop for long. Concurrent calls in this process share
+ * one read. Answers the recorded digest; undefined when the build is not a completed build of the game.
+ */
+export function hashBuildArchive(deps: Deps, gameId: string, buildId: string): Promise<string | undefined> {
+  let ofStore = hashing.get(deps.db);
+  if (ofStore === undefined) {
+    ofStore = new Map();
+    hashing.set(deps.db, ofStore);
+  }
+  const running = ofStore.get(buildId);
+  if (running !== undefined) return running;
+  const map = ofStore;
+  const hashed = (async () => {
+    const build = await repo.findCompleteBuildOfGame(deps.db, gameId, buildId);
+    if (build === undefined) return undefined;
+    if (build.archive_sha256 !== null) return build.archive_sha256;
+    const body = await openBuildFile(deps, build.upload_id);
+    if (body === undefined) throw new Error(`the file of build ${buildId} is gone`);
+    const hash = createHash('sha256');
+    for await (const chunk of body) hash.update(chunk as Buffer);
+    return repo.recordArchiveDigest(deps.db, buildId, hash.digest('hex'));
+  })().finally(() => map.delete(buildId));
+  map.set(buildId, hashed);
+  return hashed;
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/open-db.js';
+import { LIVE_STATES } from './runtime.repository.js';
 
 // The studio's controls over the lobbies the runtime runs: which lobby an id names in a game, the stop
 // the service decides (the row protocol's conditional update), and the rollout's counts.
@@ -54,23 +55,30 @@ export async function countLiveLobbies(db: Db, namespaceId: string) {
       (eb) => eb.fn.countAll<number | string>().as('n'),
     ])
     .where('namespace_id', '=', namespaceId)
-    .where('run_state', 'in', ['starting', 'ready', 'stopping'])
+    .where('run_state', 'in', LIVE_STATES)
     .groupBy(['version_id', 'lobby_group_name_id', 'region_id', 'run_state', 'is_closed', busy])
     .execute();
   // PostgreSQL counts in bigint, which its driver hands over as text.
   return rows.map((r) => ({ ...r, busy: Number(r.busy), n: Number(r.n) }));
 }
 
-/** The version's most recent failed lobbies in the namespace, newest first. */
-export function recentFailedLobbies(db: Db, namespaceId: string, versionId: string, limit: number) {
+/**
+ * The version's most recent failed lobbies in the namespace, newest first: a backward range of the partial
+ * index lobbies_failed (0025), whose condition the query spells with literals, as a store needs to match a
+ * partial index (a bound parameter could be anything).
+ */
+export function recentFailedLobbiesQuery(db: Db, namespaceId: string, versionId: string, limit: number) {
   return db
     .selectFrom('lobbies')
     .select(['lobby_id', 'lobby_group_name_id', 'region_id', 'exit_code', 'stop_reason', 'stop_ts'])
     .where('namespace_id', '=', namespaceId)
     .where('version_id', '=', versionId)
-    .where('run_state', '=', 'stopped')
-    .where('failed', '=', 1)
+    .where(sql.ref('run_state'), '=', sql.lit('stopped'))
+    .where(sql.ref('failed'), '=', sql.lit(1))
     .orderBy('stop_ts', 'desc')
-    .limit(limit)
-    .execute();
+    .limit(limit);
+}
+
+export function recentFailedLobbies(db: Db, namespaceId: string, versionId: string, limit: number) {
+  return recentFailedLobbiesQuery(db, namespaceId, versionId, limit).execute();
 }

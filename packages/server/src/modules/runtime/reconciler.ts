@@ -8,11 +8,11 @@ import {
   type RuntimeHost,
   type Subscription,
 } from '../../runtime/driver.js';
-import { findBuildArchive } from '../builds/builds.service.js';
+import { findBuildArchive, hashBuildArchive } from '../builds/builds.service.js';
 import { recordRuntimeStop, tellCreated } from '../lobby-logs/lobby-logs.service.js';
 import { requestStop } from './lobby-control.repository.js';
 import * as repo from './runtime.repository.js';
-import { digestOf, failedByReason, placeLobby, type Wish, wishesOf } from './runtime.service.js';
+import { failedByReason, placeLobby, type Wish, wishesOf } from './runtime.service.js';
 
 type Log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
 
@@ -51,7 +51,8 @@ export class Reconciler implements LobbyRuntime {
   private closed = false;
   /** Images loading or loaded, per host and build: concurrent starts share one load. */
   private readonly images = new Map<string, Promise<string>>();
-  private readonly digests = new Map<string, Promise<{ sha256: string; size: number }>>();
+  /** Builds whose archive digest is not recorded yet: their lobbies wait for it (a pass is woken then). */
+  private readonly awaitingDigest = new Set<string>();
   private readonly imageBackoff = new Map<string, { until: number; delayMs: number; reason: string }>();
   /** Exit codes the engine reported, per handle, for a stop that waits for its code. */
   private readonly exits = new Map<string, number>();
@@ -233,7 +234,19 @@ export class Reconciler implements LobbyRuntime {
         reason = 'ready-timeout';
       } else if (row.version_id !== ns.version_id) {
         if (!busy) reason = 'rollout';
-        else if (now >= ns.update_ts + this.deps.config.runtime.drainTimeoutMs) reason = 'drain-timeout';
+        else {
+          // The drain counts from the first pass that found it draining, not from the namespace's update_ts,
+          // which any later edit of the namespace moves.
+          let since = row.drain_started_ts;
+          if (since === null) {
+            since = now;
+            await repo.setDrainStart(db, row.namespace_id, row.lobby_id, now);
+          }
+          if (now >= since + this.deps.config.runtime.drainTimeoutMs) reason = 'drain-timeout';
+        }
+      } else if (row.drain_started_ts !== null) {
+        // Its version is the namespace's again (a switch back): a later rollout starts a new drain.
+        await repo.setDrainStart(db, row.namespace_id, row.lobby_id, null);
       }
       if (reason !== undefined) await requestStop(db, row.namespace_id, row.lobby_id, now, reason);
     }
@@ -354,6 +367,7 @@ export class Reconciler implements LobbyRuntime {
     const imageKey = `${host.id} ${wish.buildId}`;
     const backoff = this.imageBackoff.get(imageKey);
     if (backoff !== undefined && this.deps.clock.now() < backoff.until) return;
+    if (!this.images.has(imageKey) && !(await this.digestRecorded(wish))) return;
     let image: string;
     try {
       image = await this.ensureImage(wish, host);
@@ -403,6 +417,35 @@ export class Reconciler implements LobbyRuntime {
     }
   }
 
+  /**
+   * Whether the build's archive digest is recorded, which its load is checked against. Completing a build
+   * hashes it in the background; a build completed before digests were recorded (or whose hash was cut
+   * short by a stop) is hashed now, once, by the builds module. Meanwhile its lobbies wait: none is placed,
+   * the log says so once, and a pass is woken when the digest is in.
+   */
+  private async digestRecorded(wish: Wish): Promise<boolean> {
+    const archive = await findBuildArchive(this.deps, wish.gameId, wish.buildId);
+    // No such build: ensureImage says so, as a failed lobby.
+    if (archive === undefined || archive.sha256 !== null) return true;
+    if (!this.awaitingDigest.has(wish.buildId)) {
+      this.awaitingDigest.add(wish.buildId);
+      this.options.log(
+        'info',
+        { build_id: wish.buildId, namespace_id: wish.namespaceId },
+        "waiting for the build's archive digest before loading it",
+      );
+      hashBuildArchive(this.deps, wish.gameId, wish.buildId)
+        .then(
+          () => this.wake(wish.namespaceId),
+          // Not woken: the periodic pass tries again, so a store that fails is not read in a loop.
+          (err: unknown) =>
+            this.options.log('warn', { err, build_id: wish.buildId }, "hashing a build's archive failed"),
+        )
+        .finally(() => this.awaitingDigest.delete(wish.buildId));
+    }
+    return false;
+  }
+
   /** Loads the build into the host once; concurrent and later starts share the load. */
   private ensureImage(wish: Wish, host: RuntimeHost): Promise<string> {
     const key = `${host.id} ${wish.buildId}`;
@@ -411,18 +454,13 @@ export class Reconciler implements LobbyRuntime {
       loading = (async () => {
         const archive = await findBuildArchive(this.deps, wish.gameId, wish.buildId);
         if (archive === undefined) throw new ImageLoadError(`build ${wish.buildId} is not a completed build`);
-        // Builds record no digest of their own: the stored file's, so a file changed in between is refused.
-        let digest = this.digests.get(wish.buildId);
-        if (digest === undefined) {
-          digest = archive.open().then((stream) => digestOf(stream));
-          this.digests.set(wish.buildId, digest);
-          digest.catch(() => this.digests.delete(wish.buildId));
-        }
-        const { sha256 } = await digest;
+        if (archive.sha256 === null)
+          throw new Error(`build ${wish.buildId}'s archive digest is not recorded yet`);
+        // The digest recorded when the upload completed: an archive changed in blob storage since is refused.
         const { image } = await this.driver.ensureImage(wish.region, {
           buildId: wish.buildId,
           size: archive.size,
-          sha256,
+          sha256: archive.sha256,
           open: archive.open,
         });
         await repo.recordImage(this.deps.db, {

@@ -12,7 +12,6 @@ export interface NamespaceWish {
   namespace_id: string;
   game_id: string;
   version_id: string;
-  update_ts: number;
   mm_lobby_count_max: number;
   config_json: string;
 }
@@ -27,7 +26,6 @@ export function namespaceWishes(db: Db, namespaceId?: string): Promise<Namespace
       'namespaces.namespace_id',
       'namespaces.game_id',
       'namespaces.version_id',
-      'namespaces.update_ts',
       'namespaces.mm_lobby_count_max',
       'versions.config_json',
     ])
@@ -130,6 +128,25 @@ export async function recordStarted(
     .where('namespace_id', '=', namespaceId)
     .where('lobby_id', '=', lobbyId)
     .where('run_state', 'in', LIVE_STATES)
+    .execute();
+}
+
+/**
+ * When the lobby began to drain (busy on a version its namespace no longer runs): set once, so the drain
+ * timeout counts from there; cleared (null) when its namespace runs its version again.
+ */
+export async function setDrainStart(
+  db: Db,
+  namespaceId: string,
+  lobbyId: string,
+  ts: number | null,
+): Promise<void> {
+  await db
+    .updateTable('lobbies')
+    .set({ drain_started_ts: ts })
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId)
+    .where('drain_started_ts', ts === null ? 'is not' : 'is', null)
     .execute();
 }
 

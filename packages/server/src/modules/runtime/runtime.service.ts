@@ -253,19 +253,6 @@ export async function placeLobby(
   });
 }
 
-/** Lower-case hex sha256 and byte count of a stream. */
-export async function digestOf(
-  stream: AsyncIterable<Buffer | Uint8Array>,
-): Promise<{ sha256: string; size: number }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of stream) {
-    hash.update(chunk);
-    size += chunk.length;
-  }
-  return { sha256: hash.digest('hex'), size };
-}
-
 /**
  * Whether a lobby the service itself stopped counts as failed: a ready timeout or an image that would not
  * load did; a studio's stop, a surplus, a rollout or a drain did not, whatever the exit code.
