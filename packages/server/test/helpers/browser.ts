@@ -45,8 +45,8 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 
 /**
  * Why a dashboard browser test cannot run here, or false. Printed once by each file that skips.
- * `sqliteOnly`: a page's own test, whose store is incidental; on the PostgreSQL run the journey test and
- * dashboard.test.ts drive the dashboard instead, which keeps CI within its time.
+ * `sqliteOnly`: a page's own test, whose store is incidental. (`npm run test:pg` leaves test/browser/ out
+ * altogether, scripts/test-files.sh; this stands for a file run by hand on PostgreSQL.)
  */
 export function dashboardSkipReason(file: string, options: { sqliteOnly?: boolean } = {}): string | false {
   const skip = !existsSync(CHROMIUM)
@@ -54,7 +54,7 @@ export function dashboardSkipReason(file: string, options: { sqliteOnly?: boolea
     : !existsSync(path.join(DEFAULT_DASHBOARD_DIR, 'index.html'))
       ? 'the dashboard is not built: run `npm run build` at the repository root'
       : options.sqliteOnly === true && process.env.GCM_TEST_DATABASE_URL !== undefined
-        ? 'a page test runs on SQLite only; dashboard-journey.test.ts covers the dashboard on PostgreSQL'
+        ? 'a page test runs on SQLite only: the dashboard reaches the store through the API, tested on both'
         : false;
   if (skip !== false) console.log(`# ${file} skipped: ${skip}`);
   return skip;
