@@ -413,6 +413,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/matchmaker/lobbies/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The calling lobby can take players: starting → ready (a repeat is a no-op); any body is ignored
+         * @description Who may call: a running lobby, with its own lobby token (GCM_LOBBY_TOKEN); it acts on that lobby.
+         */
+        post: operations["matchmaker.lobbies.ready"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/matchmaker/lobbies/closed": {
         parameters: {
             query?: never;
@@ -1315,26 +1335,6 @@ export interface paths {
          * @description Who may call: the operator only. Or a signed-in person (session cookie) with the admin role or stronger in the team that owns the game.
          */
         post: operations["teams.webhooks.redeliver"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/matchmaker/lobbies/ready": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The calling lobby can take players: starting → ready (a repeat is a no-op); any body is ignored
-         * @description Who may call: a running lobby, with its own lobby token (GCM_LOBBY_TOKEN); it acts on that lobby.
-         */
-        post: operations["matchmaker.lobbies.ready"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3952,6 +3952,44 @@ export interface operations {
             };
         };
     };
+    "matchmaker.lobbies.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an empty object, as the original API answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyCallAnswer"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "matchmaker.lobbies.setClosed": {
         parameters: {
             query?: never;
@@ -6308,44 +6346,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookQueuedResponse"];
-                };
-            };
-            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "matchmaker.lobbies.ready": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description an empty object, as the original API answered */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LobbyCallAnswer"];
                 };
             };
             /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */

@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { Deps } from './deps.js';
 import { errors } from './errors.js';
 import { registerAuth } from './http/auth.js';
+import { registerBodylessRoutesParser } from './http/bodyless-routes.js';
 import { connectionServerOptions, registerConnectionLimits } from './http/connection-limits.js';
 import { registerCors } from './http/cors.js';
 import { DEFAULT_DASHBOARD_DIR, dashboardRoutes, dashboardStylesheets } from './http/dashboard.js';
@@ -104,7 +105,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
 
   // Bodyless POSTs that still say application/json are common from CLIs; let an empty body through and
   // let the route's schema decide whether it needed one.
-  // JSON only: a text/plain body is refused with 415 rather than half-parsed into a string.
+  // JSON only for a route with a body: a text/plain one is refused with 415 rather than half-parsed into a
+  // string (http/bodyless-routes.ts takes every other type, and ignores it where the route declares no body).
   app.removeContentTypeParser('text/plain');
   const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -129,6 +131,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
       return done(null, parsed);
     });
   });
+
+  registerBodylessRoutesParser(app);
 
   const readiness = Readiness.overStore(deps.db);
   // First of the preClose hooks: from here on /readyz says so, and new requests are refused (below).

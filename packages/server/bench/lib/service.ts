@@ -31,6 +31,10 @@ export async function startService(
     name?: string;
     operatorToken?: string;
     databaseUrl?: string;
+    /** The port to listen on (chosen beforehand when the environment must name it); default a free one. */
+    port?: number;
+    /** Options for node itself, before the script (`--inspect=…`). */
+    nodeArgs?: string[];
     /** More variables; the ones set here (data dir, port, token, regions) are kept. */
     env?: Record<string, string>;
     /** Another build's server package to run (its `dist/main.js`), for a before/after comparison. */
@@ -39,9 +43,9 @@ export async function startService(
 ): Promise<RunningService> {
   const dataDir = options.dataDir ?? path.join(workDir, 'service-data');
   mkdirSync(dataDir, { recursive: true });
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const operatorToken = options.operatorToken ?? `bench_op_${randomBytes(32).toString('base64url')}`;
-  const child = registry.spawn(options.name ?? 'service', ['dist/main.js'], {
+  const child = registry.spawn(options.name ?? 'service', [...(options.nodeArgs ?? []), 'dist/main.js'], {
     cwd: options.root ?? PROJECT_ROOT,
     env: {
       ...options.env,

@@ -104,6 +104,43 @@ describe('a lobby’s own calls, its stop and the rollout view', () => {
     );
   });
 
+  it('ready takes any content type and ignores its body; closed and players/* keep JSON only', async () => {
+    const lobby = await seed();
+    const form = {
+      authorization: `Bearer ${lobby.token}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    };
+    const sent = await svc.app.inject({
+      method: 'POST',
+      url: '/matchmaker/lobbies/ready',
+      headers: { ...form, 'content-type': 'text/plain' },
+      payload: 'ready=1',
+    });
+    assert.equal(sent.statusCode, 200, sent.body);
+    assert.equal((await lobbyOf(lobby.lobbyId)).status.running.state, 'ready');
+    // The ready route's body limit (4 KiB) holds for the body it ignores.
+    const tooBig = await svc.app.inject({
+      method: 'POST',
+      url: '/matchmaker/lobbies/ready',
+      headers: form,
+      payload: 'x'.repeat(4097),
+    });
+    assertError(tooBig, 413, 'API_BODY_TOO_LARGE');
+    // Routes that read a body refuse a form as before, before reading it: the same 415 as any JSON route.
+    for (const [method, url] of [
+      ['PUT', '/matchmaker/lobbies/closed'],
+      ['POST', '/matchmaker/players/connected'],
+      ['POST', '/matchmaker/players/disconnected'],
+    ] as const) {
+      for (const payload of ['', 'player_token=alice']) {
+        const res = await svc.app.inject({ method, url, headers: form, payload });
+        const error = assertError(res, 415, 'API_UNSUPPORTED_MEDIA_TYPE');
+        assert.match(error.message, /application\/x-www-form-urlencoded.*send application\/json/);
+      }
+    }
+    assert.equal((await lobbyOf(lobby.lobbyId)).status.running.player_count, 0);
+  });
+
   it('closed closes and reopens the lobby', async () => {
     const lobby = await seed({ runState: 'ready' });
     assert.equal((await closed(lobby, true)).statusCode, 200);

@@ -88,7 +88,7 @@ export function accountsRoutes(app: TypedApp, deps: Deps): void {
     return reply.send(text === '' ? null : withoutSessionToken(text));
   };
 
-  const config = { auth: 'public', limit: 'accountCalls' } as const;
+  const config = { auth: 'public', limit: 'accountCalls', readsUndeclaredBody: true } as const;
   const summary = 'Accounts and teams: better-auth’s endpoints (README "People and teams")';
   // No body schema: one route serves every endpoint, each checked against its own table (auth-bodies.ts).
   app.route({

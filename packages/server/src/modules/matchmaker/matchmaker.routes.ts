@@ -24,29 +24,22 @@ function lobbyCall<B extends TSchema>(operationId: string, summary: string, body
 
 /** The running lobby's own calls, with its GCM_LOBBY_TOKEN: each acts on that lobby. */
 export function matchmakerRoutes(app: TypedApp, deps: Deps): void {
-  app.register(async (scope: TypedApp) => {
-    // ready takes no body, and game servers call it with whatever their HTTP tool sends: busybox wget and
-    // curl -d post an empty form, others a JSON {} or nothing. Any content type is read (within the body
-    // limit) and ignored, so none of them is refused with 415; every other route stays JSON-only.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_request, _body, done) =>
-      done(null, undefined),
-    );
-    scope.post(
-      '/matchmaker/lobbies/ready',
-      routeOptions(
-        lobbyCallMeta(
-          'matchmaker.lobbies.ready',
-          'The calling lobby can take players: starting → ready (a repeat is a no-op); any body is ignored',
-        ),
-        { response: { 200: LobbyCallAnswer } },
+  // No body: whatever a game server's HTTP tool sends with it (an empty form from busybox wget or curl -d,
+  // a JSON {}, nothing) is ignored (http/bodyless-routes.ts).
+  app.post(
+    '/matchmaker/lobbies/ready',
+    routeOptions(
+      lobbyCallMeta(
+        'matchmaker.lobbies.ready',
+        'The calling lobby can take players: starting → ready (a repeat is a no-op); any body is ignored',
       ),
-      async (request) => {
-        await lobbyReady(deps, lobbyCallerOf(request));
-        return {};
-      },
-    );
-  });
+      { response: { 200: LobbyCallAnswer } },
+    ),
+    async (request) => {
+      await lobbyReady(deps, lobbyCallerOf(request));
+      return {};
+    },
+  );
 
   app.put(
     '/matchmaker/lobbies/closed',
