@@ -5,7 +5,7 @@ import { createGameWorld, type GameWorld } from '../helpers/api-world.js';
 import { DashboardBrowser, dashboardSkipReason, LOOKS, launchBrowser } from '../helpers/browser.js';
 import { startListening } from '../helpers/listening.js';
 import { addMember, giveGame, newTeam, type Team } from '../helpers/people.js';
-import { seedRuntimeLobby } from '../helpers/runtime-lobbies.js';
+import { seedRuntimeLobby, switchToRuntimeVersion } from '../helpers/runtime-lobbies.js';
 import type { TestService } from '../helpers/service.js';
 
 /**
@@ -52,30 +52,7 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
     await addMember(svc, team, viewerEmail, 'viewer');
     world = await createGameWorld(svc, 'runtime-game');
     await giveGame(svc, world.gameId, team.teamId);
-    const version = await svc.call('POST', `/cloud/games/${world.gameId}/versions`, {
-      body: {
-        display_name: 'v2',
-        config: {
-          matchmaker: {
-            game_modes: {
-              default: {
-                container: { image_id: world.buildId },
-                idle_lobbies: { min: 1, max: 4 },
-                regions: { 'lnd-atl': {}, 'lnd-fra': {} },
-              },
-            },
-          },
-        },
-      },
-    });
-    assert.equal(version.statusCode, 200, version.body);
-    v2 = version.json<{ version_id: string }>().version_id;
-    const switched = await svc.call(
-      'PUT',
-      `/cloud/games/${world.gameId}/namespaces/${world.namespaceId}/version`,
-      { body: { version_id: v2 } },
-    );
-    assert.equal(switched.statusCode, 204, switched.body);
+    v2 = await switchToRuntimeVersion(svc, world, { min: 1, max: 4 });
     // The old version still has a busy lobby draining; the new one has atl's idle lobby ready, another
     // starting, and one that failed in fra, which has no idle lobby yet: the rollout is in progress.
     busyOld = await seed({ runState: 'ready', playerCount: 3, maxPlayers: 8 }, world.versionId);

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { AuditEvent, LobbySummary, NamespaceRollout } from '@gcm/contract';
 import { createGameWorld, type GameWorld } from '../helpers/api-world.js';
 import { assertError } from '../helpers/error-answer.js';
-import { type SeededLobby, seedRuntimeLobby } from '../helpers/runtime-lobbies.js';
+import { type SeededLobby, seedRuntimeLobby, switchToRuntimeVersion } from '../helpers/runtime-lobbies.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 describe('a lobby’s own calls, its stop and the rollout view', () => {
@@ -247,33 +247,8 @@ describe('a lobby’s own calls, its stop and the rollout view', () => {
 
   it('the rollout view counts lobbies per version and state and says when the idle lobbies are ready', async () => {
     const world = await createGameWorld(svc, 'mm-rollout');
-    const version = await svc.call('POST', `/cloud/games/${world.gameId}/versions`, {
-      body: {
-        display_name: 'v2',
-        config: {
-          matchmaker: {
-            game_modes: {
-              default: {
-                container: { image_id: world.buildId },
-                idle_lobbies: { min: 2, max: 4 },
-                regions: { 'lnd-atl': {}, 'lnd-fra': { idle_lobbies: { min: 1, max: 2 } } },
-              },
-            },
-          },
-        },
-      },
-    });
-    assert.equal(version.statusCode, 200, version.body);
-    const v2 = version.json<{ version_id: string }>().version_id;
+    const v2 = await switchToRuntimeVersion(svc, world, { min: 2, max: 4 }, { min: 1, max: 2 });
     const rolloutUrl = `/cloud/games/${world.gameId}/namespaces/${world.namespaceId}/rollout`;
-    const switched = await svc.call(
-      'PUT',
-      `/cloud/games/${world.gameId}/namespaces/${world.namespaceId}/version`,
-      {
-        body: { version_id: v2 },
-      },
-    );
-    assert.equal(switched.statusCode, 204, switched.body);
     const at = (options: Parameters<typeof seedRuntimeLobby>[2], versionId = v2) =>
       seedRuntimeLobby(svc, { namespaceId: world.namespaceId, versionId }, options);
     // The old version: one busy lobby draining, one idle one being stopped.
