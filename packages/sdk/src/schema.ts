@@ -1679,6 +1679,7 @@ export interface components {
             game_mode: string;
             region_id: string;
             exit_code: number;
+            /** @description a lobby the service ran: why it stopped (exited, ready-timeout, image: …, studio, rollout…) */
             stop_reason?: string;
             /**
              * Format: date-time
@@ -1934,6 +1935,13 @@ export interface components {
                      * @description RFC 3339 with milliseconds, UTC
                      */
                     stop_ts: string;
+                    /** @description a lobby the service ran: why it stopped (exited, ready-timeout, image: …, studio, rollout…) */
+                    stop_reason?: string;
+                    /**
+                     * Format: uuid
+                     * @description a lobby the service ran: the version it ran
+                     */
+                    version_id?: string;
                 };
             };
         };

@@ -86,6 +86,13 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
     assert.equal(await cell(page, idle, 'Players').innerText(), '0 / 4');
     assert.equal(await cell(page, starting, 'Status').innerText(), 'Starting');
     assert.equal(await cell(page, failed, 'Status').innerText(), 'Stopped · exit 137 · failed');
+    // A stopped lobby says why, and which version it ran.
+    assert.equal(await cell(page, failed, 'Stop reason').innerText(), 'ready-timeout');
+    assert.equal(
+      await cell(page, failed, 'Version').getByRole('link').getAttribute('href'),
+      `${base}/versions/${v2}`,
+    );
+    assert.equal(await cell(page, idle, 'Stop reason').innerText(), '—');
     // The version by its short id, linked to its page.
     const version = cell(page, busyOld, 'Version').getByRole('link');
     assert.equal(await version.innerText(), world.versionId.slice(0, 8));
@@ -97,6 +104,7 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
     // The lobby the data plane reported is still just running, with no players or version.
     assert.equal(await cell(page, world.lobbyId, 'Status').innerText(), 'Running');
     assert.equal(await cell(page, world.lobbyId, 'Players').innerText(), '—');
+    assert.equal(await cell(page, world.lobbyId, 'Version').innerText(), '—');
     assert.equal(await page.getByRole('button', { name: /^Stop lobby/ }).count(), 0, 'a viewer may not stop');
     await context.close();
     assert.deepEqual(web.problems, []);
@@ -191,6 +199,8 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
       .execute();
     await cell(page, idle, 'Status').getByText('Stopped · exit 0', { exact: true }).waitFor(LIVE_WAIT);
     assert.equal(await cell(page, idle, 'Players').innerText(), '—');
+    assert.equal(await cell(page, idle, 'Stop reason').innerText(), 'studio');
+    assert.equal(await cell(page, idle, 'Version').innerText(), v2.slice(0, 8));
     await context.close();
     assert.deepEqual(web.problems, []);
   });

@@ -100,6 +100,10 @@ function statusKey(lobby: LobbySummary): string {
     : `stopped:${stopped.exit_code}:${stopped.failed}`;
 }
 
+/** The version of a lobby the service runs, running or stopped; a reported lobby names none. */
+const runtimeVersion = (lobby: LobbySummary) =>
+  lobby.status.running.version_id ?? lobby.status.stopped?.version_id;
+
 /** A runtime lobby that has not been asked to stop yet: what the Stop button is for. */
 const stoppable = (lobby: LobbySummary) =>
   lobby.status.stopped === undefined &&
@@ -167,8 +171,9 @@ function LobbyLog(props: {
   if (lobbies.isError && lobbies.data === undefined)
     return <ErrorMessage error={lobbies.error} title="Could not load the lobbies" />;
   const rows = lobbies.data?.lobbies ?? [];
-  // Reported lobbies have no players, version or Stop: those columns show only where the service runs some.
-  const runtime = rows.some((l) => l.status.running.state !== undefined);
+  // Reported lobbies have no players, version, stop reason or Stop: those columns show only where the
+  // service runs (or ran) some.
+  const runtime = rows.some((l) => l.status.running.state !== undefined || runtimeVersion(l) !== undefined);
   const actions = canStop && runtime;
   const last = rows[rows.length - 1];
   const older =
@@ -197,7 +202,17 @@ function LobbyLog(props: {
             className="live-table"
             columns={
               runtime
-                ? ['Lobby id', 'Game mode', 'Region', 'Created', 'Status', 'Players', 'Version', 'Ran for']
+                ? [
+                    'Lobby id',
+                    'Game mode',
+                    'Region',
+                    'Created',
+                    'Status',
+                    'Players',
+                    'Version',
+                    'Stop reason',
+                    'Ran for',
+                  ]
                 : ['Lobby id', 'Game mode', 'Region', 'Created', 'Status', 'Ran for']
             }
             actions={actions}
@@ -222,6 +237,9 @@ function LobbyLog(props: {
                     </td>
                     <td data-label="Version">
                       <VersionLink lobby={lobby} base={gameBase} names={versionNames} />
+                    </td>
+                    <td className="live-reason" data-label="Stop reason">
+                      {lobby.status.stopped?.stop_reason ?? '—'}
                     </td>
                   </>
                 )}
@@ -281,9 +299,9 @@ function players(lobby: LobbySummary): string {
   return max_players === undefined ? String(player_count) : `${player_count} / ${max_players}`;
 }
 
-/** The version a runtime lobby runs, by its short id (the full id and name on hover), to its page. */
+/** The version a runtime lobby runs or ran, by its short id (the full id and name on hover), to its page. */
 function VersionLink(props: { lobby: LobbySummary; base: string; names: ReadonlyMap<string, string> }) {
-  const versionId = props.lobby.status.running.version_id;
+  const versionId = runtimeVersion(props.lobby);
   if (versionId === undefined) return <>—</>;
   const name = props.names.get(versionId);
   return (
