@@ -3,6 +3,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { LOBBY_PAGE_SIZE, type LobbySummary, lobbyCursorOf, useLobbies, useStopLobby } from '../../api/live';
 import { useTeamRole } from '../../api/queries';
+import { ConfirmStep } from '../../components/ConfirmStep';
 import { CopyId } from '../../components/CopyButton';
 import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
@@ -320,54 +321,27 @@ function VersionLink(props: { lobby: LobbySummary; base: string; names: Readonly
  * stopping, and stopped once its container exited).
  */
 function StopLobby({ gameId, lobby }: { gameId: string; lobby: LobbySummary }) {
-  const [confirming, setConfirming] = useState(false);
-  const confirmRef = useRef<HTMLButtonElement>(null);
-  // The Stop button is gone once the confirm step shows: keyboard focus moves to its confirm button.
-  useEffect(() => {
-    if (confirming) confirmRef.current?.focus();
-  }, [confirming]);
   const stop = useStopLobby(gameId);
   const short = lobby.lobby_id.slice(0, 8);
-
-  let control: React.ReactNode = null;
-  if (stop.isError) control = <ErrorMessage error={stop.error} title={`Could not stop lobby ${short}`} />;
-  else if (stop.isSuccess)
-    control = (
+  if (stop.isError) return <ErrorMessage error={stop.error} title={`Could not stop lobby ${short}`} />;
+  if (stop.isSuccess)
+    return (
       <span role="status">
         {stop.data.did_remove ? 'Stop requested.' : 'It was stopping or stopped already.'}
       </span>
     );
-  else if (!stoppable(lobby)) control = null;
-  else if (!confirming)
-    control = (
-      <button
-        type="button"
-        className="secondary"
-        aria-label={`Stop lobby ${short}`}
-        onClick={() => setConfirming(true)}
-      >
-        Stop
-      </button>
-    );
-  else
-    control = (
-      <div className="live-confirm">
-        <span>Stop it? Its players are disconnected.</span>
-        <button
-          ref={confirmRef}
-          type="button"
-          className="live-danger"
-          disabled={stop.isPending}
-          onClick={() => stop.mutate(lobby.lobby_id)}
-        >
-          {stop.isPending ? 'Stopping…' : 'Yes, stop'}
-        </button>
-        <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-          Keep it
-        </button>
-      </div>
-    );
-  return control;
+  if (!stoppable(lobby)) return null;
+  return (
+    <ConfirmStep
+      action="Stop"
+      actionLabel={`Stop lobby ${short}`}
+      question="Stop it? Its players are disconnected."
+      confirm="Yes, stop"
+      confirming="Stopping…"
+      pending={stop.isPending}
+      onConfirm={() => stop.mutate(lobby.lobby_id)}
+    />
+  );
 }
 
 /** How long a stopped lobby ran, from its start (or creation) to its stop; a running one is still going. */
