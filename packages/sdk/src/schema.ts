@@ -1734,6 +1734,8 @@ export interface components {
             avatar_url?: string;
             /** @description whether versions may use network_mode "host" (set by the operator) */
             host_networking_enabled: boolean;
+            /** @description how the service's lobbies run (GCM_RUNTIME): none, an external data plane reports them; docker, the service runs them itself */
+            runtime: "none" | "docker";
             namespaces: components["schemas"]["NamespaceSummary"][];
             versions: components["schemas"]["VersionSummary"][];
         };
