@@ -50,6 +50,10 @@ export const GameFull = Type.Object({
   host_networking_enabled: Type.Boolean({
     description: 'whether versions may use network_mode "host" (set by the operator)',
   }),
+  runtime: Type.Union([Type.Literal('none'), Type.Literal('docker')], {
+    description:
+      "how the service's lobbies run (GCM_RUNTIME): none, an external data plane reports them; docker, the service runs them itself",
+  }),
   namespaces: Type.Array(NamespaceSummary),
   versions: Type.Array(VersionSummary),
 });

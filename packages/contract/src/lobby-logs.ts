@@ -48,6 +48,28 @@ export const LobbyRunning = Type.Object({
 });
 export type LobbyRunning = Static<typeof LobbyRunning>;
 
+/** The longest stop reason an answer carries: the runtime cuts a driver's message (`image: …`) there. */
+export const STOP_REASON_MAX_LENGTH = 500;
+
+/**
+ * Why a lobby the service ran stopped, as docs/runtime.md names it: `exited`, `out-of-memory`, `lost`,
+ * `ready-timeout`, `image: <the driver's message>`, `start: <message>`, `studio`, `rollout`,
+ * `idle-surplus`, `drain-timeout`, `namespace-deleted`. Not in the original API (docs/interface-notes.md).
+ */
+export const StopReason = Type.String({
+  maxLength: STOP_REASON_MAX_LENGTH,
+  description: 'a lobby the service ran: why it stopped (exited, ready-timeout, image: …, studio, rollout…)',
+});
+
+export const LobbyStopped = Type.Object({
+  exit_code: Type.Integer(),
+  failed: Type.Boolean(),
+  stop_ts: Timestamp,
+  stop_reason: Type.Optional(StopReason),
+  version_id: Type.Optional(IdOf('a lobby the service ran: the version it ran')),
+});
+export type LobbyStopped = Static<typeof LobbyStopped>;
+
 export const LobbySummary = Type.Object({
   create_ts: Timestamp,
   lobby_group_name_id: Type.String(),
@@ -58,9 +80,7 @@ export const LobbySummary = Type.Object({
   start_ts: Type.Optional(Timestamp),
   status: Type.Object({
     running: LobbyRunning,
-    stopped: Type.Optional(
-      Type.Object({ exit_code: Type.Integer(), failed: Type.Boolean(), stop_ts: Timestamp }),
-    ),
+    stopped: Type.Optional(LobbyStopped),
   }),
 });
 

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Id, Text, Timestamp } from './common.js';
+import { StopReason } from './lobby-logs.js';
 
 /**
  * The calls a running lobby makes with its GCM_LOBBY_TOKEN (the original API's /matchmaker paths): each
@@ -63,7 +64,7 @@ export const FailedLobby = Type.Object({
   game_mode: Type.String(),
   region_id: Type.String(),
   exit_code: Type.Integer(),
-  stop_reason: Type.Optional(Type.String()),
+  stop_reason: Type.Optional(StopReason),
   stop_ts: Timestamp,
 });
 export type FailedLobby = Static<typeof FailedLobby>;

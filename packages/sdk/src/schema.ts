@@ -1679,6 +1679,7 @@ export interface components {
             game_mode: string;
             region_id: string;
             exit_code: number;
+            /** @description a lobby the service ran: why it stopped (exited, ready-timeout, image: …, studio, rollout…) */
             stop_reason?: string;
             /**
              * Format: date-time
@@ -1733,6 +1734,8 @@ export interface components {
             avatar_url?: string;
             /** @description whether versions may use network_mode "host" (set by the operator) */
             host_networking_enabled: boolean;
+            /** @description how the service's lobbies run (GCM_RUNTIME): none, an external data plane reports them; docker, the service runs them itself */
+            runtime: "none" | "docker";
             namespaces: components["schemas"]["NamespaceSummary"][];
             versions: components["schemas"]["VersionSummary"][];
         };
@@ -1934,6 +1937,13 @@ export interface components {
                      * @description RFC 3339 with milliseconds, UTC
                      */
                     stop_ts: string;
+                    /** @description a lobby the service ran: why it stopped (exited, ready-timeout, image: …, studio, rollout…) */
+                    stop_reason?: string;
+                    /**
+                     * Format: uuid
+                     * @description a lobby the service ran: the version it ran
+                     */
+                    version_id?: string;
                 };
             };
         };

@@ -110,9 +110,30 @@ export function useStopLobby(gameId: string) {
   });
 }
 
+/** A rollout is read again this often while nothing moves in it, rather than every LOBBY_POLL_MS. */
+const ROLLOUT_SETTLED_MS = 15_000;
+
+/**
+ * Nothing is rolling out: every game mode and region of the current version has its idle lobbies, none
+ * is starting or stopping, and no lobby of an older version is left.
+ */
+function rolloutSettled(rollout: NamespaceRollout): boolean {
+  return (
+    rollout.complete &&
+    rollout.groups.every((g) =>
+      g.version_id === rollout.version_id
+        ? g.lobbies.starting === 0 && g.lobbies.stopping === 0
+        : Object.values(g.lobbies).every((n) => n === 0),
+    )
+  );
+}
+
 /**
  * The rollout of each namespace (its lobbies per version and state, and recent failures), read again every
- * few seconds like the newest lobby page: the route has no `watch_index` either.
+ * few seconds like the newest lobby page while lobbies start, stop or drain (the route has no
+ * `watch_index` either), and every ROLLOUT_SETTLED_MS once it settled: a deploy elsewhere still shows
+ * within that, without a read every 3 s of every namespace of an idle game. Only for a service that runs
+ * lobbies (the game's `runtime`): the caller does not mount it otherwise.
  */
 export function useRollouts(gameId: string, namespaceIds: string[]) {
   return useQueries({
@@ -125,7 +146,11 @@ export function useRollouts(gameId: string, namespaceIds: string[]) {
             signal,
           }),
         ),
-      refetchInterval: (query: { state: Parameters<typeof pollDelay>[0] }) => pollDelay(query.state),
+      refetchInterval: (query: { state: Parameters<typeof pollDelay>[0] & { data?: NamespaceRollout } }) => {
+        const { data, dataUpdatedAt, errorUpdatedAt } = query.state;
+        const ok = data !== undefined && errorUpdatedAt <= dataUpdatedAt;
+        return ok && rolloutSettled(data) ? ROLLOUT_SETTLED_MS : pollDelay(query.state);
+      },
       retry: false,
     })),
   });

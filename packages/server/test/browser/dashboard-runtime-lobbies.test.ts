@@ -1,18 +1,25 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import type { LobbiesTable } from '../../src/db/database.js';
 import { createGameWorld, type GameWorld } from '../helpers/api-world.js';
 import { DashboardBrowser, dashboardSkipReason, LOOKS, launchBrowser } from '../helpers/browser.js';
 import { startListening } from '../helpers/listening.js';
 import { addMember, giveGame, newTeam, type Team } from '../helpers/people.js';
-import { seedRuntimeLobby } from '../helpers/runtime-lobbies.js';
+import { seedRuntimeLobby, switchToRuntimeVersion } from '../helpers/runtime-lobbies.js';
 import type { TestService } from '../helpers/service.js';
 
 /**
  * The dashboard's view of the lobbies the service runs, in Debian's chromium against a real listening
- * service: their live state, players and version on the Lobbies page, a member's Stop (checked in the
- * service's lobby row), none for a viewer, and each namespace's rollout on the overview. The lobby rows are
- * seeded as the reconciler writes them (helpers/runtime-lobbies.ts), so no Docker engine is needed.
+ * service: their live state, players, version and stop reason on the Lobbies page, a member's Stop
+ * (checked in the service's lobby row), none for a viewer, and each namespace's rollout on the overview.
+ * The lobby rows are seeded as the reconciler writes them (helpers/runtime-lobbies.ts). The service runs
+ * with GCM_RUNTIME=docker (what makes the overview read rollouts) on regions whose engine socket nothing
+ * listens on: its reconciler's passes fail before they change anything, so the seeded rows stay as written
+ * and no Docker engine is needed. A service with GCM_RUNTIME=none reads no rollout at all.
  */
 const skip = dashboardSkipReason('dashboard runtime lobbies browser test', { sqliteOnly: true });
 
@@ -33,9 +40,14 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
   let idle: string;
   let starting: string;
   let failed: string;
+  let noEngine: string | undefined;
 
   const seed = (options: Parameters<typeof seedRuntimeLobby>[2], versionId = v2) =>
     seedRuntimeLobby(svc, { namespaceId: world.namespaceId, versionId }, options).then((l) => l.lobbyId);
+
+  /** What the reconciler would write as a lobby moves on. */
+  const setLobby = (lobbyId: string, values: Partial<Omit<LobbiesTable, 'lobby_id'>>) =>
+    svc.deps.db.updateTable('lobbies').set(values).where('lobby_id', '=', lobbyId).execute();
 
   const lobbyRow = (svcId: string) =>
     svc.deps.db
@@ -45,37 +57,22 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
       .executeTakeFirstOrThrow();
 
   before(async () => {
-    ({ svc, publicUrl } = await startListening());
+    noEngine = mkdtempSync(path.join(tmpdir(), 'gcm-no-engine-'));
+    const socket = `unix://${path.join(noEngine, 'docker.sock')}`;
+    ({ svc, publicUrl } = await startListening({
+      env: {
+        GCM_RUNTIME: 'docker',
+        GCM_REGIONS: 'lnd-atl,lnd-fra',
+        GCM_RUNTIME_HOSTS: `lnd-atl=${socket},lnd-fra=${socket}`,
+      },
+    }));
     svc.clock.set(Date.now());
     team = await newTeam(svc, 'runtime');
     await addMember(svc, team, memberEmail, 'member');
     await addMember(svc, team, viewerEmail, 'viewer');
     world = await createGameWorld(svc, 'runtime-game');
     await giveGame(svc, world.gameId, team.teamId);
-    const version = await svc.call('POST', `/cloud/games/${world.gameId}/versions`, {
-      body: {
-        display_name: 'v2',
-        config: {
-          matchmaker: {
-            game_modes: {
-              default: {
-                container: { image_id: world.buildId },
-                idle_lobbies: { min: 1, max: 4 },
-                regions: { 'lnd-atl': {}, 'lnd-fra': {} },
-              },
-            },
-          },
-        },
-      },
-    });
-    assert.equal(version.statusCode, 200, version.body);
-    v2 = version.json<{ version_id: string }>().version_id;
-    const switched = await svc.call(
-      'PUT',
-      `/cloud/games/${world.gameId}/namespaces/${world.namespaceId}/version`,
-      { body: { version_id: v2 } },
-    );
-    assert.equal(switched.statusCode, 204, switched.body);
+    v2 = await switchToRuntimeVersion(svc, world, { min: 1, max: 4 });
     // The old version still has a busy lobby draining; the new one has atl's idle lobby ready, another
     // starting, and one that failed in fra, which has no idle lobby yet: the rollout is in progress.
     busyOld = await seed({ runState: 'ready', playerCount: 3, maxPlayers: 8 }, world.versionId);
@@ -92,6 +89,7 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
   after(async () => {
     await web?.browser.close();
     await svc?.close();
+    if (noEngine !== undefined) rmSync(noEngine, { recursive: true, force: true });
   });
 
   const rows = (page: Page) => page.locator('section[aria-labelledby="lobby-log"] tbody tr');
@@ -109,6 +107,13 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
     assert.equal(await cell(page, idle, 'Players').innerText(), '0 / 4');
     assert.equal(await cell(page, starting, 'Status').innerText(), 'Starting');
     assert.equal(await cell(page, failed, 'Status').innerText(), 'Stopped · exit 137 · failed');
+    // A stopped lobby says why, and which version it ran.
+    assert.equal(await cell(page, failed, 'Stop reason').innerText(), 'ready-timeout');
+    assert.equal(
+      await cell(page, failed, 'Version').getByRole('link').getAttribute('href'),
+      `${base}/versions/${v2}`,
+    );
+    assert.equal(await cell(page, idle, 'Stop reason').innerText(), '—');
     // The version by its short id, linked to its page.
     const version = cell(page, busyOld, 'Version').getByRole('link');
     assert.equal(await version.innerText(), world.versionId.slice(0, 8));
@@ -120,6 +125,7 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
     // The lobby the data plane reported is still just running, with no players or version.
     assert.equal(await cell(page, world.lobbyId, 'Status').innerText(), 'Running');
     assert.equal(await cell(page, world.lobbyId, 'Players').innerText(), '—');
+    assert.equal(await cell(page, world.lobbyId, 'Version').innerText(), '—');
     assert.equal(await page.getByRole('button', { name: /^Stop lobby/ }).count(), 0, 'a viewer may not stop');
     await context.close();
     assert.deepEqual(web.problems, []);
@@ -207,13 +213,11 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
 
     // The reconciler sees the container exit on the signal and records the stop: the page follows.
     const now = svc.clock.now();
-    await svc.deps.db
-      .updateTable('lobbies')
-      .set({ run_state: 'stopped', stop_ts: now, exit_code: 0, failed: 0 })
-      .where('lobby_id', '=', idle)
-      .execute();
+    await setLobby(idle, { run_state: 'stopped', stop_ts: now, exit_code: 0, failed: 0 });
     await cell(page, idle, 'Status').getByText('Stopped · exit 0', { exact: true }).waitFor(LIVE_WAIT);
     assert.equal(await cell(page, idle, 'Players').innerText(), '—');
+    assert.equal(await cell(page, idle, 'Stop reason').innerText(), 'studio');
+    assert.equal(await cell(page, idle, 'Version').innerText(), v2.slice(0, 8));
     await context.close();
     assert.deepEqual(web.problems, []);
   });
@@ -234,6 +238,80 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
       await context.close();
     }
     assert.deepEqual(web.violations, []);
+    assert.deepEqual(web.problems, []);
+  });
+
+  it('reads a rollout with nothing moving in it less often', async () => {
+    // The old version's last lobby ends and the starting one is ready: every region has its idle lobby.
+    const now = svc.clock.now();
+    await setLobby(busyOld, { run_state: 'stopped', stop_ts: now, exit_code: 0, failed: 0 });
+    await setLobby(starting, { run_state: 'ready', ready_ts: now });
+    const { context, page } = await web.signedIn(viewerEmail);
+    let rollouts = 0;
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.endsWith('/rollout')) rollouts += 1;
+    });
+    const figureRead = () =>
+      page.waitForRequest((r) => new URL(r.url()).pathname.endsWith('/logs/lobbies'), { timeout: 30_000 });
+    await page.goto(`${publicUrl}${base}`);
+    await page.locator('section.rollout h3 .badge', { hasText: 'Complete' }).waitFor();
+    // The live-lobby figure is read every 10 s: between two of its reads a settled rollout is read at most
+    // once (every 15 s), where one in progress is read every 3 s.
+    await figureRead();
+    const before = rollouts;
+    await figureRead();
+    assert.ok(rollouts - before <= 1, `${rollouts - before} reads of a settled rollout in 10 s`);
+    await context.close();
+    assert.deepEqual(web.problems, []);
+  });
+});
+
+describe('dashboard: a service whose lobbies a data plane reports', { skip, timeout: 240_000 }, () => {
+  let svc: TestService;
+  let publicUrl: string;
+  let web: DashboardBrowser;
+  let team: Team;
+  let world: GameWorld;
+  const viewerEmail = 'viewer-reported@example.com';
+
+  before(async () => {
+    // GCM_RUNTIME=none, the default.
+    ({ svc, publicUrl } = await startListening());
+    team = await newTeam(svc, 'reported');
+    await addMember(svc, team, viewerEmail, 'viewer');
+    world = await createGameWorld(svc, 'reported-game');
+    await giveGame(svc, world.gameId, team.teamId);
+    web = new DashboardBrowser(await launchBrowser(), publicUrl);
+  });
+  after(async () => {
+    await web?.browser.close();
+    await svc?.close();
+  });
+
+  it('reads no rollout on the overview, however long it stays open', async () => {
+    const { context, page } = await web.signedIn(viewerEmail);
+    const rollouts: string[] = [];
+    const figures: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.endsWith('/rollout')) rollouts.push(url.pathname);
+      if (url.pathname.endsWith('/logs/lobbies')) figures.push(url.pathname);
+    });
+    await page.goto(`${publicUrl}/teams/${team.teamId}/games/${world.gameId}`);
+    // The page's own state: its live-lobby figure read (the reported lobby, running).
+    await page
+      .locator('.figure', { hasText: 'live lobbies' })
+      .locator('.figure-value', { hasText: '1' })
+      .waitFor();
+    // The figure is read again every 10 s: two more reads are more than six of the rollouts' 3 s periods.
+    const reads = figures.length;
+    await page.waitForRequest((r) => r.url().includes('/logs/lobbies'), { timeout: 30_000 });
+    await page.waitForRequest((r) => r.url().includes('/logs/lobbies'), { timeout: 30_000 });
+    assert.ok(figures.length >= reads + 2);
+    assert.deepEqual(rollouts, [], 'no rollout is read where the service runs no lobbies');
+    assert.equal(await page.locator('section.rollout').count(), 0);
+    assert.equal(await page.getByRole('heading', { name: 'Rollouts' }).count(), 0);
+    await context.close();
     assert.deepEqual(web.problems, []);
   });
 });

@@ -3,8 +3,10 @@
  * store: the lobby-facing routes are tested on their own, without a Docker engine, by holding the token the
  * reconciler would have put in the container's GCM_LOBBY_TOKEN.
  */
+import assert from 'node:assert/strict';
 import { newLobbyToken } from '../../src/identity/lobby-tokens.js';
 import { newId } from '../../src/lib/ids.js';
+import type { GameWorld } from './api-world.js';
 import type { TestService } from './service.js';
 
 export interface SeededLobby {
@@ -59,4 +61,48 @@ export async function seedRuntimeLobby(
     })
     .execute();
   return { lobbyId, token };
+}
+
+interface IdleLobbies {
+  min: number;
+  max: number;
+}
+
+/**
+ * A version `v2` of the world's game whose `default` game mode runs the world's build in lnd-atl and
+ * lnd-fra, keeping `idle` idle lobbies in each (`fraIdle` in lnd-fra when given), and the world's namespace
+ * switched to it: what seeded lobbies of a rollout belong to, beside the world's first version's. Answers
+ * v2's id.
+ */
+export async function switchToRuntimeVersion(
+  svc: TestService,
+  world: Pick<GameWorld, 'gameId' | 'namespaceId' | 'buildId'>,
+  idle: IdleLobbies,
+  fraIdle?: IdleLobbies,
+): Promise<string> {
+  const version = await svc.call('POST', `/cloud/games/${world.gameId}/versions`, {
+    body: {
+      display_name: 'v2',
+      config: {
+        matchmaker: {
+          game_modes: {
+            default: {
+              container: { image_id: world.buildId },
+              idle_lobbies: idle,
+              regions: { 'lnd-atl': {}, 'lnd-fra': fraIdle === undefined ? {} : { idle_lobbies: fraIdle } },
+            },
+          },
+        },
+      },
+    },
+  });
+  assert.equal(version.statusCode, 200, version.body);
+  const versionId = version.json<{ version_id: string }>().version_id;
+  const switched = await svc.call(
+    'PUT',
+    `/cloud/games/${world.gameId}/namespaces/${world.namespaceId}/version`,
+    { body: { version_id: versionId } },
+  );
+  assert.equal(switched.statusCode, 204, switched.body);
+  return versionId;
 }

@@ -20,6 +20,7 @@ interface GameSummary {
 
 interface GameFull extends GameSummary {
   host_networking_enabled: boolean;
+  runtime: string;
   namespaces: {
     namespace_id: string;
     version_id: string;
@@ -328,9 +329,11 @@ describe('games', () => {
         'host_networking_enabled',
         'name_id',
         'namespaces',
+        'runtime',
         'versions',
       ]);
       assert.equal(game.game_id, f.gameId);
+      assert.equal(game.runtime, 'none', 'GCM_RUNTIME: lobbies are reported by a data plane by default');
       assert.equal(
         game.host_networking_enabled,
         false,

@@ -7,13 +7,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { AuditEvent, LobbySummary, NamespaceRollout } from '@gcm/contract';
+import {
+  type AuditEvent,
+  type LobbySummary,
+  type NamespaceRollout,
+  STOP_REASON_MAX_LENGTH,
+} from '@gcm/contract';
 import { recentFailedLobbiesQuery } from '../../src/modules/runtime/lobby-control.repository.js';
-import { createGameWorld, type GameWorld } from '../helpers/api-world.js';
+import { createGameWorld, type GameWorld, newLobby } from '../helpers/api-world.js';
 import { assertError } from '../helpers/error-answer.js';
 import { onPostgres } from '../helpers/postgres.js';
 import { queryPlan } from '../helpers/query-plan.js';
-import { type SeededLobby, seedRuntimeLobby } from '../helpers/runtime-lobbies.js';
+import { type SeededLobby, seedRuntimeLobby, switchToRuntimeVersion } from '../helpers/runtime-lobbies.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 describe('a lobby’s own calls, its stop and the rollout view', () => {
@@ -244,6 +249,41 @@ describe('a lobby’s own calls, its stop and the rollout view', () => {
     assert.deepEqual((await lobbyOf(stopped.lobbyId)).status.running, {});
   });
 
+  it('a stopped runtime lobby says why it stopped and the version it ran; a reported one says neither', async () => {
+    const timedOut = await seed({ runState: 'stopped', failed: { exitCode: 137, reason: 'ready-timeout' } });
+    const { stop_ts, ...stopped } = (await lobbyOf(timedOut.lobbyId)).status.stopped ?? {};
+    assert.deepEqual(stopped, {
+      exit_code: 137,
+      failed: true,
+      stop_reason: 'ready-timeout',
+      version_id: game.versionId,
+    });
+    assert.equal(typeof stop_ts, 'string');
+    assert.deepEqual((await listed(timedOut.lobbyId))?.status.stopped?.stop_reason, 'ready-timeout');
+    // A driver's message longer than an answer carries is cut at the contract's limit.
+    const image = await seed({
+      runState: 'stopped',
+      failed: { exitCode: 0, reason: `image: ${'x'.repeat(STOP_REASON_MAX_LENGTH)}` },
+    });
+    const reason = (await lobbyOf(image.lobbyId)).status.stopped?.stop_reason ?? '';
+    assert.equal(reason.length, STOP_REASON_MAX_LENGTH);
+    assert.match(reason, /^image: x+$/);
+
+    // A lobby its data plane reported stopped has the interface's three fields, nothing of the runtime's.
+    const reported = await newLobby(svc, game.gameId, game.namespaceId);
+    const stop = await svc.call(
+      'POST',
+      `/cloud/games/${game.gameId}/namespaces/${game.namespaceId}/logs/lobbies/${reported}/events`,
+      { token: game.reporterToken, body: { kind: 'stop', exit_code: 3 } },
+    );
+    assert.equal(stop.statusCode, 204, stop.body);
+    assert.deepEqual(Object.keys((await lobbyOf(reported)).status.stopped ?? {}).sort(), [
+      'exit_code',
+      'failed',
+      'stop_ts',
+    ]);
+  });
+
   it('DELETE marks a runtime lobby stopping, once; a reported, missing or other game’s lobby is refused', async () => {
     const lobby = await seed({ runState: 'ready' });
     const url = `/cloud/games/${game.gameId}/matchmaker/lobbies/${lobby.lobbyId}`;
@@ -287,33 +327,8 @@ describe('a lobby’s own calls, its stop and the rollout view', () => {
 
   it('the rollout view counts lobbies per version and state and says when the idle lobbies are ready', async () => {
     const world = await createGameWorld(svc, 'mm-rollout');
-    const version = await svc.call('POST', `/cloud/games/${world.gameId}/versions`, {
-      body: {
-        display_name: 'v2',
-        config: {
-          matchmaker: {
-            game_modes: {
-              default: {
-                container: { image_id: world.buildId },
-                idle_lobbies: { min: 2, max: 4 },
-                regions: { 'lnd-atl': {}, 'lnd-fra': { idle_lobbies: { min: 1, max: 2 } } },
-              },
-            },
-          },
-        },
-      },
-    });
-    assert.equal(version.statusCode, 200, version.body);
-    const v2 = version.json<{ version_id: string }>().version_id;
+    const v2 = await switchToRuntimeVersion(svc, world, { min: 2, max: 4 }, { min: 1, max: 2 });
     const rolloutUrl = `/cloud/games/${world.gameId}/namespaces/${world.namespaceId}/rollout`;
-    const switched = await svc.call(
-      'PUT',
-      `/cloud/games/${world.gameId}/namespaces/${world.namespaceId}/version`,
-      {
-        body: { version_id: v2 },
-      },
-    );
-    assert.equal(switched.statusCode, 204, switched.body);
     const at = (options: Parameters<typeof seedRuntimeLobby>[2], versionId = v2) =>
       seedRuntimeLobby(svc, { namespaceId: world.namespaceId, versionId }, options);
     // The old version: one busy lobby draining, one idle one being stopped.

@@ -3,6 +3,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { LOBBY_PAGE_SIZE, type LobbySummary, lobbyCursorOf, useLobbies, useStopLobby } from '../../api/live';
 import { useTeamRole } from '../../api/queries';
+import { ConfirmStep } from '../../components/ConfirmStep';
 import { CopyId } from '../../components/CopyButton';
 import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
@@ -100,6 +101,10 @@ function statusKey(lobby: LobbySummary): string {
     : `stopped:${stopped.exit_code}:${stopped.failed}`;
 }
 
+/** The version of a lobby the service runs, running or stopped; a reported lobby names none. */
+const runtimeVersion = (lobby: LobbySummary) =>
+  lobby.status.running.version_id ?? lobby.status.stopped?.version_id;
+
 /** A runtime lobby that has not been asked to stop yet: what the Stop button is for. */
 const stoppable = (lobby: LobbySummary) =>
   lobby.status.stopped === undefined &&
@@ -167,8 +172,9 @@ function LobbyLog(props: {
   if (lobbies.isError && lobbies.data === undefined)
     return <ErrorMessage error={lobbies.error} title="Could not load the lobbies" />;
   const rows = lobbies.data?.lobbies ?? [];
-  // Reported lobbies have no players, version or Stop: those columns show only where the service runs some.
-  const runtime = rows.some((l) => l.status.running.state !== undefined);
+  // Reported lobbies have no players, version, stop reason or Stop: those columns show only where the
+  // service runs (or ran) some.
+  const runtime = rows.some((l) => l.status.running.state !== undefined || runtimeVersion(l) !== undefined);
   const actions = canStop && runtime;
   const last = rows[rows.length - 1];
   const older =
@@ -197,7 +203,17 @@ function LobbyLog(props: {
             className="live-table"
             columns={
               runtime
-                ? ['Lobby id', 'Game mode', 'Region', 'Created', 'Status', 'Players', 'Version', 'Ran for']
+                ? [
+                    'Lobby id',
+                    'Game mode',
+                    'Region',
+                    'Created',
+                    'Status',
+                    'Players',
+                    'Version',
+                    'Stop reason',
+                    'Ran for',
+                  ]
                 : ['Lobby id', 'Game mode', 'Region', 'Created', 'Status', 'Ran for']
             }
             actions={actions}
@@ -222,6 +238,9 @@ function LobbyLog(props: {
                     </td>
                     <td data-label="Version">
                       <VersionLink lobby={lobby} base={gameBase} names={versionNames} />
+                    </td>
+                    <td className="live-reason" data-label="Stop reason">
+                      {lobby.status.stopped?.stop_reason ?? '—'}
                     </td>
                   </>
                 )}
@@ -281,9 +300,9 @@ function players(lobby: LobbySummary): string {
   return max_players === undefined ? String(player_count) : `${player_count} / ${max_players}`;
 }
 
-/** The version a runtime lobby runs, by its short id (the full id and name on hover), to its page. */
+/** The version a runtime lobby runs or ran, by its short id (the full id and name on hover), to its page. */
 function VersionLink(props: { lobby: LobbySummary; base: string; names: ReadonlyMap<string, string> }) {
-  const versionId = props.lobby.status.running.version_id;
+  const versionId = runtimeVersion(props.lobby);
   if (versionId === undefined) return <>—</>;
   const name = props.names.get(versionId);
   return (
@@ -302,54 +321,27 @@ function VersionLink(props: { lobby: LobbySummary; base: string; names: Readonly
  * stopping, and stopped once its container exited).
  */
 function StopLobby({ gameId, lobby }: { gameId: string; lobby: LobbySummary }) {
-  const [confirming, setConfirming] = useState(false);
-  const confirmRef = useRef<HTMLButtonElement>(null);
-  // The Stop button is gone once the confirm step shows: keyboard focus moves to its confirm button.
-  useEffect(() => {
-    if (confirming) confirmRef.current?.focus();
-  }, [confirming]);
   const stop = useStopLobby(gameId);
   const short = lobby.lobby_id.slice(0, 8);
-
-  let control: React.ReactNode = null;
-  if (stop.isError) control = <ErrorMessage error={stop.error} title={`Could not stop lobby ${short}`} />;
-  else if (stop.isSuccess)
-    control = (
+  if (stop.isError) return <ErrorMessage error={stop.error} title={`Could not stop lobby ${short}`} />;
+  if (stop.isSuccess)
+    return (
       <span role="status">
         {stop.data.did_remove ? 'Stop requested.' : 'It was stopping or stopped already.'}
       </span>
     );
-  else if (!stoppable(lobby)) control = null;
-  else if (!confirming)
-    control = (
-      <button
-        type="button"
-        className="secondary"
-        aria-label={`Stop lobby ${short}`}
-        onClick={() => setConfirming(true)}
-      >
-        Stop
-      </button>
-    );
-  else
-    control = (
-      <div className="live-confirm">
-        <span>Stop it? Its players are disconnected.</span>
-        <button
-          ref={confirmRef}
-          type="button"
-          className="live-danger"
-          disabled={stop.isPending}
-          onClick={() => stop.mutate(lobby.lobby_id)}
-        >
-          {stop.isPending ? 'Stopping…' : 'Yes, stop'}
-        </button>
-        <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-          Keep it
-        </button>
-      </div>
-    );
-  return control;
+  if (!stoppable(lobby)) return null;
+  return (
+    <ConfirmStep
+      action="Stop"
+      actionLabel={`Stop lobby ${short}`}
+      question="Stop it? Its players are disconnected."
+      confirm="Yes, stop"
+      confirming="Stopping…"
+      pending={stop.isPending}
+      onConfirm={() => stop.mutate(lobby.lobby_id)}
+    />
+  );
 }
 
 /** How long a stopped lobby ran, from its start (or creation) to its stop; a running one is still going. */

@@ -155,7 +155,10 @@ export function GameOverviewPage() {
         {write.allowed && <NewNamespaceForm />}
       </section>
 
-      <Rollouts gameId={gameId} base={base} namespaces={namespaces} versionNames={versionName} />
+      {/* A service whose lobbies a data plane reports (GCM_RUNTIME=none) has no rollouts: none are read. */}
+      {game.runtime !== 'none' && (
+        <Rollouts gameId={gameId} base={base} namespaces={namespaces} versionNames={versionName} />
+      )}
 
       <section aria-labelledby="versions">
         <div className="section-head">

@@ -1,5 +1,5 @@
 import { roleCovers } from '@gcm/contract/roles';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import {
   type MintRequest,
@@ -11,6 +11,7 @@ import {
   useTokens,
 } from '../../api/live';
 import { useInspect, useTeamRole } from '../../api/queries';
+import { ConfirmStep } from '../../components/ConfirmStep';
 import { CopyId } from '../../components/CopyButton';
 import { useGameContext } from '../../components/GameLayout';
 import { useTitle } from '../../components/Layout';
@@ -290,12 +291,6 @@ function TokenRow(props: {
   namespaces: NamespaceSummary[];
 }) {
   const { gameId, token, userId, namespaces } = props;
-  const [confirming, setConfirming] = useState(false);
-  const confirmRef = useRef<HTMLButtonElement>(null);
-  // The Revoke button is gone once the confirm step shows: keyboard focus moves to its confirm button.
-  useEffect(() => {
-    if (confirming) confirmRef.current?.focus();
-  }, [confirming]);
   const revoke = useRevokeToken(gameId);
   const expired = token.expire_ts !== null && Date.parse(token.expire_ts) <= Date.now();
   const short = token.token_id.slice(0, 8);
@@ -308,37 +303,18 @@ function TokenRow(props: {
       </>
     );
   else if (expired) state = 'Expired';
-  else if (!confirming)
-    state = (
-      <div className="live-confirm">
-        <span>Active</span>
-        <button
-          type="button"
-          className="secondary"
-          aria-label={`Revoke token ${short}`}
-          onClick={() => setConfirming(true)}
-        >
-          Revoke
-        </button>
-      </div>
-    );
   else
     state = (
-      <div className="live-confirm">
-        <span>Revoke it? Anything using it stops working at once.</span>
-        <button
-          ref={confirmRef}
-          type="button"
-          className="live-danger"
-          disabled={revoke.isPending}
-          onClick={() => revoke.mutate(token.token_id)}
-        >
-          {revoke.isPending ? 'Revoking…' : 'Yes, revoke'}
-        </button>
-        <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-          Keep it
-        </button>
-      </div>
+      <ConfirmStep
+        lead={<span>Active</span>}
+        action="Revoke"
+        actionLabel={`Revoke token ${short}`}
+        question="Revoke it? Anything using it stops working at once."
+        confirm="Yes, revoke"
+        confirming="Revoking…"
+        pending={revoke.isPending}
+        onConfirm={() => revoke.mutate(token.token_id)}
+      />
     );
 
   return (

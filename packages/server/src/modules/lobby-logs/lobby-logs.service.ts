@@ -1,4 +1,4 @@
-import { type LobbyEventBody, type LobbyRunning, quote } from '@gcm/contract';
+import { type LobbyEventBody, type LobbyRunning, quote, STOP_REASON_MAX_LENGTH } from '@gcm/contract';
 import type { LobbiesTable } from '../../db/database.js';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
@@ -47,6 +47,11 @@ export function toLobbySummary(row: LobbyRow) {
               exit_code: row.exit_code ?? 0,
               failed: row.failed === 1,
               stop_ts: toTimestamp(row.stop_ts),
+              ...(row.stop_reason === null
+                ? {}
+                : { stop_reason: row.stop_reason.slice(0, STOP_REASON_MAX_LENGTH) }),
+              // Only the runtime's rows have a version: a reported lobby's data plane names none.
+              ...(row.run_state === null || row.version_id === null ? {} : { version_id: row.version_id }),
             },
           }),
     },

@@ -4,6 +4,7 @@ import {
   ROLLOUT_FAILED_MAX,
   type RolloutGroup,
   resolveGameMode,
+  STOP_REASON_MAX_LENGTH,
   type VersionConfig,
 } from '@gcm/contract';
 import { assertGameExists } from '../../db/scope.js';
@@ -132,7 +133,7 @@ export async function getRollout(
         game_mode: f.lobby_group_name_id,
         region_id: f.region_id,
         exit_code: f.exit_code ?? 0,
-        ...(f.stop_reason === null ? {} : { stop_reason: f.stop_reason }),
+        ...(f.stop_reason === null ? {} : { stop_reason: f.stop_reason.slice(0, STOP_REASON_MAX_LENGTH) }),
         stop_ts: toTimestamp(f.stop_ts ?? 0),
       }),
     ),

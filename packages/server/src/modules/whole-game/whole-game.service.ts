@@ -20,6 +20,8 @@ export async function getGameFull(deps: Deps, gameId: string) {
   return {
     ...toGameSummary(game),
     host_networking_enabled: game.host_networking_enabled === 1,
+    // The service's, not the game's: what lets the dashboard skip rollouts where nothing runs lobbies.
+    runtime: deps.config.runtime.kind,
     namespaces: namespaces.map((n) => ({ ...n, create_ts: toTimestamp(n.create_ts) })),
     versions: versions.map((v) => ({ ...v, create_ts: toTimestamp(v.create_ts) })),
   };
