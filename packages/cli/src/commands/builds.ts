@@ -1,4 +1,4 @@
-import { formatBytes } from '@gcm/contract';
+import { formatBytes } from '@gcm/contract/format';
 import type { Command } from 'commander';
 import { UsageError } from '../context.js';
 import { listBuilds, pushBuild, SHA256_TAG } from '../operations/builds.js';

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { locateConfigPath, type ValidationErrorItem, yamlConfigNodes } from '@gcm/contract';
+import type { ValidationErrorItem } from '@gcm/contract';
+import { locateConfigPath, yamlConfigNodes } from '@gcm/contract/locate';
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { UsageError } from '../context.js';
 import { unreadableFile } from '../files.js';

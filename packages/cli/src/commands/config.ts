@@ -1,10 +1,4 @@
-import {
-  configShapeErrors,
-  regionsNamedIn,
-  type ValidationErrorItem,
-  type VersionConfig,
-  validateVersion,
-} from '@gcm/contract';
+import type { ValidationErrorItem, VersionConfig } from '@gcm/contract';
 import { ApiError, type Schema, unwrap } from '@gcm/sdk';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
@@ -57,6 +51,9 @@ export async function validateConfig(
     };
   };
   if (file.syntax.length > 0) return file.syntax.map((p) => place(p, 'offline'));
+  // Loaded here, not with the CLI: the contract's main entry builds every TypeBox schema as it loads, most
+  // of a command's start-up, and only a config check needs the validator.
+  const { configShapeErrors, regionsNamedIn, validateVersion } = await import('@gcm/contract');
   const shape = configShapeErrors(file.value);
   if (shape.length > 0) return shape.map((p) => place(p, 'offline'));
   const config = file.value as VersionConfig;

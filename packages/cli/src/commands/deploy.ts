@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { formatBytes, imageIdsOf, type VersionConfig } from '@gcm/contract';
+import type { VersionConfig } from '@gcm/contract';
+import { formatBytes } from '@gcm/contract/format';
 import { ApiError, type Schema, unwrap, withRetries } from '@gcm/sdk';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
@@ -110,6 +111,8 @@ export function registerDeploy(program: Command): void {
     .option('--wait-interval-ms <ms>', 'with --wait: how often to look', '1000')
     .action(
       withContext(async (ctx, image: string | undefined, options: DeployOptions) => {
+        // The contract's main entry builds every TypeBox schema as it loads: only deploy and config pay that.
+        const { imageIdsOf } = await import('@gcm/contract');
         const concurrency = Number(options.concurrency);
         if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
           throw new UsageError('--concurrency: 1 to 64');

@@ -1,4 +1,4 @@
-import { PLANS } from '@gcm/contract';
+import { PLANS } from '@gcm/contract/limits';
 import { type Schema, unwrap } from '@gcm/sdk';
 import { Argument, type Command } from 'commander';
 import { UsageError } from '../context.js';

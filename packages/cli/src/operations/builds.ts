@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { formatBytes } from '@gcm/contract';
+import { formatBytes } from '@gcm/contract/format';
 import { MULTIPART_MIN_BYTES } from '@gcm/contract/limits';
 import { ApiError, isTransientApiError, type Schema, TransientError, unwrap, withRetries } from '@gcm/sdk';
 import cliProgress from 'cli-progress';
