@@ -2,8 +2,10 @@
  * The minimal Fastify baseline: the service's routes that a scenario compares, on Fastify with the hooks any
  * production service of this kind carries, each done the plain way, and nothing else. It is the honest
  * floor for "what does our code cost on top of the framework": the same route patterns and schemas (the
- * contract's), a request id sent back as a header, a bearer-token check against an in-memory set, a
- * per-route rate limit (@fastify/rate-limit's memory store), a security header on every answer, a
+ * contract's), a request id sent back as a header, a bearer-token check against an in-memory set behind a
+ * per-address count of failed checks (what the service's GET does: it counts failures, not every request),
+ * a per-route rate limit on the find (@fastify/rate-limit's memory store: issue 37 limits finds per address
+ * and per token), a security header on every answer, a
  * Prometheus histogram observation per answer, pino at `warn` (as the benchmark runs the service) and a JSON
  * error body. What it answers is canned: `BENCH_NAMESPACE_BODY_FILE` for the namespace GET,
  * `BENCH_FIND_BODY_FILE` for the matchmaker's find. Run as its own process, like the service.
@@ -80,14 +82,25 @@ app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
   void reply.code(status).send({ code, message: error.message, ray_id: request.id });
 });
 
-/** The token check as a route's onRequest hook, as the service does it. */
+const AUTH_FAILURES_MAX = 30;
+const failures = new Map<string, number>();
+
+/**
+ * The token check as a route's onRequest hook, as the service does it: an address past its failed checks is
+ * refused before its token is looked at, and only a failed check counts.
+ */
 function authorize(
-  request: { headers: { authorization?: string | undefined } },
+  request: { ip: string; headers: { authorization?: string | undefined } },
   _reply: unknown,
   done: (err?: Error) => void,
 ) {
+  if ((failures.get(request.ip) ?? 0) >= AUTH_FAILURES_MAX) {
+    done(new HttpError(429, 'API_RATE_LIMITED', 'too many failed token checks from this address'));
+    return;
+  }
   const header = request.headers.authorization;
   if (header === undefined || !header.startsWith('Bearer ') || !tokens.has(header.slice(7))) {
+    failures.set(request.ip, (failures.get(request.ip) ?? 0) + 1);
     done(new HttpError(401, 'API_UNAUTHORIZED', 'a valid token is needed'));
     return;
   }
@@ -101,7 +114,6 @@ app.get(
   '/cloud/games/:game_id/namespaces/:namespace_id',
   {
     onRequest: authorize,
-    config: limited,
     schema: { params: NamespaceParams, response: { 200: GetNamespaceResponse } },
   },
   // biome-ignore lint/suspicious/noExplicitAny: the canned body read from a file stands for the typed answer
