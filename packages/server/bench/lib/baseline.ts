@@ -26,3 +26,37 @@ export async function startBaseline(
   await waitUntilAnswering(child, `${baseUrl}/`);
   return { baseUrl, child };
 }
+
+/**
+ * Starts bench/minimal-fastify-server.ts in its own process: the minimal Fastify app of the same routes and
+ * kinds of hooks, admitting `token` as a bearer token and answering the canned bodies given.
+ */
+export async function startMinimalFastify(
+  registry: ChildRegistry,
+  workDir: string,
+  name: string,
+  options: { token: string; namespaceBody?: string; findBody?: string },
+): Promise<RunningBaseline> {
+  const env: Record<string, string> = { BENCH_TOKEN: options.token };
+  if (options.namespaceBody !== undefined) {
+    env.BENCH_NAMESPACE_BODY_FILE = path.join(workDir, `${name}.namespace.json`);
+    writeFileSync(env.BENCH_NAMESPACE_BODY_FILE, options.namespaceBody);
+  }
+  if (options.findBody !== undefined) {
+    env.BENCH_FIND_BODY_FILE = path.join(workDir, `${name}.find.json`);
+    writeFileSync(env.BENCH_FIND_BODY_FILE, options.findBody);
+  }
+  const port = await freePort();
+  const child = registry.spawn(
+    `minimal fastify ${name}`,
+    ['--import', 'tsx', 'bench/minimal-fastify-server.ts'],
+    {
+      cwd: PROJECT_ROOT,
+      env: { ...env, PORT: String(port) },
+    },
+  );
+  const baseUrl = `http://127.0.0.1:${port}`;
+  // Any answer will do (a 404 for /): it is listening.
+  await waitUntilAnswering(child, `${baseUrl}/`);
+  return { baseUrl, child };
+}

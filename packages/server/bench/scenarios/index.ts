@@ -5,6 +5,7 @@ import { dockerRun } from './docker-run.js';
 import { lobbyPage } from './lobby-page.js';
 import { lobbyRuntime } from './lobby-runtime.js';
 import { lobbyWrites } from './lobby-writes.js';
+import { matchmakerFind } from './matchmaker-find.js';
 import { namespaceRead } from './namespace-read.js';
 import { signInFlood } from './sign-in-flood.js';
 import { validateContention } from './validate-contention.js';
@@ -22,4 +23,5 @@ export const SCENARIOS: readonly Scenario[] = [
   signInFlood,
   dockerRun,
   lobbyRuntime,
+  matchmakerFind,
 ];

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import os from 'node:os';
-import { startBaseline } from '../lib/baseline.js';
+import { startBaseline, startMinimalFastify } from '../lib/baseline.js';
 import { type LoadResult, runLoad } from '../lib/load.js';
 import type { Comparison, Scenario, ScenarioContext, ScenarioReport } from '../lib/scenario.js';
 import { apiOk, createGameWithNamespace, instances, type RunningService, startPeer } from '../lib/service.js';
@@ -8,6 +8,8 @@ import { apiOk, createGameWithNamespace, instances, type RunningService, startPe
 const BCRYPT_ALPHABET = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const CDN_USERS = 3;
 const RATIO_TARGET = 0.5;
+/** Issue 37: the service at this share of the minimal Fastify app of the same route and hooks. */
+const FASTIFY_RATIO_TARGET = 0.8;
 
 /** A string in the format of a bcrypt hash; the service checks the format only. */
 function fakeBcryptHash(): string {
@@ -44,15 +46,28 @@ function ratioToBare(label: string, bare: LoadResult, svc: LoadResult): Comparis
   return { label, value: ratio, target: `ratio >= ${RATIO_TARGET}`, met: ratio >= RATIO_TARGET };
 }
 
+function ratioToFastify(label: string, fastify: LoadResult, svc: LoadResult): Comparison {
+  const ratio = fastify.requestsPerSec > 0 ? svc.requestsPerSec / fastify.requestsPerSec : 0;
+  return {
+    label,
+    value: ratio,
+    target: `ratio >= ${FASTIFY_RATIO_TARGET}`,
+    met: ratio >= FASTIFY_RATIO_TARGET,
+  };
+}
+
 /**
  * GET /cloud/games/{g}/namespaces/{ns} with a game cloud token, against a bare node:http server answering
- * the very same body: the ratio says what the framework, auth and store cost on the hottest read. Under
+ * the very same body (what the framework, auth and store cost on the hottest read) and against the minimal
+ * Fastify app of the same route, schemas and kinds of hooks (bench/minimal-fastify-server.ts: what our own
+ * code costs on top of the framework). The three are loaded one after another in the same run. Under
  * `--pg` the service runs on PostgreSQL, and is measured alone and then with a second instance on the same
  * database, the connections of one autocannon run alternating between the two.
  */
 export const namespaceRead: Scenario = {
   name: 'namespace-read',
-  description: 'GET /cloud/games/{g}/namespaces/{ns} (cloud token) vs bare node:http with the same body',
+  description:
+    'GET /cloud/games/{g}/namespaces/{ns} (cloud token) vs bare node:http and a minimal Fastify app with the same body',
   supportsPostgres: true,
   async run(context: ScenarioContext): Promise<ScenarioReport> {
     const { service } = context;
@@ -67,6 +82,15 @@ export const namespaceRead: Scenario = {
       throw new Error('the baseline server does not answer the same body as the service');
     }
 
+    const fastify = await startMinimalFastify(context.registry, context.workDir, 'namespace-read', {
+      token: cloudToken,
+      namespaceBody: body,
+    });
+    const fastifyUrl = `${fastify.baseUrl}/cloud/games/${gameId}/namespaces/${namespaceId}`;
+    if ((await getText(fastifyUrl, headers)) !== body) {
+      throw new Error('the minimal Fastify app does not answer the same body as the service');
+    }
+
     const settings = {
       connections: context.connections,
       pipelining: context.pipelining,
@@ -78,6 +102,13 @@ export const namespaceRead: Scenario = {
       ...settings,
       target: 'bare node:http, same body',
       url: `${baseline.baseUrl}/`,
+    });
+    context.log('namespace-read: loading the minimal Fastify app');
+    const minimal = await runLoad({
+      ...settings,
+      target: 'minimal Fastify, same route and hooks',
+      url: fastifyUrl,
+      headers,
     });
     context.log('namespace-read: loading the service');
     const onPostgres = context.postgres !== undefined;
@@ -94,8 +125,11 @@ export const namespaceRead: Scenario = {
     if (!onPostgres) {
       return {
         title: `namespace-read: ${namespaceRead.description}`,
-        rows: [bare, svc],
-        comparisons: [ratioToBare('ratio service/bare requests/s', bare, svc)],
+        rows: [bare, minimal, svc],
+        comparisons: [
+          ratioToBare('ratio service/bare requests/s', bare, svc),
+          ratioToFastify('ratio service/minimal Fastify requests/s', minimal, svc),
+        ],
       };
     }
 
@@ -120,7 +154,7 @@ export const namespaceRead: Scenario = {
     }
     return {
       title: `namespace-read on PostgreSQL: ${namespaceRead.description}`,
-      rows: [bare, svc, pair],
+      rows: [bare, minimal, svc, pair],
       notes: [
         `${instances(2)}: one autocannon run whose ${settings.connections} connections alternate between ` +
           `the two (${settings.connections / 2} each), so requests/s is their sum and p50/p99 come from one ` +
@@ -130,6 +164,7 @@ export const namespaceRead: Scenario = {
       ],
       comparisons: [
         ratioToBare(`ratio service/bare requests/s, ${instances(1)}`, bare, svc),
+        ratioToFastify(`ratio service/minimal Fastify requests/s, ${instances(1)}`, minimal, svc),
         ratioToBare(`ratio service/bare requests/s, ${instances(2)}`, bare, pair),
         {
           label: `requests/s, ${instances(2)} / ${instances(1)}`,
