@@ -8,6 +8,8 @@ export const AUDIT_ACTOR_KINDS = [
   'cloud_token',
   'reporter_token',
   'lobby_token',
+  'public_token',
+  'development_token',
   'person',
 ] as const;
 export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];
@@ -26,6 +28,8 @@ export const AuditActor = Type.Object({
     Type.Literal('cloud_token'),
     Type.Literal('reporter_token'),
     Type.Literal('lobby_token'),
+    Type.Literal('public_token'),
+    Type.Literal('development_token'),
     Type.Literal('person'),
   ]),
   token_id: Type.Optional(IdOf('the token used (cloud and reporter tokens)')),

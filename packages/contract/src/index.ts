@@ -13,6 +13,7 @@ export * from './device-links.js';
 export * from './errors.js';
 export * from './first-run.js';
 export * from './format.js';
+export * from './game-clients.js';
 export * from './games.js';
 export * from './idempotency.js';
 export * from './limits.js';

@@ -3,8 +3,16 @@ import { TeamRoleSchema } from './accounts.js';
 import { Id, IdOf, Timestamp } from './common.js';
 import { NextCursor } from './paging.js';
 
-/** The kinds of token a game has: `cloud` (the whole game) and `reporter` (one namespace's lobby log). */
-export const TokenKind = Type.Union([Type.Literal('cloud'), Type.Literal('reporter')]);
+/**
+ * The kinds of token a game has: `cloud` (the whole game), `reporter` (one namespace's lobby log), and a
+ * namespace's game clients' `public` and `development` tokens (matchmaking in that namespace only).
+ */
+export const TokenKind = Type.Union([
+  Type.Literal('cloud'),
+  Type.Literal('reporter'),
+  Type.Literal('public'),
+  Type.Literal('development'),
+]);
 
 /** What the service knows of a token, never the token itself (its text is not stored) nor any hash of it. */
 export const TokenSummary = Type.Object({

@@ -493,6 +493,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/matchmaker/regions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The regions a player may pick: those the token's namespace runs its version's game modes in
+         * @description Who may call: a game client, with a namespace's public or development token; it acts in that namespace.
+         */
+        get: operations["matchmaker.regions.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}": {
         parameters: {
             query?: never;
@@ -687,6 +707,66 @@ export interface paths {
          * @description Who may call: the operator only. Or a game cloud token of this game minted for a person (gcm login) whose role in the game's team is admin or stronger. Or a signed-in person (session cookie) with the admin role or stronger in the team that owns the game.
          */
         post: operations["games.namespaces.tokens.createReporterToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cloud/games/{game_id}/namespaces/{namespace_id}/tokens/public": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a namespace's public token, which game clients ship with: may matchmake in this namespace and nothing else
+         * @description Who may call: the operator, or a game cloud token of this game. Or a signed-in person (session cookie) with the member role or stronger in the team that owns the game.
+         */
+        post: operations["games.namespaces.tokens.createGameNamespaceTokenPublic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cloud/games/{game_id}/namespaces/{namespace_id}/tokens/development": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a development token: a public token for a developer's machine, keeping its host name and ports
+         * @description Who may call: the operator, or a game cloud token of this game. Or a signed-in person (session cookie) with the member role or stronger in the team that owns the game.
+         */
+        post: operations["games.namespaces.tokens.createGameNamespaceTokenDevelopment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cloud/games/{game_id}/namespaces/{namespace_id}/tokens/development/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a development token's host name and ports without minting one: every rule broken
+         * @description Who may call: the operator, or a game cloud token of this game. Or a signed-in person (session cookie) with the member role or stronger in the team that owns the game.
+         */
+        post: operations["games.namespaces.tokens.validateGameNamespaceTokenDevelopment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1366,7 +1446,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AuditActor: {
-            kind: "operator" | "cloud_token" | "reporter_token" | "lobby_token" | "person";
+            kind: "operator" | "cloud_token" | "reporter_token" | "lobby_token" | "public_token" | "development_token" | "person";
             /**
              * Format: uuid
              * @description the token used (cloud and reporter tokens)
@@ -1531,6 +1611,14 @@ export interface components {
                 };
             } | null;
         };
+        CreateDevelopmentTokenBody: {
+            /** @description the developer's machine: a host name or an IP address */
+            hostname: string;
+            ports?: {
+                [key: string]: components["schemas"]["DevelopmentPort"];
+            };
+            lobby_ports?: components["schemas"]["DevelopmentLobbyPort"][];
+        };
         CreateGameBody: {
             /** @description 1-16 of a-z, 0-9 and -, unique */
             name_id: string;
@@ -1646,6 +1734,25 @@ export interface components {
         DeleteMatchmakerLobbyResponse: {
             /** @description true: the lobby was running and is now stopping; false: it was stopping or stopped already */
             did_remove: boolean;
+        };
+        DevelopmentLobbyPort: {
+            label: string;
+            target_port?: number;
+            port_range?: {
+                min: number;
+                max: number;
+            };
+            /** @description http, https, tcp, tcp_tls or udp */
+            proxy_protocol: "http" | "https" | "tcp" | "tcp_tls" | "udp";
+        };
+        DevelopmentPort: {
+            port?: number;
+            port_range?: {
+                min: number;
+                max: number;
+            };
+            /** @description http, https, tcp, tcp_tls or udp */
+            protocol: "http" | "https" | "tcp" | "tcp_tls" | "udp";
         };
         DeviceLinkResult: {
             /** @description once the link is completed, until it expires; always the same token */
@@ -1876,6 +1983,9 @@ export interface components {
                     }[];
                 };
             };
+        };
+        ListRegionsResponse: {
+            regions: components["schemas"]["RegionInfo"][];
         };
         /** @description an empty object, as the original API answered */
         LobbyCallAnswer: Record<string, never>;
@@ -2118,6 +2228,22 @@ export interface components {
             /** @description absolute URL to PUT the bytes to; valid for GCM_UPLOAD_URL_TTL_SECONDS */
             url: string;
         };
+        RegionInfo: {
+            /** @description the region name id (GCM_REGIONS) */
+            region_id: string;
+            provider_display_name: string;
+            region_display_name: string;
+            /** @description not known to the service: 0, 0 (docs/interface-notes.md) */
+            datacenter_coord: {
+                latitude: number;
+                longitude: number;
+            };
+            /** @description not estimated by the service: 0 (docs/interface-notes.md) */
+            datacenter_distance_from_client: {
+                kilometers: number;
+                miles: number;
+            };
+        };
         RegionsResponse: {
             regions: {
                 region_id: string;
@@ -2197,7 +2323,7 @@ export interface components {
              * @description a UUID
              */
             token_id: string;
-            kind: "cloud" | "reporter";
+            kind: "cloud" | "reporter" | "public" | "development";
             /** @description the namespace a reporter token may report for; null for a cloud token */
             namespace_id: string | null;
             /**
@@ -2233,6 +2359,11 @@ export interface components {
             /** @description a note for people */
             description?: string;
             enabled?: boolean;
+        };
+        ValidateDevelopmentTokenBody: {
+            /** @description the developer's machine: a host name or an IP address */
+            hostname: string;
+            lobby_ports: components["schemas"]["DevelopmentLobbyPort"][];
         };
         ValidateGameBody: {
             /** @description 1-24 bytes */
@@ -2632,6 +2763,7 @@ export type SchemaCompleteDeviceLinkBody = components['schemas']['CompleteDevice
 export type SchemaCompleteSetupBody = components['schemas']['CompleteSetupBody'];
 export type SchemaCompleteSetupResponse = components['schemas']['CompleteSetupResponse'];
 export type SchemaContainerRuntime = components['schemas']['ContainerRuntime'];
+export type SchemaCreateDevelopmentTokenBody = components['schemas']['CreateDevelopmentTokenBody'];
 export type SchemaCreateGameBody = components['schemas']['CreateGameBody'];
 export type SchemaCreateGameResponse = components['schemas']['CreateGameResponse'];
 export type SchemaCreateLobbyBody = components['schemas']['CreateLobbyBody'];
@@ -2644,6 +2776,8 @@ export type SchemaCreateVersionResponse = components['schemas']['CreateVersionRe
 export type SchemaCreateWebhookBody = components['schemas']['CreateWebhookBody'];
 export type SchemaCreateWebhookResponse = components['schemas']['CreateWebhookResponse'];
 export type SchemaDeleteMatchmakerLobbyResponse = components['schemas']['DeleteMatchmakerLobbyResponse'];
+export type SchemaDevelopmentLobbyPort = components['schemas']['DevelopmentLobbyPort'];
+export type SchemaDevelopmentPort = components['schemas']['DevelopmentPort'];
 export type SchemaDeviceLinkResult = components['schemas']['DeviceLinkResult'];
 export type SchemaDomainPublicAuthBody = components['schemas']['DomainPublicAuthBody'];
 export type SchemaErrorBody = components['schemas']['ErrorBody'];
@@ -2659,6 +2793,7 @@ export type SchemaGetNamespaceResponse = components['schemas']['GetNamespaceResp
 export type SchemaGetVersionResponse = components['schemas']['GetVersionResponse'];
 export type SchemaHostNetworkingBody = components['schemas']['HostNetworkingBody'];
 export type SchemaInspectResponse = components['schemas']['InspectResponse'];
+export type SchemaListRegionsResponse = components['schemas']['ListRegionsResponse'];
 export type SchemaLobbyCallAnswer = components['schemas']['LobbyCallAnswer'];
 export type SchemaLobbyEventBody = components['schemas']['LobbyEventBody'];
 export type SchemaLobbyList = components['schemas']['LobbyList'];
@@ -2678,6 +2813,7 @@ export type SchemaPrepareBuildBody = components['schemas']['PrepareBuildBody'];
 export type SchemaPrepareBuildResponse = components['schemas']['PrepareBuildResponse'];
 export type SchemaPrepareDeviceLinkResponse = components['schemas']['PrepareDeviceLinkResponse'];
 export type SchemaPresignedRequest = components['schemas']['PresignedRequest'];
+export type SchemaRegionInfo = components['schemas']['RegionInfo'];
 export type SchemaRegionsResponse = components['schemas']['RegionsResponse'];
 export type SchemaRolloutGroup = components['schemas']['RolloutGroup'];
 export type SchemaRotateWebhookSecretResponse = components['schemas']['RotateWebhookSecretResponse'];
@@ -2692,6 +2828,7 @@ export type SchemaTokenSummary = components['schemas']['TokenSummary'];
 export type SchemaUpdateGameBody = components['schemas']['UpdateGameBody'];
 export type SchemaUpdatePlanBody = components['schemas']['UpdatePlanBody'];
 export type SchemaUpdateWebhookBody = components['schemas']['UpdateWebhookBody'];
+export type SchemaValidateDevelopmentTokenBody = components['schemas']['ValidateDevelopmentTokenBody'];
 export type SchemaValidateGameBody = components['schemas']['ValidateGameBody'];
 export type SchemaValidationError = components['schemas']['ValidationError'];
 export type SchemaValidationResult = components['schemas']['ValidationResult'];
@@ -4141,6 +4278,44 @@ export interface operations {
             };
         };
     };
+    "matchmaker.regions.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRegionsResponse"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "games.matchmaker.deleteMatchmakerLobby": {
         parameters: {
             query?: never;
@@ -4604,6 +4779,165 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "games.namespaces.tokens.createGameNamespaceTokenPublic": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request with the same key and the same path and body, within 24 h, answers the first answer (with Idempotent-Replayed: true) instead of creating again. 1-255 visible ASCII characters (! to ~), chosen by the client (a UUID is typical) and scoped to the caller. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description a UUID */
+                game_id: string;
+                /** @description a UUID */
+                namespace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "games.namespaces.tokens.createGameNamespaceTokenDevelopment": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request with the same key and the same path and body, within 24 h, answers the first answer (with Idempotent-Replayed: true) instead of creating again. 1-255 visible ASCII characters (! to ~), chosen by the client (a UUID is typical) and scoped to the caller. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description a UUID */
+                game_id: string;
+                /** @description a UUID */
+                namespace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "hostname": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateDevelopmentTokenBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "games.namespaces.tokens.validateGameNamespaceTokenDevelopment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a UUID */
+                game_id: string;
+                /** @description a UUID */
+                namespace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "hostname": "example",
+                 *       "lobby_ports": [
+                 *         {
+                 *           "label": "example",
+                 *           "proxy_protocol": "http"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ValidateDevelopmentTokenBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationResult"];
                 };
             };
             /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */

@@ -243,36 +243,106 @@ export function registerVersions(program: Command): void {
     );
 }
 
+const TOKEN_KINDS = ['cloud', 'reporter', 'public', 'development'] as const;
+type TokenKind = (typeof TOKEN_KINDS)[number];
+const PORT_PROTOCOLS = ['http', 'https', 'tcp', 'tcp_tls', 'udp'] as const;
+type DevelopmentPorts = NonNullable<Schema<'CreateDevelopmentTokenBody'>['ports']>;
+
+/** `label=port/protocol` or `label=min-max/protocol` options as a development token's ports; the service checks the rest. */
+function developmentPorts(specs: readonly string[]): DevelopmentPorts {
+  const ports: DevelopmentPorts = {};
+  for (const spec of specs) {
+    const match = /^([^=]+)=(\d+)(?:-(\d+))?\/([a-z_]+)$/.exec(spec);
+    const protocol = match?.[4] as (typeof PORT_PROTOCOLS)[number] | undefined;
+    if (match === null || protocol === undefined || !PORT_PROTOCOLS.includes(protocol)) {
+      throw new UsageError(
+        `--port ${spec}: write label=port/protocol or label=min-max/protocol, protocol one of ${PORT_PROTOCOLS.join(', ')}`,
+      );
+    }
+    const [, label = '', first, last] = match;
+    ports[label] =
+      last === undefined
+        ? { port: Number(first), protocol }
+        : { port_range: { min: Number(first), max: Number(last) }, protocol };
+  }
+  return ports;
+}
+
 export function registerTokens(program: Command): void {
-  const tokens = program.command('tokens').description('the game’s cloud and reporter tokens');
+  const tokens = program
+    .command('tokens')
+    .description('the game’s cloud tokens and its namespaces’ reporter, public and development tokens');
   tokens
     .command('create')
-    .description('mint a cloud token (or, with --reporter, a lobby reporter token); shown once')
-    .option('--reporter', 'a lobby reporter token for --namespace')
-    .option('--namespace <namespace>', 'the namespace (id or name_id) of a reporter token')
+    .argument('[kind]', 'cloud (the default), reporter, public or development')
+    .description(
+      'mint a cloud token, or a namespace’s lobby reporter, public (game clients) or development token; shown once',
+    )
+    .option('--reporter', 'a lobby reporter token for --namespace (as `create reporter`)')
+    .option(
+      '--namespace <namespace>',
+      'the namespace (id or name_id) of a reporter, public or development token',
+    )
+    .option('--hostname <host>', 'a development token’s machine: a host name or IP address')
+    .option(
+      '--port <label=port/protocol>',
+      'a development token’s port, e.g. game=7777/udp or web=8000-8010/http (repeatable)',
+      (value: string, all: string[]) => [...all, value],
+      [] as string[],
+    )
     .action(
-      withContext(async (ctx, options: { reporter?: boolean; namespace?: string }) => {
-        const gameId = await ctx.gameId();
-        let minted: Schema<'TokenResponse'>;
-        if (options.reporter === true) {
-          if (options.namespace === undefined) throw new UsageError('--reporter needs --namespace');
-          const namespaceId = await ctx.namespaceId(gameId, options.namespace);
-          minted = await unwrap(
-            ctx.api.POST('/cloud/games/{game_id}/namespaces/{namespace_id}/tokens/reporter', {
-              params: { path: { game_id: gameId, namespace_id: namespaceId } },
-            }),
+      withContext(
+        async (
+          ctx,
+          kindArg: string | undefined,
+          options: { reporter?: boolean; namespace?: string; hostname?: string; port: string[] },
+        ) => {
+          const kind = kindArg ?? (options.reporter === true ? 'reporter' : 'cloud');
+          if (!TOKEN_KINDS.includes(kind as TokenKind)) {
+            throw new UsageError(`a token is ${TOKEN_KINDS.join(', ')}; not "${kind}"`);
+          }
+          if (kind !== 'development' && (options.hostname !== undefined || options.port.length > 0)) {
+            throw new UsageError('--hostname and --port are for a development token');
+          }
+          const gameId = await ctx.gameId();
+          let minted: Schema<'TokenResponse'>;
+          if (kind === 'cloud') {
+            minted = await unwrap(
+              ctx.api.POST('/cloud/games/{game_id}/tokens/cloud', { params: { path: { game_id: gameId } } }),
+            );
+          } else {
+            if (options.namespace === undefined) throw new UsageError(`a ${kind} token needs --namespace`);
+            const path = { game_id: gameId, namespace_id: await ctx.namespaceId(gameId, options.namespace) };
+            if (kind === 'reporter') {
+              minted = await unwrap(
+                ctx.api.POST('/cloud/games/{game_id}/namespaces/{namespace_id}/tokens/reporter', {
+                  params: { path },
+                }),
+              );
+            } else if (kind === 'public') {
+              minted = await unwrap(
+                ctx.api.POST('/cloud/games/{game_id}/namespaces/{namespace_id}/tokens/public', {
+                  params: { path },
+                }),
+              );
+            } else {
+              if (options.hostname === undefined)
+                throw new UsageError('a development token needs --hostname');
+              minted = await unwrap(
+                ctx.api.POST('/cloud/games/{game_id}/namespaces/{namespace_id}/tokens/development', {
+                  params: { path },
+                  body: { hostname: options.hostname, ports: developmentPorts(options.port) },
+                }),
+              );
+            }
+          }
+          output(
+            ctx.json,
+            minted,
+            (t) => `${t.token}\n(token ${t.token_id}, expires ${t.expire_ts}: shown once, keep it safe)`,
           );
-        } else {
-          minted = await unwrap(
-            ctx.api.POST('/cloud/games/{game_id}/tokens/cloud', { params: { path: { game_id: gameId } } }),
-          );
-        }
-        output(
-          ctx.json,
-          minted,
-          (t) => `${t.token}\n(token ${t.token_id}, expires ${t.expire_ts}: shown once, keep it safe)`,
-        );
-      }),
+        },
+      ),
     );
   tokens
     .command('list')

@@ -82,6 +82,8 @@ export interface TokensTable {
   last_used_ts: number | null;
   /** The person it was minted for (device link, or a signed-in admin's mint); null otherwise (migration 0020). */
   user_id: string | null;
+  /** A development token's host and ports, `{hostname, ports}` as JSON; null for other kinds (0026). */
+  development_json: string | null;
 }
 
 export interface LobbiesTable {

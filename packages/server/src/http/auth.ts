@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, errors } from '../errors.js';
-import type { Caller, LobbyCaller, Person, TokenCaller } from '../identity/callers.js';
+import type { Caller, GameClientCaller, LobbyCaller, Person, TokenCaller } from '../identity/callers.js';
 import { carriesSession, type People } from '../identity/people.js';
 import { roleCovers, type TeamRole } from '../identity/roles.js';
 import type { TokenAuthority } from '../identity/token-authority.js';
@@ -18,10 +18,12 @@ import { hooksOf } from './route-hooks.js';
  * - `reporter`: the operator, or a lobby reporter token of the `game_id` and `namespace_id` in the path;
  * - `lobby`: a running lobby's own token (GCM_LOBBY_TOKEN) only; the route acts on that lobby, which the
  *   path does not name, so neither the operator nor any other token may call it;
+ * - `matchmaker`: a game client's token only, a namespace's public or development token; the route acts in
+ *   that namespace, which the path does not name, so neither the operator nor any other token may call it;
  * - `operator`: the operator only.
  * A route that declares nothing is treated as `operator`, so a forgotten declaration fails closed.
  */
-export type AuthRule = 'public' | 'self' | 'any' | 'game' | 'reporter' | 'lobby' | 'operator';
+export type AuthRule = 'public' | 'self' | 'any' | 'game' | 'reporter' | 'lobby' | 'matchmaker' | 'operator';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -50,6 +52,8 @@ export const AUTH_DESCRIPTIONS: Record<AuthRule, string> = {
   game: 'Who may call: the operator, or a game cloud token of this game.',
   reporter: 'Who may call: the operator, or a lobby reporter token of this namespace.',
   lobby: 'Who may call: a running lobby, with its own lobby token (GCM_LOBBY_TOKEN); it acts on that lobby.',
+  matchmaker:
+    "Who may call: a game client, with a namespace's public or development token; it acts in that namespace.",
   operator: 'Who may call: the operator only.',
 };
 
@@ -74,7 +78,7 @@ export interface AuthSources {
  * `self` routes, whose paths name no game or team, it is only a yes: the person sees what their teams own.
  */
 function defaultPersonRole(rule: Exclude<AuthRule, 'public'>, method: string): TeamRole | null {
-  if (rule === 'operator' || rule === 'lobby') return null;
+  if (rule === 'operator' || rule === 'lobby' || rule === 'matchmaker') return null;
   return method === 'GET' || method === 'HEAD' ? 'viewer' : 'member';
 }
 
@@ -244,6 +248,16 @@ function permit(
     return undefined;
   }
   if (caller.kind === 'lobby') throw errors.forbidden('a lobby token may only make its lobby’s own calls');
+  // A game client's token ships inside games, so anyone may hold one: it matchmakes in its namespace, no more.
+  if (rule === 'matchmaker') {
+    if (caller.kind !== 'game_client') {
+      throw errors.forbidden("this operation needs a namespace's public or development token");
+    }
+    return undefined;
+  }
+  if (caller.kind === 'game_client') {
+    throw errors.forbidden('a public or development token may only matchmake in its namespace');
+  }
   if (caller.kind === 'operator' || rule === 'self') return undefined;
   const params = request.params as Record<string, string | undefined>;
   if (rule === 'operator' && (personTokenRole === null || caller.kind !== 'game_cloud')) {
@@ -312,6 +326,15 @@ async function authenticate(
 export function lobbyCallerOf(request: FastifyRequest): LobbyCaller {
   const caller = callerOf(request);
   if (caller.kind !== 'lobby') throw errors.forbidden('this operation needs a lobby token (GCM_LOBBY_TOKEN)');
+  return caller;
+}
+
+/** The game client calling a route whose rule is `matchmaker`; the hook guarantees it is one. */
+export function gameClientOf(request: FastifyRequest): GameClientCaller {
+  const caller = callerOf(request);
+  if (caller.kind !== 'game_client') {
+    throw errors.forbidden("this operation needs a namespace's public or development token");
+  }
   return caller;
 }
 

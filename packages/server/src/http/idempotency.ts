@@ -75,6 +75,9 @@ function scopeOf(caller: Caller): string {
       return `reporter:${caller.gameId}:${caller.namespaceId}`;
     case 'lobby':
       return `lobby:${caller.namespaceId}:${caller.lobbyId}`;
+    // One token's own: a public token is shared by every copy of a game, so its keys are too.
+    case 'game_client':
+      return `client:${caller.namespaceId}:${caller.tokenId}`;
     case 'person':
       return `person:${caller.userId}`;
   }

@@ -1,3 +1,4 @@
+import type { DevelopmentTarget } from '@gcm/contract';
 import type { TeamRole } from './roles.js';
 
 /**
@@ -25,7 +26,24 @@ export type TokenCaller =
       createTs: number;
       expireTs: number;
     }
-  | LobbyCaller;
+  | LobbyCaller
+  | GameClientCaller;
+
+/**
+ * A game client of one namespace, by the namespace's public token or a development token: it may matchmake
+ * in that namespace (the routes whose rule is `matchmaker`) and do nothing else, on no other route.
+ */
+export interface GameClientCaller {
+  readonly kind: 'game_client';
+  readonly token: 'public' | 'development';
+  readonly gameId: string;
+  readonly namespaceId: string;
+  readonly tokenId: string;
+  readonly createTs: number;
+  readonly expireTs: number;
+  /** A development token's: the developer's host and ports, where its lobbies point; null for a public one. */
+  readonly development: DevelopmentTarget | null;
+}
 
 /**
  * A running lobby, by its GCM_LOBBY_TOKEN (identity/lobby-tokens.ts): it acts on its own lobby alone, on

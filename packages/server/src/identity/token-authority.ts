@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { DevelopmentTarget } from '@gcm/contract';
 import { importJWK, type JWK, type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Db } from '../db/open-db.js';
 import { AppError, errors } from '../errors.js';
@@ -10,11 +11,13 @@ import { hashLobbyToken, isLobbyToken } from './lobby-tokens.js';
 import * as repo from './token-store.js';
 
 /** The signed kinds of token: the JWT audience, and the `kind` column of their row. */
-export type SignedTokenKind = 'cloud' | 'reporter';
+export type SignedTokenKind = 'cloud' | 'reporter' | 'public' | 'development';
 
 const ISSUER = 'game-cloud-management';
 /** The audiences a bearer token may have. */
-const AUDIENCES: SignedTokenKind[] = ['cloud', 'reporter'];
+const AUDIENCES: SignedTokenKind[] = ['cloud', 'reporter', 'public', 'development'];
+/** The kinds minted for one namespace: their claims name it, a cloud token's never does. */
+const NAMESPACE_KINDS: ReadonlySet<SignedTokenKind> = new Set(['reporter', 'public', 'development']);
 /**
  * The audience of device link tokens (interface 2.5): signed with the same keys, but bearer verification
  * accepts only AUDIENCES, so one can never authenticate a request; and a bearer token is never a link.
@@ -272,6 +275,13 @@ export class TokenAuthority {
     if (claims.kind === 'reporter' && namespaceId !== null) {
       return { kind: 'namespace_reporter', gameId, namespaceId, ...times };
     }
+    if ((claims.kind === 'public' || claims.kind === 'development') && namespaceId !== null) {
+      const development =
+        claims.kind === 'development' && row.development_json !== null
+          ? (JSON.parse(row.development_json) as DevelopmentTarget)
+          : null;
+      return { kind: 'game_client', token: claims.kind, gameId, namespaceId, development, ...times };
+    }
     return { kind: 'game_cloud', gameId, userId: row.user_id, ...times };
   }
 
@@ -317,7 +327,7 @@ export class TokenAuthority {
       typeof jti !== 'string' ||
       typeof gameId !== 'string' ||
       typeof exp !== 'number' ||
-      (kind === 'reporter') !== (typeof namespaceId === 'string')
+      NAMESPACE_KINDS.has(kind) !== (typeof namespaceId === 'string')
     ) {
       throw errors.unauthorized('the bearer token is not valid');
     }

@@ -20,7 +20,7 @@ export const TOKEN_COLUMNS = [
 export function findToken(db: Db, tokenId: string) {
   return db
     .selectFrom('tokens')
-    .select(['kind', 'game_id', ...TOKEN_COLUMNS])
+    .select(['kind', 'game_id', 'development_json', ...TOKEN_COLUMNS])
     .where('token_id', '=', tokenId)
     .executeTakeFirst();
 }

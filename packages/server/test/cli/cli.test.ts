@@ -164,6 +164,62 @@ describe('gcm, the command-line tool', sqliteOnly, () => {
     };
     assert.notEqual(listed.tokens.find((t) => t.token_id === minted.token_id)?.revoke_ts, null);
 
+    // A game client's tokens: public and development, minted with the game's own cloud token.
+    const publicToken = await runCli(['--json', 'tokens', 'create', 'public', '--namespace', 'prod'], env);
+    assert.equal(publicToken.code, 0, publicToken.stdout + publicToken.stderr);
+    const clientToken = (JSON.parse(publicToken.stdout) as { token: string }).token;
+    const clientRegions = await svc.call('GET', '/matchmaker/regions', { token: clientToken });
+    assert.equal(clientRegions.statusCode, 200, clientRegions.body);
+    assert.equal(
+      (await svc.call('GET', `/cloud/games/${game.gameId}`, { token: clientToken })).statusCode,
+      403,
+    );
+    const development = await runCli(
+      ['--json', 'tokens', 'create', 'development', '--namespace', 'prod', '--hostname', '10.0.0.5'].concat([
+        '--port',
+        'game=7777/udp',
+        '--port',
+        'web=8000-8010/http',
+      ]),
+      env,
+    );
+    assert.equal(development.code, 0, development.stdout + development.stderr);
+    const devId = (JSON.parse(development.stdout) as { token_id: string }).token_id;
+    const devRow = await svc.deps.db
+      .selectFrom('tokens')
+      .select('development_json')
+      .where('token_id', '=', devId)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(devRow.development_json ?? 'null'), {
+      hostname: '10.0.0.5',
+      ports: {
+        game: { port: 7777, protocol: 'udp' },
+        web: { port_range: { min: 8000, max: 8010 }, protocol: 'http' },
+      },
+    });
+    const badHost = await runCli(
+      ['tokens', 'create', 'development', '--namespace', 'prod', '--hostname', 'no way'],
+      env,
+    );
+    assert.notEqual(badHost.code, 0);
+    assert.match(badHost.stderr, /VALIDATION_ERROR|hostname/);
+    const badPort = await runCli(
+      [
+        'tokens',
+        'create',
+        'development',
+        '--namespace',
+        'prod',
+        '--hostname',
+        'dev',
+        '--port',
+        'game=7777/quic',
+      ],
+      env,
+    );
+    assert.notEqual(badPort.code, 0);
+    assert.match(badPort.stderr, /label=port\/protocol/);
+
     const plan = await runCli(['billing', 'set-plan', 'indie'], env);
     assert.equal(plan.code, 0, plan.stderr);
     const billing = JSON.parse((await runCli(['--json', 'billing', 'show'], env)).stdout) as { plan: string };

@@ -82,6 +82,10 @@ const CALLERS = [
   // A running lobby of the target game, by its GCM_LOBBY_TOKEN; and one that has stopped.
   'lobby',
   'stopped-lobby',
+  // A game client of the target namespace, by its public and its development token; another game's public one.
+  'public',
+  'development',
+  'other-public',
   ...PEOPLE,
 ] as const;
 type CallerKind = (typeof CALLERS)[number];
@@ -112,7 +116,7 @@ function isPerson(caller: CallerKind): caller is PersonKind | 'person-signed-out
  * here, not imported, so that a change of the service's default fails this test until the README agrees.
  */
 function defaultPeople(rule: AuthRule, method: HttpMethod): TeamRole | null {
-  if (rule === 'public' || rule === 'operator') return null;
+  if (rule === 'public' || rule === 'operator' || rule === 'matchmaker') return null;
   if (rule === 'self' || rule === 'any') return 'viewer';
   return method === 'GET' ? 'viewer' : 'member';
 }
@@ -135,6 +139,8 @@ function personExpect(rule: AuthRule, needed: TeamRole | null, caller: PersonKin
 type Expect = '2xx' | 401 | 403 | 404 | 409 | 410;
 
 const INVALID: ReadonlySet<CallerKind> = new Set(INVALID_CALLERS);
+/** Game clients' tokens: they matchmake in their namespace, and nothing else. */
+const GAME_CLIENTS: ReadonlySet<CallerKind> = new Set(['public', 'development', 'other-public']);
 
 /** The answer each rule gives each caller; rows override it where the service limits what a caller sees. */
 function expectedFor(rule: AuthRule, caller: CallerKind, people: TeamRole | null): Expect {
@@ -143,6 +149,9 @@ function expectedFor(rule: AuthRule, caller: CallerKind, people: TeamRole | null
   // A lobby's token makes its lobby's own calls, and those take no other caller, the operator included.
   if (caller === 'lobby') return rule === 'lobby' ? '2xx' : 403;
   if (rule === 'lobby') return 403;
+  // A game client's token matchmakes in its own namespace (which no path names), and calls nothing else.
+  if (GAME_CLIENTS.has(caller)) return rule === 'matchmaker' ? '2xx' : 403;
+  if (rule === 'matchmaker') return 403;
   if (caller === 'operator') return '2xx';
   if (isPerson(caller)) return personExpect(rule, people, caller as PersonKind);
   switch (rule) {
@@ -353,6 +362,17 @@ const MATRIX: Record<string, Row> = {
   'games.tokens.createCloudToken': { rule: 'operator', people: 'admin', personTokens: true },
   'games.tokens.listTokens': { rule: 'game', people: 'admin', request: () => ({ query: { limit: '10' } }) },
   'games.namespaces.tokens.createReporterToken': { rule: 'operator', people: 'admin', personTokens: true },
+  'games.namespaces.tokens.createGameNamespaceTokenPublic': { rule: 'game' },
+  'games.namespaces.tokens.createGameNamespaceTokenDevelopment': {
+    rule: 'game',
+    request: () => ({ body: { hostname: 'dev.example', ports: { game: { port: 7777, protocol: 'udp' } } } }),
+  },
+  'games.namespaces.tokens.validateGameNamespaceTokenDevelopment': {
+    rule: 'game',
+    request: () => ({ body: { hostname: 'dev.example', lobby_ports: [] } }),
+  },
+  // A game client's own calls: in the namespace its token names, whatever the path.
+  'matchmaker.regions.list': { rule: 'matchmaker' },
   'tokens.revokeToken': {
     rule: 'any',
     request: async ({ svc, world }) => ({
@@ -596,6 +616,17 @@ function mismatch(
   return undefined;
 }
 
+/** A game client's token of the world's namespace, minted as a studio mints it. */
+async function clientToken(svc: TestService, world: GameWorld, kind: 'public' | 'development') {
+  const res = await svc.call(
+    'POST',
+    `/cloud/games/${world.gameId}/namespaces/${world.namespaceId}/tokens/${kind}`,
+    kind === 'development' ? { body: { hostname: '127.0.0.1' } } : {},
+  );
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json<{ token: string }>().token;
+}
+
 /** The cloud token `gcm login` gets when the person signed in with `cookie` completes its device link. */
 async function loginToken(svc: TestService, cookie: string, gameId: string): Promise<string> {
   const link = await prepareLink(svc);
@@ -669,6 +700,9 @@ describe('authorization matrix: every route × every kind of caller', { timeout:
       // a Docker engine; a real lobby's token is the same kind of token (test/modules/runtime*).
       lobby: (await seedRuntimeLobby(svc, target, { runState: 'ready', maxPlayers: 100_000 })).token,
       'stopped-lobby': (await seedRuntimeLobby(svc, target, { runState: 'stopped' })).token,
+      public: await clientToken(svc, target, 'public'),
+      development: await clientToken(svc, target, 'development'),
+      'other-public': await clientToken(svc, other, 'public'),
       'person-owner': null,
       'person-admin': null,
       'person-member': null,

@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
+import { AUTH_DESCRIPTIONS } from '../../src/http/auth.js';
 import {
   BCRYPT_HASH,
   createGameWorld,
@@ -68,6 +69,14 @@ const other = await createGameWorld(svc, 'fuzz-other');
 // A running lobby of the game, as the reconciler writes its row: the lobby calls' caller. Room for every
 // player the suite connects, so its requests explore more than LOBBY_FULL.
 const lobby = await seedRuntimeLobby(svc, game, { runState: 'ready', maxPlayers: 1_000_000 });
+// A game client of the game's namespace: the caller of the routes whose rule is `matchmaker`.
+const clientMint = await svc.call(
+  'POST',
+  `/cloud/games/${game.gameId}/namespaces/${game.namespaceId}/tokens/public`,
+);
+if (clientMint.statusCode !== 200)
+  throw new Error(`public token: ${clientMint.statusCode} ${clientMint.body}`);
+const clientToken = clientMint.json<{ token: string }>().token;
 /**
  * Routes the public document leaves out (operators' figures), described here by hand so they are fuzzed
  * like the rest; a hidden route missing here fails the suite. The docs page's assets are swagger-ui's own.
@@ -244,6 +253,7 @@ const POOLS: Pools = {
   cursor: cursors,
   resolved: ['true', 'false'],
   region_id: ['lnd-atl'],
+  hostname: ['127.0.0.1', 'dev.example'],
   lobby_group_name_id: ['default'],
   is_closed: [true, false],
   player_token: ['player-1', 'player-2'],
@@ -347,7 +357,7 @@ function fuzzString(schema: JsonSchema | undefined): fc.Arbitrary<string> {
 }
 
 /** One generated request, printed short in fast-check's counterexamples. */
-type Sender = 'operator' | 'game' | 'lobby';
+type Sender = 'operator' | 'game' | 'lobby' | 'client';
 
 class FuzzRequest {
   constructor(
@@ -472,9 +482,19 @@ function requestArb(op: DocOperation): fc.Arbitrary<FuzzRequest> {
         ? fc.constantFrom(...DASHBOARD_PATHS)
         : fc.tuple(params, queryString(op)).map(([p, q]) => `${fillPath(op.path, p)}${q}`);
   // A lobby's own calls take its token alone: the other callers are there to see them refused.
-  const as: fc.Arbitrary<Sender> = op.path.startsWith('/matchmaker/')
-    ? fc.oneof({ weight: 4, arbitrary: fc.constant('lobby' as const) }, fc.constantFrom('operator', 'game'))
-    : fc.constantFrom('operator', 'game');
+  // A game client's calls (rule `matchmaker`, named in the operation's description) take its token alone.
+  const own: Sender | undefined = op.op.description?.startsWith(AUTH_DESCRIPTIONS.matchmaker)
+    ? 'client'
+    : op.path.startsWith('/matchmaker/')
+      ? 'lobby'
+      : undefined;
+  const as: fc.Arbitrary<Sender> =
+    own === undefined
+      ? fc.constantFrom('operator', 'game')
+      : fc.oneof(
+          { weight: 4, arbitrary: fc.constant(own) },
+          fc.constantFrom('operator', 'game', 'client', 'lobby'),
+        );
 
   if (op.operationId === 'uploads.putUploadPart') {
     // Not JSON: bytes to a signed URL, mostly a real one (so the handler runs) with a body of any length.
@@ -504,7 +524,9 @@ function requestArb(op: DocOperation): fc.Arbitrary<FuzzRequest> {
 
 function send(req: FuzzRequest): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = {
-    authorization: `Bearer ${{ operator: svc.operatorToken, game: game.cloudToken, lobby: lobby.token }[req.as]}`,
+    authorization: `Bearer ${
+      { operator: svc.operatorToken, game: game.cloudToken, lobby: lobby.token, client: clientToken }[req.as]
+    }`,
   };
   if (req.contentType !== undefined) headers['content-type'] = req.contentType;
   return svc.app.inject({

@@ -62,6 +62,15 @@ const CREATING: Record<string, (svc: TestService, fx: Fixture, seq: number) => P
   'games.namespaces.tokens.createReporterToken': (_svc, fx) => ({
     url: `/cloud/games/${fx.gameId}/namespaces/${fx.namespaceId}/tokens/reporter`,
   }),
+  'games.namespaces.tokens.createGameNamespaceTokenPublic': (_svc, fx) => ({
+    url: `/cloud/games/${fx.gameId}/namespaces/${fx.namespaceId}/tokens/public`,
+    token: fx.cloudToken,
+  }),
+  'games.namespaces.tokens.createGameNamespaceTokenDevelopment': (_svc, fx) => ({
+    url: `/cloud/games/${fx.gameId}/namespaces/${fx.namespaceId}/tokens/development`,
+    body: { hostname: '10.0.0.5', ports: { game: { port: 7777, protocol: 'udp' } } },
+    token: fx.cloudToken,
+  }),
   'builds.prepare': (_svc, fx, seq) => ({
     url: `/games/${fx.gameId}/environments/${fx.namespaceId}/builds/prepare`,
     body: { name: `build-${seq}`, image_file: { path: 'image.tar', content_length: 16 } },
@@ -129,6 +138,7 @@ function webhookCalls(
 const NOT_CREATING: Record<string, string> = {
   'games.validateGame': 'creates nothing',
   'games.versions.validateGameVersion': 'creates nothing',
+  'games.namespaces.tokens.validateGameNamespaceTokenDevelopment': 'creates nothing',
   'games.namespaces.updateGameNamespaceMatchmakerConfig': 'replaces the config: a repeat is the same',
   'games.namespaces.updateNamespaceCdnAuthUser': 'sets the user: a repeat is the same',
   'games.namespaces.logs.recordNamespaceLobbyEvent': 'a repeated event is a no-op',

@@ -24,6 +24,7 @@ import * as m0022 from './0022_webhook_queue_index.js';
 import * as m0023 from './0023_first_run_setup.js';
 import * as m0024 from './0024_lobby_runtime.js';
 import * as m0025 from './0025_runtime_checks.js';
+import * as m0026 from './0026_development_tokens.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0023_first_run_setup': m0023,
   '0024_lobby_runtime': m0024,
   '0025_runtime_checks': m0025,
+  '0026_development_tokens': m0026,
 };
 
 /** The schema versions this code knows, oldest first (a restore refuses a store past the last). */

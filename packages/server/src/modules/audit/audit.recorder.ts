@@ -40,6 +40,11 @@ function actorOf(caller: Caller): Actor {
     // A lobby token has no token row: its lobby is the call's (refused) resource.
     case 'lobby':
       return { kind: 'lobby_token' };
+    case 'game_client':
+      return {
+        kind: caller.token === 'public' ? 'public_token' : 'development_token',
+        tokenId: caller.tokenId,
+      };
     case 'person':
       return { kind: 'person', userId: caller.userId, email: caller.email };
   }
@@ -118,6 +123,7 @@ async function teamNamedBy(
     case 'game_cloud':
     case 'namespace_reporter':
     case 'lobby':
+    case 'game_client':
       return (await repo.teamOfAnyGame(deps.db, caller.gameId)) === named ? named : undefined;
   }
 }

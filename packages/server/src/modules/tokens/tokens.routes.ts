@@ -1,4 +1,5 @@
 import {
+  CreateDevelopmentTokenBody,
   GameIdParams,
   InspectResponse,
   NamespaceParams,
@@ -7,6 +8,8 @@ import {
   TokenIdParams,
   TokenList,
   TokenResponse,
+  ValidateDevelopmentTokenBody,
+  ValidationResult,
 } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { callerOf } from '../../http/auth.js';
@@ -16,11 +19,14 @@ import type { TypedApp } from '../../http/typed-app.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import {
   createCloudToken,
+  createDevelopmentToken,
+  createPublicToken,
   createReporterToken,
   inspect,
   listTokens,
   revokeToken,
   storedTokenText,
+  validateDevelopmentToken,
 } from './tokens.service.js';
 
 const TAG = 'tokens';
@@ -73,6 +79,55 @@ export function tokensRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
     ),
     async (request) =>
       createReporterToken(deps, request.params.game_id, request.params.namespace_id, callerOf(request)),
+  );
+
+  // A game client's tokens: a member (or the game's cloud token) mints them, as any write to the game.
+  app.post(
+    '/cloud/games/:game_id/namespaces/:namespace_id/tokens/public',
+    routeOptions(
+      {
+        operationId: 'games.namespaces.tokens.createGameNamespaceTokenPublic',
+        auth: 'game',
+        summary:
+          "Mint a namespace's public token, which game clients ship with: may matchmake in this namespace and nothing else",
+        tag: TAG,
+        idempotent: tokenAnswer(deps),
+      },
+      { params: NamespaceParams, response: { 200: TokenResponse } },
+    ),
+    async (request) => createPublicToken(deps, request.params.game_id, request.params.namespace_id),
+  );
+
+  app.post(
+    '/cloud/games/:game_id/namespaces/:namespace_id/tokens/development',
+    routeOptions(
+      {
+        operationId: 'games.namespaces.tokens.createGameNamespaceTokenDevelopment',
+        auth: 'game',
+        summary:
+          "Mint a development token: a public token for a developer's machine, keeping its host name and ports",
+        tag: TAG,
+        idempotent: tokenAnswer(deps),
+      },
+      { params: NamespaceParams, body: CreateDevelopmentTokenBody, response: { 200: TokenResponse } },
+    ),
+    async (request) =>
+      createDevelopmentToken(deps, request.params.game_id, request.params.namespace_id, request.body),
+  );
+
+  app.post(
+    '/cloud/games/:game_id/namespaces/:namespace_id/tokens/development/validate',
+    routeOptions(
+      {
+        operationId: 'games.namespaces.tokens.validateGameNamespaceTokenDevelopment',
+        auth: 'game',
+        summary: "Check a development token's host name and ports without minting one: every rule broken",
+        tag: TAG,
+      },
+      { params: NamespaceParams, body: ValidateDevelopmentTokenBody, response: { 200: ValidationResult } },
+    ),
+    async (request) =>
+      validateDevelopmentToken(deps, request.params.game_id, request.params.namespace_id, request.body),
   );
 
   app.get(

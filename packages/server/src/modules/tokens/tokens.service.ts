@@ -1,4 +1,13 @@
-import type { PageQuery, TokenList } from '@gcm/contract';
+import {
+  type CreateDevelopmentTokenBody,
+  checkDevelopmentTarget,
+  type DevelopmentTarget,
+  developmentPortsOf,
+  lobbyPortsAsPorts,
+  type PageQuery,
+  type TokenList,
+  type ValidateDevelopmentTokenBody,
+} from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
 import { assertGameExists, lockGame, namespaceExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
@@ -44,12 +53,69 @@ export async function createReporterToken(
   namespaceId: string,
   caller: Caller,
 ) {
+  return createNamespaceToken(deps, gameId, namespaceId, {
+    kind: 'reporter',
+    userId: mintedFor(caller),
+    development: null,
+  });
+}
+
+/**
+ * A namespace's public token, which game clients ship with: it may matchmake in the namespace and nothing
+ * else. Minted for no person, so a member who mints it and leaves the team does not break every copy of the
+ * game (a person's tokens are revoked when they go); the studio revokes it by its id.
+ */
+export async function createPublicToken(deps: Deps & WithNamespaces, gameId: string, namespaceId: string) {
+  return createNamespaceToken(deps, gameId, namespaceId, { kind: 'public', userId: null, development: null });
+}
+
+/**
+ * A development token: a public token for a developer's machine, which keeps the host and ports lobbies
+ * found with it are to point at (docs/interface-notes.md). A body that breaks a rule is 400 VALIDATION_ERROR.
+ */
+export async function createDevelopmentToken(
+  deps: Deps & WithNamespaces,
+  gameId: string,
+  namespaceId: string,
+  body: CreateDevelopmentTokenBody,
+) {
+  const ports = developmentPortsOf(body);
+  const problems = checkDevelopmentTarget(body.hostname, ports);
+  if (problems.length > 0) throw errors.validation(problems);
+  const development: DevelopmentTarget = {
+    hostname: body.hostname,
+    ports: Object.fromEntries(ports.map(([label, port]) => [label, port])),
+  };
+  return createNamespaceToken(deps, gameId, namespaceId, { kind: 'development', userId: null, development });
+}
+
+/** The original's validate: every rule the host and ports break, as `{errors}`; nothing is minted. */
+export async function validateDevelopmentToken(
+  deps: Deps & WithNamespaces,
+  gameId: string,
+  namespaceId: string,
+  body: ValidateDevelopmentTokenBody,
+) {
+  await deps.namespaces.get(gameId, namespaceId);
+  return { errors: checkDevelopmentTarget(body.hostname, lobbyPortsAsPorts(body.lobby_ports)) };
+}
+
+/**
+ * A token of one namespace, minted under the game's lock, which deleting the namespace and retiring the
+ * game take first too, so neither committing meanwhile can miss the token and leave it unrevoked.
+ */
+async function createNamespaceToken(
+  deps: Deps & WithNamespaces,
+  gameId: string,
+  namespaceId: string,
+  token: { kind: SignedTokenKind; userId: string | null; development: DevelopmentTarget | null },
+) {
   // The usual 404s (which of game and namespace is missing) before the locked write.
   await deps.namespaces.get(gameId, namespaceId);
   const claims = await deps.db.transaction().execute(async (trx) => {
     if (!(await lockGame(trx, gameId))) throw errors.gameNotFound();
     if (!(await namespaceExists(trx, gameId, namespaceId))) throw errors.namespaceNotFound();
-    return recordToken(deps, trx, { kind: 'reporter', gameId, namespaceId, userId: mintedFor(caller) });
+    return recordToken(deps, trx, { ...token, gameId, namespaceId });
   });
   return signMinted(deps, claims);
 }
@@ -66,7 +132,13 @@ async function signMinted(deps: Deps, claims: Awaited<ReturnType<typeof recordTo
 export async function recordToken(
   deps: Deps,
   db: Db,
-  token: { kind: SignedTokenKind; gameId: string; namespaceId: string | null; userId: string | null },
+  token: {
+    kind: SignedTokenKind;
+    gameId: string;
+    namespaceId: string | null;
+    userId: string | null;
+    development?: DevelopmentTarget | null;
+  },
 ) {
   const tokenId = newId();
   const createTs = deps.clock.now();
@@ -81,6 +153,7 @@ export async function recordToken(
     revoke_ts: null,
     last_used_ts: null,
     user_id: token.userId,
+    development_json: token.development == null ? null : JSON.stringify(token.development),
   });
   return {
     kind: token.kind,
@@ -197,8 +270,11 @@ export async function inspect(deps: Deps, caller: Caller) {
       },
     };
   }
-  // The auth hook lets no lobby token reach /cloud routes (auth.ts, rule `lobby`).
+  // The auth hook lets no lobby or game client token reach /cloud routes (auth.ts, rules `lobby`, `matchmaker`).
   if (caller.kind === 'lobby') throw errors.forbidden('a lobby token may only make its lobby’s own calls');
+  if (caller.kind === 'game_client') {
+    throw errors.forbidden('a public or development token may only matchmake in its namespace');
+  }
   // Names, so that `gcm whoami` and the login can say which game, team and person, not only ids.
   const { game, person } = await repo.findTokenNames(deps.db, caller.gameId, caller.userId);
   return {
