@@ -75,6 +75,42 @@ export const ERROR_CATALOGUE = {
   },
   LOBBY_FULL: { status: 409, summary: 'The lobby already has max_players players connected.' },
   LOBBY_STOPPING: { status: 409, summary: 'The lobby is stopping: it takes no more players.' },
+  MATCHMAKER_GAME_MODE_NOT_FOUND: {
+    status: 400,
+    summary:
+      'No such game mode in the namespace’s current version (or it runs in none of the regions asked).',
+  },
+  MATCHMAKER_REGION_NOT_FOUND: {
+    status: 400,
+    summary: 'No such region (GET /matchmaker/regions lists them).',
+  },
+  MATCHMAKER_LOBBY_NOT_FOUND: { status: 404, summary: 'No such lobby taking players in this namespace.' },
+  MATCHMAKER_ACTION_DISABLED: {
+    status: 403,
+    summary: 'The game mode does not enable this action (find, join or create, or this publicity).',
+  },
+  MATCHMAKER_NO_CAPACITY: {
+    status: 503,
+    summary:
+      'No lobby has room and no new one fits (lobby_count_max or host capacity); retry after Retry-After.',
+  },
+  MATCHMAKER_VERIFICATION_FAILED: {
+    status: 403,
+    summary: 'The game mode’s verification hook did not admit the player (metadata.status: its answer).',
+  },
+  MATCHMAKER_CAPTCHA_REQUIRED: {
+    status: 403,
+    summary: 'The game mode asks for a captcha: answer it and send its response in captcha.',
+  },
+  MATCHMAKER_CAPTCHA_INVALID: { status: 403, summary: 'The captcha provider did not accept the response.' },
+  MATCHMAKER_TOO_MANY_PLAYERS_FROM_CLIENT: {
+    status: 429,
+    summary: 'This client address already holds max_players_per_client players in the namespace.',
+  },
+  PLAYER_TOKEN_INVALID: {
+    status: 403,
+    summary: 'Not a player token of this lobby that is unused and unexpired: drop the player’s connection.',
+  },
   LOBBY_NOT_RUNTIME: {
     status: 409,
     summary:

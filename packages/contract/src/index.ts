@@ -19,6 +19,7 @@ export * from './idempotency.js';
 export * from './limits.js';
 export * from './lobby-logs.js';
 export * from './matchmaker.js';
+export * from './matchmaker-players.js';
 export * from './names.js';
 export * from './namespaces.js';
 export * from './paging.js';

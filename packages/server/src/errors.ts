@@ -199,6 +199,41 @@ export const errors = {
       max_players: maxPlayers,
     }),
   lobbyStopping: () => make('LOBBY_STOPPING', 'the lobby is stopping; it takes no more players'),
+  matchmakerGameModeNotFound: (gameMode: string) =>
+    make(
+      'MATCHMAKER_GAME_MODE_NOT_FOUND',
+      `game mode ${JSON.stringify(gameMode)} is not in the namespace's current version (or runs in none of the regions asked)`,
+      { game_mode: gameMode },
+    ),
+  matchmakerRegionNotFound: (region: string) =>
+    make(
+      'MATCHMAKER_REGION_NOT_FOUND',
+      `region ${JSON.stringify(region)} is not a region the service runs; GET /matchmaker/regions lists them`,
+      { region },
+    ),
+  matchmakerLobbyNotFound: () =>
+    make('MATCHMAKER_LOBBY_NOT_FOUND', 'no lobby with this lobby_id takes players in this namespace'),
+  matchmakerActionDisabled: (action: string, message: string) =>
+    make('MATCHMAKER_ACTION_DISABLED', message, { action }),
+  matchmakerNoCapacity: (retryAfterSeconds: number, message: string) =>
+    make('MATCHMAKER_NO_CAPACITY', `${message}; retry in ${retryAfterSeconds} s`, {
+      retry_after_seconds: retryAfterSeconds,
+    }),
+  matchmakerVerificationFailed: (status: number | null, message: string) =>
+    make('MATCHMAKER_VERIFICATION_FAILED', message, { status }),
+  matchmakerCaptchaRequired: (providers: Record<string, { site_key: string }>) =>
+    make('MATCHMAKER_CAPTCHA_REQUIRED', 'this game mode asks for a captcha: send its response in captcha', {
+      providers,
+    }),
+  matchmakerCaptchaInvalid: (message: string) => make('MATCHMAKER_CAPTCHA_INVALID', message),
+  matchmakerTooManyPlayersFromClient: (max: number) =>
+    make(
+      'MATCHMAKER_TOO_MANY_PLAYERS_FROM_CLIENT',
+      `this client address already holds max_players_per_client (${max}) players in this namespace`,
+      { max },
+    ),
+  playerTokenInvalid: (reason: 'unknown' | 'used' | 'expired' | 'other_lobby', message: string) =>
+    make('PLAYER_TOKEN_INVALID', message, { reason }),
   lobbyNotRuntime: () =>
     make(
       'LOBBY_NOT_RUNTIME',

@@ -113,13 +113,26 @@ export interface LobbiesTable {
   stop_reason: string | null;
   /** When the reconciler first found it busy on a version its namespace no longer runs (0025). */
   drain_started_ts: number | null;
+  /** The matchmaker's columns (0027): null publicity = a lobby the reconciler started for find. */
+  publicity: 'public' | 'private' | null;
+  tags_json: string | null;
+  lobby_config_json: string | null;
+  state_json: string | null;
+  max_players_direct: number | null;
+  max_players_party: number | null;
 }
 
 export interface LobbyPlayersTable {
   namespace_id: string;
   lobby_id: string;
   player_token_hash: string;
-  connected_ts: number;
+  /** 'pending': issued by find/join/create, slot held until connect_deadline_ts; 'connected': admitted. */
+  state: 'pending' | 'connected';
+  join_kind: 'normal' | 'direct' | 'party';
+  issued_ts: number;
+  connect_deadline_ts: number | null;
+  connected_ts: number | null;
+  client_addr: string | null;
 }
 
 export interface RuntimeImagesTable {

@@ -25,6 +25,7 @@ import * as m0023 from './0023_first_run_setup.js';
 import * as m0024 from './0024_lobby_runtime.js';
 import * as m0025 from './0025_runtime_checks.js';
 import * as m0026 from './0026_development_tokens.js';
+import * as m0027 from './0027_matchmaker_players.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0024_lobby_runtime': m0024,
   '0025_runtime_checks': m0025,
   '0026_development_tokens': m0026,
+  '0027_matchmaker_players': m0027,
 };
 
 /** The schema versions this code knows, oldest first (a restore refuses a store past the last). */

@@ -66,6 +66,9 @@ export async function insertPlayer(
       namespace_id: namespaceId,
       lobby_id: lobbyId,
       player_token_hash: playerHash,
+      state: 'connected',
+      join_kind: 'normal',
+      issued_ts: now,
       connected_ts: now,
     })
     .execute();
