@@ -2,13 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { SETTINGS } from '../src/config.js';
+import { REPO_ROOT } from './helpers/paths.js';
 
-const CONFIGURATION_DOC = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../../docs/configuration.md',
-);
+const CONFIGURATION_DOC = path.join(REPO_ROOT, 'docs/configuration.md');
 
 /** The settings table's rows: the variable and its Default cell. */
 function documentedRows(): Map<string, string> {

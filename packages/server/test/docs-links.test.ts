@@ -2,15 +2,13 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from './helpers/paths.js';
 
 /**
  * The README is short and links into docs/, whose files link to each other by section: a renamed heading or
  * a moved file must not leave a reader at a dead link. Checks every relative link and image of README.md and
  * docs/*.md, and each `#anchor` against the headings GitHub makes anchors of.
  */
-
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 function documents(): string[] {
   const docs = readdirSync(path.join(REPO_ROOT, 'docs'))

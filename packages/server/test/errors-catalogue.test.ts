@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ERROR_CATALOGUE } from '../src/errors.js';
+import { REPO_ROOT } from './helpers/paths.js';
 
 describe('error catalogue', () => {
-  const doc = readFileSync(new URL('../../../docs/api-and-errors.md', import.meta.url), 'utf8');
+  const doc = readFileSync(path.join(REPO_ROOT, 'docs/api-and-errors.md'), 'utf8');
 
   it('documents every code in docs/api-and-errors.md with its status', () => {
     for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {

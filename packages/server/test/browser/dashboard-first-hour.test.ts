@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { DashboardBrowser, dashboardSkipReason, LOOKS, launchBrowser } from '../helpers/browser.js';
 import { startListening, uploadBuild } from '../helpers/listening.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { giveGame, newTeam, type Team } from '../helpers/people.js';
 import type { TestService } from '../helpers/service.js';
 
@@ -19,7 +19,7 @@ import type { TestService } from '../helpers/service.js';
 const skip = dashboardSkipReason('dashboard first-hour browser test', { sqliteOnly: true });
 
 /** docs/screenshots of the repository: where the README's pictures live. */
-const DOCS_SCREENSHOTS = path.resolve(fileURLToPath(import.meta.url), '../../../../../docs/screenshots');
+const DOCS_SCREENSHOTS = path.join(REPO_ROOT, 'docs/screenshots');
 /** The README's pictures this test takes each run, by the page and look they show. */
 const DOCS_PICTURES: Record<string, string> = {
   'first-hour-overview 1440': 'dashboard-overview-1440.png',

@@ -1,9 +1,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from './paths.js';
 
 /** The built `gcm` binary (npm run build makes it; the test command builds first). */
-export const GCM_BIN = fileURLToPath(new URL('../../../cli/dist/main.js', import.meta.url));
+export const GCM_BIN = path.join(REPO_ROOT, 'packages/cli/dist/main.js');
 
 export interface CliResult {
   code: number | null;

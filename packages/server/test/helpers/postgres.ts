@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { migrateToLatest, openDatabase } from '../../src/db/open-db.js';
+import { SERVER_ROOT } from './paths.js';
 
 /**
  * The suite runs on SQLite by default and on PostgreSQL when GCM_TEST_DATABASE_URL names a server where
@@ -43,7 +43,7 @@ function urlOf(name: string): string {
   return url.toString();
 }
 
-const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/db/migrations');
+const MIGRATIONS_DIR = path.join(SERVER_ROOT, 'src/db/migrations');
 
 /**
  * The migrated template's name, from the migrations' source: an added or edited migration names a new

@@ -1,11 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT, SERVER_ROOT as ROOT } from './paths.js';
 import { withTestDatabase } from './postgres.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** The repository root, where the README's `npm start` is run. */
-const REPO_ROOT = path.resolve(ROOT, '../..');
 
 export interface ServiceProcess {
   child: ChildProcess;

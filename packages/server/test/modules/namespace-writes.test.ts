@@ -10,8 +10,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import ts from 'typescript';
+import { SERVER_ROOT } from '../helpers/paths.js';
 
-const SRC = path.resolve(import.meta.dirname, '../../src');
+const SRC = path.join(SERVER_ROOT, 'src');
 const MODULE = path.join(SRC, 'modules/namespaces');
 const REPOSITORY = path.join(MODULE, 'namespaces.repository.ts');
 const SERVICE = path.join(MODULE, 'namespaces.service.ts');

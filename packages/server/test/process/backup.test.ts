@@ -4,12 +4,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { pngBytes } from '../helpers/api-world.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { api, startServiceProcess } from '../helpers/process.js';
 import { pgOnly, sqliteOnly } from '../helpers/stores.js';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const WRITERS = 4;
 
 /** Runs `npm run <script> -- ...args` at the repository root, as the README says, to its exit. */

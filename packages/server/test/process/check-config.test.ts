@@ -4,12 +4,11 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { REPORTED_VARIABLES } from '../../src/config-report.js';
+import { SERVER_ROOT as ROOT } from '../helpers/paths.js';
 import { outputUntilClose } from '../helpers/process.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Runs the built `gcm-server check-config` with only `env` (plus PATH) and collects what it printed. */
 function checkConfig(env: Record<string, string>, args: string[] = []) {

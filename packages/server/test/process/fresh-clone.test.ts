@@ -4,7 +4,7 @@ import { cpSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { outputUntilClose } from '../helpers/process.js';
 import { sqliteOnly } from '../helpers/stores.js';
 
@@ -20,8 +20,6 @@ import { sqliteOnly } from '../helpers/stores.js';
  * the test near a minute. What the build would write (the contract's, the SDK's and the CLI's dist/) is
  * copied from this tree's own build instead, which is what `npm ci`'s prepare step makes.
  */
-
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
 function run(command: string, args: string[], cwd: string) {
   const child = spawn(command, args, { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });

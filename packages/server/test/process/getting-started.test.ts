@@ -4,7 +4,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type {
   Build,
   GameSummary,
@@ -14,6 +13,7 @@ import type {
   VersionFull,
 } from '@gcm/contract';
 import { freePort } from '../helpers/listening.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { api, outputUntilClose, type ServiceProcess, startServiceProcess } from '../helpers/process.js';
 
 /**
@@ -23,7 +23,7 @@ import { api, outputUntilClose, type ServiceProcess, startServiceProcess } from 
  * repository root. Only `GCM` is set, because the service cannot count on port 8080 here.
  */
 
-const README = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../README.md');
+const README = path.join(REPO_ROOT, 'README.md');
 const BEGIN = '<!-- getting-started:begin -->';
 const END = '<!-- getting-started:end -->';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { SERVER_ROOT } from '../helpers/paths.js';
 import { outputUntilClose } from '../helpers/process.js';
 import { sqliteOnly } from '../helpers/stores.js';
 
@@ -14,7 +14,7 @@ import { sqliteOnly } from '../helpers/stores.js';
  * types by the very script `npm run generate -w @gcm/sdk` runs.
  */
 
-const SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SERVER = SERVER_ROOT;
 const SDK = path.resolve(SERVER, '../sdk');
 const COMMITTED = path.join(SDK, 'src/schema.ts');
 const REGENERATE = 'npm run build -w @gcm/server && npm run generate -w @gcm/sdk';
