@@ -22,12 +22,31 @@ const BACKGROUND_COLUMNS: Readonly<Record<string, readonly string[]>> = { tokens
  */
 const KEPT_ROWS: Readonly<Record<string, RawBuilder<unknown>>> = { audit_events: sql`status < 400` };
 
-/** Per Db: the one statement that reads a whole snapshot. */
+/** The one statement that reads a whole snapshot. */
 interface SnapshotQuery {
   tables: string[];
   query: RawBuilder<{ t: string; r: string }>;
 }
-const snapshotQueries = new WeakMap<Db, Promise<SnapshotQuery>>();
+
+/** What is kept per Db: its snapshot statement and change marker (made once), and the last snapshot read. */
+interface SnapshotState {
+  ready: Promise<{ statement: SnapshotQuery; marker: () => Promise<string> }>;
+  last?: { marker: string; snapshot: StoreSnapshot };
+}
+const states = new WeakMap<Db, SnapshotState>();
+
+function stateOf(db: Db): SnapshotState {
+  let state = states.get(db);
+  if (state === undefined) {
+    const ready = snapshotQuery(db).then(async (statement) => ({
+      statement,
+      marker: await makeChangeMarker(db, statement.tables),
+    }));
+    state = { ready };
+    states.set(db, state);
+  }
+  return state;
+}
 
 /**
  * One `union all` over every table, each row turned into JSON by the store itself: the authorization matrix
@@ -56,10 +75,6 @@ async function snapshotQuery(db: Db): Promise<SnapshotQuery> {
   };
 }
 
-/** Per Db: the last snapshot read, and the store's change marker when it was read. */
-const lastSnapshots = new WeakMap<Db, { marker: string; snapshot: StoreSnapshot }>();
-const markers = new WeakMap<Db, Promise<() => Promise<string>>>();
-
 /**
  * A reading that moves whenever a row of the snapshot's tables does: equal readings mean an unchanged store,
  * so the last snapshot stands. Most of the matrix's and the fuzz suite's calls are refusals that write
@@ -71,15 +86,6 @@ const markers = new WeakMap<Db, Promise<() => Promise<string>>>();
  * table a trigger that takes a number from a sequence as a write commits: deferred to the commit, so that a
  * transaction still open when a snapshot is read (its rows not yet visible) has not moved the reading either.
  */
-function changeMarker(db: Db, tables: string[]): Promise<() => Promise<string>> {
-  let marker = markers.get(db);
-  if (marker === undefined) {
-    marker = makeChangeMarker(db, tables);
-    markers.set(db, marker);
-  }
-  return marker;
-}
-
 async function makeChangeMarker(db: Db, tables: string[]): Promise<() => Promise<string>> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
     return async () => {
@@ -116,19 +122,14 @@ async function makeChangeMarker(db: Db, tables: string[]): Promise<() => Promise
  * be the same object as an earlier call's when nothing changed in between: callers must not modify it.
  */
 export async function snapshotStore(db: Db): Promise<StoreSnapshot> {
-  let query = snapshotQueries.get(db);
-  if (query === undefined) {
-    query = snapshotQuery(db);
-    snapshotQueries.set(db, query);
-  }
-  const { tables, query: statement } = await query;
-  const marker = await (await changeMarker(db, tables))();
-  const last = lastSnapshots.get(db);
-  if (last?.marker === marker) return last.snapshot;
-  const out: StoreSnapshot = Object.fromEntries(tables.map((t) => [t, [] as string[]]));
-  for (const { t, r } of (await statement.execute(db)).rows) out[t]?.push(r);
+  const state = stateOf(db);
+  const { statement, marker: readMarker } = await state.ready;
+  const marker = await readMarker();
+  if (state.last?.marker === marker) return state.last.snapshot;
+  const out: StoreSnapshot = Object.fromEntries(statement.tables.map((t) => [t, [] as string[]]));
+  for (const { t, r } of (await statement.query.execute(db)).rows) out[t]?.push(r);
   for (const rows of Object.values(out)) rows.sort();
-  lastSnapshots.set(db, { marker, snapshot: out });
+  state.last = { marker, snapshot: out };
   return out;
 }
 
