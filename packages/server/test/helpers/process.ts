@@ -1,8 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
 import { REPO_ROOT, SERVER_ROOT as ROOT } from './paths.js';
 import { withTestDatabase } from './postgres.js';
-
 
 export interface ServiceProcess {
   child: ChildProcess;

@@ -9,7 +9,6 @@ import { REPORTED_VARIABLES } from '../../src/config-report.js';
 import { SERVER_ROOT as ROOT } from '../helpers/paths.js';
 import { outputUntilClose } from '../helpers/process.js';
 
-
 /** Runs the built `gcm-server check-config` with only `env` (plus PATH) and collects what it printed. */
 function checkConfig(env: Record<string, string>, args: string[] = []) {
   const child = spawn(process.execPath, ['dist/bin.js', 'check-config', ...args], {
