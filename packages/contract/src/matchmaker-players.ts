@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Text, TextMap } from './common.js';
+import { Id, Text, TextMap } from './common.js';
 
 /**
  * The players' side of the matchmaker (issue 37): a game client with the namespace's public (or
@@ -61,7 +61,7 @@ export const FindLobbyBody = Type.Object({
 export type FindLobbyBody = Static<typeof FindLobbyBody>;
 
 export const JoinLobbyBody = Type.Object({
-  lobby_id: Text(64, { minLength: 1, description: 'a lobby id (uuid) of this namespace' }),
+  lobby_id: Id,
   captcha: Type.Optional(CaptchaAnswer),
   verification_data: Type.Optional(AnyJson),
 });
@@ -104,7 +104,7 @@ export type JoinPlayer = Static<typeof JoinPlayer>;
 const JoinPorts = Type.Record(Type.String(), JoinPort);
 
 export const JoinLobby = Type.Object({
-  lobby_id: Type.String(),
+  lobby_id: Id,
   region: Type.Object({ region_id: Type.String(), display_name: Type.String() }),
   /** Deprecated in the original, still sent: the same as the answer's own ports and player. */
   ports: JoinPorts,
@@ -128,7 +128,7 @@ export type ListOpenLobbiesQuery = Static<typeof ListOpenLobbiesQuery>;
 export const ListedLobby = Type.Object({
   region_id: Type.String(),
   game_mode_id: Type.String(),
-  lobby_id: Type.String(),
+  lobby_id: Id,
   max_players_normal: Type.Integer(),
   max_players_direct: Type.Integer(),
   max_players_party: Type.Integer(),
@@ -153,5 +153,5 @@ export const ListLobbiesResponse = Type.Object({
 });
 export type ListLobbiesResponse = Static<typeof ListLobbiesResponse>;
 
-export const LobbyStateParams = Type.Object({ lobby_id: Text(64, { minLength: 1 }) });
+export const LobbyStateParams = Type.Object({ lobby_id: Id });
 export type LobbyStateParams = Static<typeof LobbyStateParams>;

@@ -513,6 +513,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/matchmaker/lobbies/find": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find a ready lobby with a free slot (first game mode and region in the order given) and take the slot: answers where to connect and a single-use player token
+         * @description Who may call: a game client, with a namespace's public or development token; it acts in that namespace.
+         */
+        post: operations["matchmaker.lobbies.find"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}": {
         parameters: {
             query?: never;
@@ -1794,6 +1814,24 @@ export interface components {
              */
             stop_ts: string;
         };
+        FindLobbyBody: {
+            game_modes: string[];
+            regions?: string[];
+            prevent_auto_create_lobby?: boolean;
+            tags?: {
+                [key: string]: string;
+            };
+            max_players?: number;
+            captcha?: {
+                hcaptcha?: {
+                    client_response: string;
+                };
+                turnstile?: {
+                    client_response: string;
+                };
+            };
+            verification_data?: unknown;
+        };
         GameBilling: {
             /**
              * @description trial < indie < studio (cheapest first); trial is free
@@ -1983,6 +2021,43 @@ export interface components {
                     }[];
                 };
             };
+        };
+        JoinLobby: {
+            /**
+             * Format: uuid
+             * @description a UUID
+             */
+            lobby_id: string;
+            region: {
+                region_id: string;
+                display_name: string;
+            };
+            ports: {
+                [key: string]: components["schemas"]["JoinPort"];
+            };
+            player: components["schemas"]["JoinPlayer"];
+        };
+        JoinLobbyAnswer: {
+            lobby: components["schemas"]["JoinLobby"];
+            ports: {
+                [key: string]: components["schemas"]["JoinPort"];
+            };
+            player: components["schemas"]["JoinPlayer"];
+        };
+        JoinPlayer: {
+            /** @description pass it to the lobby server, which validates it with /matchmaker/players/connected */
+            token: string;
+        };
+        JoinPort: {
+            /** @description hostname:port; absent for a port range */
+            host?: string;
+            hostname: string;
+            port?: number;
+            port_range?: {
+                min: number;
+                max: number;
+            };
+            is_tls: boolean;
         };
         ListRegionsResponse: {
             regions: components["schemas"]["RegionInfo"][];
@@ -2782,6 +2857,7 @@ export type SchemaDeviceLinkResult = components['schemas']['DeviceLinkResult'];
 export type SchemaDomainPublicAuthBody = components['schemas']['DomainPublicAuthBody'];
 export type SchemaErrorBody = components['schemas']['ErrorBody'];
 export type SchemaFailedLobby = components['schemas']['FailedLobby'];
+export type SchemaFindLobbyBody = components['schemas']['FindLobbyBody'];
 export type SchemaGameBilling = components['schemas']['GameBilling'];
 export type SchemaGameFull = components['schemas']['GameFull'];
 export type SchemaGameList = components['schemas']['GameList'];
@@ -2793,6 +2869,10 @@ export type SchemaGetNamespaceResponse = components['schemas']['GetNamespaceResp
 export type SchemaGetVersionResponse = components['schemas']['GetVersionResponse'];
 export type SchemaHostNetworkingBody = components['schemas']['HostNetworkingBody'];
 export type SchemaInspectResponse = components['schemas']['InspectResponse'];
+export type SchemaJoinLobby = components['schemas']['JoinLobby'];
+export type SchemaJoinLobbyAnswer = components['schemas']['JoinLobbyAnswer'];
+export type SchemaJoinPlayer = components['schemas']['JoinPlayer'];
+export type SchemaJoinPort = components['schemas']['JoinPort'];
 export type SchemaListRegionsResponse = components['schemas']['ListRegionsResponse'];
 export type SchemaLobbyCallAnswer = components['schemas']['LobbyCallAnswer'];
 export type SchemaLobbyEventBody = components['schemas']['LobbyEventBody'];
@@ -4294,6 +4374,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListRegionsResponse"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "matchmaker.lobbies.find": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "game_modes": [
+                 *         "example"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["FindLobbyBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JoinLobbyAnswer"];
                 };
             };
             /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */

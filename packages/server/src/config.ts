@@ -550,6 +550,8 @@ const SCHEMA = {
     }),
     /** A lobby that has not called ready this long after it was created is stopped and recorded failed. */
     readyTimeoutMs: seconds('GCM_LOBBY_READY_TIMEOUT', 300, 1, 86_400),
+    /** A player token not reported connected this long after find/join/create frees its slot. */
+    playerConnectTimeoutMs: seconds('GCM_PLAYER_CONNECT_TIMEOUT', 90, 1, 3_600),
     /** After a rollout, lobbies of the old version with players run at most this long; 0 stops them at once. */
     drainTimeoutMs: seconds('GCM_DRAIN_TIMEOUT', 7_200, 0, 30 * 86_400),
     /** SIGTERM, then SIGKILL this long after, when the service stops a lobby. */

@@ -9,6 +9,7 @@ import {
   deleteExpiredDeviceLinks,
 } from './modules/device-links/device-links.service.js';
 import { deleteExpiredLobbies } from './modules/lobby-logs/lobby-logs.service.js';
+import { expirePlayerTokens } from './modules/matchmaker/matchmaker-players.service.js';
 import { deleteUploadGarbage, purgeDeleted } from './modules/purge/purge.service.js';
 import type { Reconciler } from './modules/runtime/reconciler.js';
 import { revokeStrandedPersonTokens } from './modules/tokens/tokens.service.js';
@@ -130,6 +131,14 @@ export function backgroundJobs(
       run: async () => reconciler?.pass(),
       // Stops following the engine's events; the lobbies keep running, and a restart adopts them.
       stop: async () => reconciler?.stop(),
+    },
+    {
+      name: 'player-token-expiry',
+      // Within a few seconds of a deadline; a connect after it is refused at once whatever the job's timing.
+      intervalMs: Math.min(5_000, Math.max(500, Math.floor(config.runtime.playerConnectTimeoutMs / 4))),
+      run: async () => {
+        await expirePlayerTokens(deps);
+      },
     },
     {
       name: 'webhook-retention',

@@ -23,6 +23,8 @@ const NAMESPACE_KINDS: ReadonlySet<SignedTokenKind> = new Set(['reporter', 'publ
  * accepts only AUDIENCES, so one can never authenticate a request; and a bearer token is never a link.
  */
 const DEVICE_LINK_AUDIENCE = 'device_link';
+/** A player token's audience: never one AUDIENCES accepts, so it authenticates no request. */
+const PLAYER_AUDIENCE = 'player';
 type VerifyKey = Awaited<ReturnType<typeof importJWK>>;
 const CACHE_SIZE = 10_000;
 /**
@@ -161,6 +163,49 @@ export class TokenAuthority {
   /** A device link token names its link (`sub`) and carries no grant of any kind. */
   async signDeviceLinkToken(claims: { linkId: string; createTs: number; expireTs: number }) {
     return this.sign({ iss: ISSUER, aud: DEVICE_LINK_AUDIENCE, sub: claims.linkId, ...lifetime(claims) });
+  }
+
+  /**
+   * A player token (find/join/create): names its namespace, lobby and player, and expires with the slot it
+   * holds (GCM_PLAYER_CONNECT_TIMEOUT). Single use is the store's: the lobby_players row keeps its sha256.
+   */
+  async signPlayerToken(claims: {
+    namespaceId: string;
+    lobbyId: string;
+    playerId: string;
+    createTs: number;
+    expireTs: number;
+  }) {
+    return this.sign({
+      iss: ISSUER,
+      aud: PLAYER_AUDIENCE,
+      sub: claims.playerId,
+      namespace_id: claims.namespaceId,
+      lobby_id: claims.lobbyId,
+      ...lifetime(claims),
+    });
+  }
+
+  /**
+   * A player token's namespace and lobby, if it is one this service signed (expired or not: the caller
+   * tells an expired token from an unknown one); undefined for anything else.
+   */
+  async verifyPlayerToken(
+    token: string,
+  ): Promise<{ namespaceId: string; lobbyId: string; expired: boolean } | undefined> {
+    if (token.split('.').length !== 3) return undefined;
+    let payload: JWTPayload;
+    let expired = false;
+    try {
+      ({ payload } = await this.verify(token, PLAYER_AUDIENCE));
+    } catch (err) {
+      if (!(err instanceof joseErrors.JWTExpired && err.claim === 'exp')) return undefined;
+      payload = err.payload;
+      expired = true;
+    }
+    const { namespace_id: namespaceId, lobby_id: lobbyId } = payload;
+    if (typeof namespaceId !== 'string' || typeof lobbyId !== 'string') return undefined;
+    return { namespaceId, lobbyId, expired };
   }
 
   /**

@@ -4,7 +4,8 @@
  * reconciler would have put in the container's GCM_LOBBY_TOKEN.
  */
 import assert from 'node:assert/strict';
-import { newLobbyToken } from '../../src/identity/lobby-tokens.js';
+import { hashLobbyToken, newLobbyToken } from '../../src/identity/lobby-tokens.js';
+import { sha256Hex } from '../../src/identity/token-authority.js';
 import { newId } from '../../src/lib/ids.js';
 import type { GameWorld } from './api-world.js';
 import type { TestService } from './service.js';
@@ -105,4 +106,89 @@ export async function switchToRuntimeVersion(
   );
   assert.equal(switched.statusCode, 204, switched.body);
   return versionId;
+}
+
+/** A public token of the world's namespace, as a game client holds it. */
+export async function mintPublicToken(
+  svc: TestService,
+  world: Pick<GameWorld, 'gameId' | 'namespaceId'>,
+): Promise<string> {
+  const res = await svc.call(
+    'POST',
+    `/cloud/games/${world.gameId}/namespaces/${world.namespaceId}/tokens/public`,
+  );
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json<{ token: string }>().token;
+}
+
+/** POST /matchmaker/lobbies/find with a public token; by default game mode `default`, no auto-create. */
+export function find(svc: TestService, publicToken: string, body: Record<string, unknown> = {}) {
+  return svc.call('POST', '/matchmaker/lobbies/find', {
+    token: publicToken,
+    body: { game_modes: ['default'], prevent_auto_create_lobby: true, ...body },
+  });
+}
+
+/** A player token from find, for the lobby find put the player in (asserted when `lobbyId` is given). */
+export async function playerTokenOf(
+  svc: TestService,
+  publicToken: string,
+  lobbyId?: string,
+): Promise<string> {
+  const res = await find(svc, publicToken);
+  assert.equal(res.statusCode, 200, res.body);
+  const answer = res.json<{ lobby: { lobby_id: string }; player: { token: string } }>();
+  if (lobbyId !== undefined) assert.equal(answer.lobby.lobby_id, lobbyId);
+  return answer.player.token;
+}
+
+/** Player tokens issued by issuePlayerToken, by lobby token and player name. */
+const issuedPlayers = new Map<string, string>();
+
+/**
+ * A player token for THIS lobby, issued as find issues one (a signed token and its pending slot): the
+ * reconciler's and the authorization matrix's tests pick which lobby gets a player, which find (fullest
+ * first) does not let them choose. The matchmaker's own tests get theirs from find.
+ */
+export async function issuePlayerToken(svc: TestService, lobbyToken: string, name: string): Promise<string> {
+  const key = `${lobbyToken} ${name}`;
+  const known = issuedPlayers.get(key);
+  if (known !== undefined) return known;
+  const lobby = await svc.deps.db
+    .selectFrom('lobbies')
+    .select(['namespace_id', 'lobby_id'])
+    .where('token_hash', '=', hashLobbyToken(lobbyToken))
+    .executeTakeFirstOrThrow();
+  const now = svc.clock.now();
+  const deadline = now + 3_600_000;
+  const token = await svc.deps.tokens.signPlayerToken({
+    namespaceId: lobby.namespace_id,
+    lobbyId: lobby.lobby_id,
+    playerId: newId(),
+    createTs: now,
+    expireTs: deadline,
+  });
+  await svc.deps.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('lobby_players')
+      .values({
+        namespace_id: lobby.namespace_id,
+        lobby_id: lobby.lobby_id,
+        player_token_hash: sha256Hex(token),
+        state: 'pending',
+        join_kind: 'normal',
+        issued_ts: now,
+        connect_deadline_ts: deadline,
+        connected_ts: null,
+        client_addr: '127.0.0.1',
+      })
+      .execute();
+    await trx
+      .updateTable('lobbies')
+      .set((eb) => ({ player_count: eb('player_count', '+', 1) }))
+      .where('lobby_id', '=', lobby.lobby_id)
+      .execute();
+  });
+  issuedPlayers.set(key, token);
+  return token;
 }

@@ -7,6 +7,7 @@ import { LOBBY_LABELS } from '../../src/runtime/driver.js';
 import { putPresigned } from './api-world.js';
 import { type PrivateDockerd, startDockerd } from './dockerd.js';
 import { startListening } from './listening.js';
+import { issuePlayerToken } from './runtime-lobbies.js';
 import type { TestService } from './service.js';
 import { buildTestImage, type TestImage } from './test-image.js';
 
@@ -186,13 +187,14 @@ export async function lobbyTokenOf(engine: DockerEngine, handle: string): Promis
   return token;
 }
 
-/** The lobby reports a player connected (or gone), with its own token, as its server would. */
+/** The lobby reports player `name` connected (or gone), with its own token, as its server would. */
 export async function reportPlayer(
   svc: TestService,
   token: string,
-  playerToken: string,
+  name: string,
   connected = true,
 ): Promise<void> {
+  const playerToken = await issuePlayerToken(svc, token, name);
   ok(
     await svc.call('POST', `/matchmaker/players/${connected ? 'connected' : 'disconnected'}`, {
       token,

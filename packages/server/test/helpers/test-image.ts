@@ -16,7 +16,8 @@ import { tar } from './tar.js';
  * - calls `$GCM_API_URL/matchmaker/lobbies/ready` with its lobby token (wget) unless TEST_NO_READY is set,
  *   printing `server: ready` or `server: ready failed`;
  * - with PORT_game set, listens there (busybox nc, a process per connection): each line sent is echoed back,
- *   and `exit N` makes the server exit with N (through the exit file);
+ *   `exit N` makes the server exit with N (through the exit file), `player TOKEN` reports a player connected
+ *   with that player token (answers `admitted` or `refused`) and `leave TOKEN` reports it gone (`left`);
  * - exits with the code written in TEST_EXIT_FILE (default /tmp/exit) once that file appears, or with
  *   TEST_EXIT_CODE (default 0) after TEST_EXIT_AFTER seconds (0: at once, a crash at start);
  * - on SIGTERM prints `server: got TERM` and exits with TEST_TERM_EXIT (default 0), or carries on when
@@ -83,6 +84,18 @@ while read -r line; do
       echo "\${line#exit }" > "$EXIT_FILE"
       echo "bye"
       exit 0
+      ;;
+    "player "*)
+      # A player's first line is its player token: the lobby asks the service before it lets it play.
+      if wget -q -O- --post-data="{\\"player_token\\":\\"\${line#player }\\"}" --header "Content-Type: application/json" --header "Authorization: Bearer $GCM_LOBBY_TOKEN" "$GCM_API_URL/matchmaker/players/connected" >/dev/null 2>&1; then
+        echo "admitted"
+      else
+        echo "refused"
+      fi
+      ;;
+    "leave "*)
+      wget -q -O- --post-data="{\\"player_token\\":\\"\${line#leave }\\"}" --header "Content-Type: application/json" --header "Authorization: Bearer $GCM_LOBBY_TOKEN" "$GCM_API_URL/matchmaker/players/disconnected" >/dev/null 2>&1
+      echo "left"
       ;;
     *) echo "$line" ;;
   esac

@@ -43,7 +43,7 @@ import {
 } from '../helpers/openapi.js';
 import { addMember, asPerson, authCall, giveGame, newTeam, signIn } from '../helpers/people.js';
 import { onPostgres } from '../helpers/postgres.js';
-import { seedRuntimeLobby } from '../helpers/runtime-lobbies.js';
+import { issuePlayerToken, seedRuntimeLobby, switchToRuntimeVersion } from '../helpers/runtime-lobbies.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { diffSnapshots, rowsOfGame, snapshotStore } from '../helpers/store-snapshot.js';
 
@@ -136,7 +136,7 @@ function personExpect(rule: AuthRule, needed: TeamRole | null, caller: PersonKin
 }
 
 /** What a caller must get: a 2xx, or a refusal with this status (an `any` route hides others' ids: 404). */
-type Expect = '2xx' | 401 | 403 | 404 | 409 | 410;
+type Expect = '2xx' | 401 | 403 | 404 | 409 | 410 | 503;
 
 const INVALID: ReadonlySet<CallerKind> = new Set(INVALID_CALLERS);
 /** Game clients' tokens: they matchmake in their namespace, and nothing else. */
@@ -167,6 +167,9 @@ function expectedFor(rule: AuthRule, caller: CallerKind, people: TeamRole | null
       return 403;
   }
 }
+
+/** The `lobby` caller's token (set in `before`): the lobby that player tokens are issued for. */
+let matrixLobbyToken = '';
 
 interface Ctx {
   svc: TestService;
@@ -285,7 +288,8 @@ const MATRIX: Record<string, Row> = {
   },
   'games.namespaces.updateGameNamespaceMatchmakerConfig': {
     rule: 'game',
-    request: () => ({ body: { lobby_count_max: 16, max_players: 4 } }),
+    // Caps that leave the find row's calls room (they all come from one address).
+    request: () => ({ body: { lobby_count_max: 1_000, max_players: 100_000 } }),
   },
   'games.namespaces.updateNamespaceCdnAuthUser': {
     rule: 'game',
@@ -324,7 +328,10 @@ const MATRIX: Record<string, Row> = {
   'matchmaker.lobbies.setClosed': { rule: 'lobby', request: () => ({ body: { is_closed: false } }) },
   'matchmaker.players.connected': {
     rule: 'lobby',
-    request: ({ seq }) => ({ body: { player_token: `player-${seq}` } }),
+    // A token find would have issued for the lobby caller's lobby, new for each call (a token admits once).
+    request: async ({ svc, seq }) => ({
+      body: { player_token: await issuePlayerToken(svc, matrixLobbyToken, `player-${seq}`) },
+    }),
   },
   'matchmaker.players.disconnected': {
     rule: 'lobby',
@@ -373,6 +380,12 @@ const MATRIX: Record<string, Row> = {
   },
   // A game client's own calls: in the namespace its token names, whatever the path.
   'matchmaker.regions.list': { rule: 'matchmaker' },
+  'matchmaker.lobbies.find': {
+    rule: 'matchmaker',
+    request: () => ({ body: { game_modes: ['default'] } }),
+    // Its own namespace has no ready lobby: the target's, with room, is not its to take.
+    expect: { 'other-public': 503 },
+  },
   'tokens.revokeToken': {
     rule: 'any',
     request: async ({ svc, world }) => ({
@@ -656,6 +669,21 @@ describe('authorization matrix: every route × every kind of caller', { timeout:
     svc = await startTestService({ env: { ...ROUTE_WALK_ENV, GCM_METRICS_TOKEN: METRICS_TOKEN } });
     target = await createGameWorld(svc, 'matrix-target');
     other = await createGameWorld(svc, 'matrix-other');
+    // Both namespaces run game mode `default`; only the target's has a ready lobby (the `lobby` caller's, with
+    // room to spare): a game client of the other game finds no room, whatever room the target has.
+    // The namespace-version row puts each world's versionId back: it is the runtime version from here on.
+    target = { ...target, versionId: await switchToRuntimeVersion(svc, target, { min: 0, max: 0 }) };
+    other = { ...other, versionId: await switchToRuntimeVersion(svc, other, { min: 0, max: 0 }) };
+    for (const world of [target, other]) {
+      const caps = await svc.call(
+        'POST',
+        `/cloud/games/${world.gameId}/namespaces/${world.namespaceId}/mm-config`,
+        {
+          body: { lobby_count_max: 1_000, max_players: 100_000 },
+        },
+      );
+      assert.ok(caps.statusCode < 300, caps.body);
+    }
     // A reporter token of another namespace of the target game: the namespace, not only the game, must match.
     const sibling = await svc.call('POST', `/cloud/games/${target.gameId}/namespaces`, {
       body: { name_id: 'sibling', display_name: 'Sibling', version_id: target.versionId },
@@ -710,6 +738,7 @@ describe('authorization matrix: every route × every kind of caller', { timeout:
       'person-other-team': null,
       'person-signed-out': null,
     };
+    matrixLobbyToken = tokens.lobby ?? '';
     const targetTeam = await newTeam(svc, 'matrix-target');
     const otherTeam = await newTeam(svc, 'matrix-other');
     await giveGame(svc, target.gameId, targetTeam.teamId);

@@ -143,7 +143,9 @@ const NOT_CREATING: Record<string, string> = {
   'games.namespaces.updateNamespaceCdnAuthUser': 'sets the user: a repeat is the same',
   'games.namespaces.logs.recordNamespaceLobbyEvent': 'a repeated event is a no-op',
   'matchmaker.lobbies.ready': 'a repeated ready is a no-op',
-  'matchmaker.players.connected': 'a player token already counted is a no-op',
+  'matchmaker.players.connected': 'a player token admits once: a repeat is refused and changes nothing',
+  'matchmaker.lobbies.find':
+    'a game client (no person, no key store per player): a repeat takes another slot, which expires unused within GCM_PLAYER_CONNECT_TIMEOUT',
   'matchmaker.players.disconnected': 'a player token not counted is a no-op',
   'builds.complete': 'completing twice is a no-op',
   'games.avatars.completeCustomAvatarUpload': 'completing twice is a no-op',

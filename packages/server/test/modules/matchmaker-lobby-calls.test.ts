@@ -18,18 +18,31 @@ import { createGameWorld, type GameWorld, newLobby } from '../helpers/api-world.
 import { assertError } from '../helpers/error-answer.js';
 import { onPostgres } from '../helpers/postgres.js';
 import { queryPlan } from '../helpers/query-plan.js';
-import { type SeededLobby, seedRuntimeLobby, switchToRuntimeVersion } from '../helpers/runtime-lobbies.js';
+import {
+  find,
+  mintPublicToken,
+  playerTokenOf,
+  type SeededLobby,
+  seedRuntimeLobby,
+  switchToRuntimeVersion,
+} from '../helpers/runtime-lobbies.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 describe('a lobby’s own calls, its stop and the rollout view', () => {
   let svc: TestService;
   let game: GameWorld;
   let other: GameWorld;
+  /** A namespace whose version runs game mode `default`, and a public token of it: players find its lobbies. */
+  let players: GameWorld;
+  let publicToken: string;
 
   before(async () => {
     svc = await startTestService();
     game = await createGameWorld(svc, 'mm-game');
     other = await createGameWorld(svc, 'mm-other');
+    players = await createGameWorld(svc, 'mm-players');
+    await switchToRuntimeVersion(svc, players, { min: 0, max: 0 });
+    publicToken = await mintPublicToken(svc, players);
   });
   after(async () => {
     await svc?.close();
@@ -154,46 +167,61 @@ describe('a lobby’s own calls, its stop and the rollout view', () => {
     assert.equal((await lobbyOf(lobby.lobbyId)).status.running.state, 'ready');
   });
 
-  it('counts each player token once, never beyond max_players, and the count is the players’ rows', async () => {
-    const lobby = await seed({ runState: 'ready', maxPlayers: 2 });
-    for (const token of ['alice', 'alice', 'bob']) {
-      const res = await player(lobby, 'connected', token);
-      assert.equal(res.statusCode, 200, res.body);
-    }
-    assert.equal((await lobbyOf(lobby.lobbyId)).status.running.player_count, 2);
-    const full = assertError(await player(lobby, 'connected', 'carol'), 409, 'LOBBY_FULL');
-    assert.equal(full.metadata?.max_players, 2);
-    // A player already counted may report again when the lobby is full: it is the same place.
-    assert.equal((await player(lobby, 'connected', 'bob')).statusCode, 200);
+  it('admits a player token of find once, for its own lobby; the count is the players’ rows', async () => {
+    const lobby = await seed({ runState: 'ready', maxPlayers: 2 }, players);
+    const alice = await playerTokenOf(svc, publicToken, lobby.lobbyId);
+    const bob = await playerTokenOf(svc, publicToken, lobby.lobbyId);
+    assert.equal(
+      (await lobbyOf(lobby.lobbyId, players)).status.running.player_count,
+      2,
+      'slots held from find',
+    );
+    assertError(await find(svc, publicToken), 503, 'MATCHMAKER_NO_CAPACITY');
 
-    assert.equal((await player(lobby, 'disconnected', 'alice')).statusCode, 200);
-    assert.equal((await player(lobby, 'disconnected', 'alice')).statusCode, 200, 'a repeat is a no-op');
+    assert.equal((await player(lobby, 'connected', alice)).statusCode, 200);
+    const again = assertError(await player(lobby, 'connected', alice), 403, 'PLAYER_TOKEN_INVALID');
+    assert.equal(again.metadata?.reason, 'used');
+    for (const [token, reason] of [
+      ['never-issued', 'unknown'],
+      [publicToken, 'unknown'],
+    ] as const) {
+      const refused = assertError(await player(lobby, 'connected', token), 403, 'PLAYER_TOKEN_INVALID');
+      assert.equal(refused.metadata?.reason, reason);
+    }
+    const neighbour = await seed({ runState: 'starting' }, players);
+    const elsewhere = assertError(await player(neighbour, 'connected', bob), 403, 'PLAYER_TOKEN_INVALID');
+    assert.equal(elsewhere.metadata?.reason, 'other_lobby');
+    assert.equal((await player(lobby, 'connected', bob)).statusCode, 200);
+
+    assert.equal((await player(lobby, 'disconnected', alice)).statusCode, 200);
+    assert.equal((await player(lobby, 'disconnected', alice)).statusCode, 200, 'a repeat is a no-op');
     assert.equal((await player(lobby, 'disconnected', 'never-seen')).statusCode, 200);
-    assert.equal((await lobbyOf(lobby.lobbyId)).status.running.player_count, 1);
-    assert.equal((await player(lobby, 'connected', 'carol')).statusCode, 200);
-    assert.equal((await lobbyOf(lobby.lobbyId)).status.running.player_count, 2);
+    assert.equal((await lobbyOf(lobby.lobbyId, players)).status.running.player_count, 1);
+    const carol = await playerTokenOf(svc, publicToken, lobby.lobbyId);
+    assert.equal((await player(lobby, 'connected', carol)).statusCode, 200);
+    assert.equal((await lobbyOf(lobby.lobbyId, players)).status.running.player_count, 2);
     assert.equal(await playerRows(lobby.lobbyId), 2);
   });
 
-  it('takes the last places once when many players connect at the same time', async () => {
-    const lobby = await seed({ runState: 'ready', maxPlayers: 4 });
+  it('gives the last slots once when many players find at the same time', async () => {
+    const lobby = await seed({ runState: 'ready', maxPlayers: 4, region: 'lnd-fra' }, players);
     const answers = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => player(lobby, 'connected', `rush-${i}`)),
+      Array.from({ length: 12 }, () => find(svc, publicToken, { regions: ['lnd-fra'] })),
     );
     const statuses = answers.map((a) => a.statusCode).sort();
     assert.deepEqual(
       statuses,
-      [...Array(4).fill(200), ...Array(8).fill(409)],
+      [...Array(4).fill(200), ...Array(8).fill(503)],
       answers.map((a) => a.body).join('\n'),
     );
-    assert.equal((await lobbyOf(lobby.lobbyId)).status.running.player_count, 4);
+    assert.equal((await lobbyOf(lobby.lobbyId, players)).status.running.player_count, 4);
     assert.equal(await playerRows(lobby.lobbyId), 4);
   });
 
   it('refuses a player token longer than 512 characters', async () => {
     const lobby = await seed({ runState: 'ready' });
     assertError(await player(lobby, 'connected', 'x'.repeat(513)), 400, 'API_BAD_BODY');
-    assert.equal((await player(lobby, 'connected', 'x'.repeat(512))).statusCode, 200);
+    assertError(await player(lobby, 'connected', 'x'.repeat(512)), 403, 'PLAYER_TOKEN_INVALID');
   });
 
   it('a stopped lobby’s token works no more; an unknown one was never valid', async () => {
@@ -215,7 +243,7 @@ describe('a lobby’s own calls, its stop and the rollout view', () => {
     const before = await lobbyOf(neighbour.lobbyId);
     assert.equal((await ready(mine)).statusCode, 200);
     assert.equal((await closed(mine, true)).statusCode, 200);
-    assert.equal((await player(mine, 'connected', 'p1')).statusCode, 200);
+    assert.equal((await player(mine, 'disconnected', 'p1')).statusCode, 200);
     assert.deepEqual(await lobbyOf(neighbour.lobbyId), before, 'the other lobby is as it was');
 
     for (const [method, url] of [
@@ -285,9 +313,10 @@ describe('a lobby’s own calls, its stop and the rollout view', () => {
   });
 
   it('DELETE marks a runtime lobby stopping, once; a reported, missing or other game’s lobby is refused', async () => {
-    const lobby = await seed({ runState: 'ready' });
-    const url = `/cloud/games/${game.gameId}/matchmaker/lobbies/${lobby.lobbyId}`;
-    const first = await svc.call('DELETE', url, { token: game.cloudToken });
+    const lobby = await seed({ runState: 'ready', region: 'lnd-atl' }, players);
+    const late = await playerTokenOf(svc, publicToken, lobby.lobbyId);
+    const url = `/cloud/games/${players.gameId}/matchmaker/lobbies/${lobby.lobbyId}`;
+    const first = await svc.call('DELETE', url, { token: players.cloudToken });
     assert.equal(first.statusCode, 200, first.body);
     assert.deepEqual(first.json(), { did_remove: true });
     const row = await svc.deps.db
@@ -299,12 +328,12 @@ describe('a lobby’s own calls, its stop and the rollout view', () => {
     assert.equal(row.stop_reason, 'studio');
     assert.equal(Number(row.stop_requested_ts), svc.clock.now());
     assert.equal(row.stop_ts, null, 'the reconciler writes the stop once the container exited');
-    assert.equal((await lobbyOf(lobby.lobbyId)).status.running.state, 'stopping');
+    assert.equal((await lobbyOf(lobby.lobbyId, players)).status.running.state, 'stopping');
     assert.deepEqual((await svc.call('DELETE', url)).json(), { did_remove: false });
 
     // Its token works until it has stopped, but takes no new player.
     assert.equal((await ready(lobby)).statusCode, 200);
-    assertError(await player(lobby, 'connected', 'late'), 409, 'LOBBY_STOPPING');
+    assertError(await player(lobby, 'connected', late), 409, 'LOBBY_STOPPING');
 
     assertError(
       await svc.call('DELETE', `/cloud/games/${game.gameId}/matchmaker/lobbies/${game.lobbyId}`),

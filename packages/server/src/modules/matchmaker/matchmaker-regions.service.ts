@@ -1,8 +1,8 @@
-import { type ListRegionsResponse, resolveVersionConfig, type VersionConfig } from '@gcm/contract';
+import type { ListRegionsResponse } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import type { GameClientCaller } from '../../identity/callers.js';
-import * as repo from './matchmaker-regions.repository.js';
+import { gameModesOf, type NamespaceWish, namespaceConfig } from '../runtime/runtime.service.js';
 
 /** Who runs the regions, as the original named its providers; the service is the only one it knows. */
 export const REGION_PROVIDER = 'Game Cloud Management';
@@ -15,11 +15,9 @@ export const REGION_PROVIDER = 'Game Cloud Management';
  * are not known to the service: zero (docs/interface-notes.md).
  */
 export async function listClientRegions(deps: Deps, caller: GameClientCaller): Promise<ListRegionsResponse> {
-  const row = await repo.findNamespaceConfig(deps.db, caller.gameId, caller.namespaceId);
-  // The namespace's deletion revokes its tokens; a request in flight meanwhile finds nothing.
-  if (row === undefined) throw errors.namespaceNotFound();
+  const ns = await clientNamespace(deps, caller);
   const offered = deps.config.regions;
-  const run = regionsRun(row.config_json, offered);
+  const run = new Set(Object.values(gameModesOf(ns, offered)).flatMap((gm) => Object.keys(gm.regions)));
   const listed = run.size === 0 ? offered : offered.filter((region) => run.has(region));
   return {
     regions: listed.map((region) => ({
@@ -32,13 +30,12 @@ export async function listClientRegions(deps: Deps, caller: GameClientCaller): P
   };
 }
 
-/** The regions the config's game modes run in; empty when it has none (or no longer parses). */
-function regionsRun(configJson: string, offered: readonly string[]): Set<string> {
-  try {
-    const resolved = resolveVersionConfig(JSON.parse(configJson) as VersionConfig, { regions: offered });
-    const gameModes = 'matchmaker' in resolved ? Object.values(resolved.matchmaker.game_modes) : [];
-    return new Set(gameModes.flatMap((gm) => Object.keys(gm.regions)));
-  } catch {
-    return new Set();
-  }
+/**
+ * The caller's namespace with its current config. Deleting a namespace (or its game) revokes its tokens; a
+ * request in flight meanwhile finds nothing.
+ */
+export async function clientNamespace(deps: Deps, caller: GameClientCaller): Promise<NamespaceWish> {
+  const ns = await namespaceConfig(deps, caller.namespaceId);
+  if (ns === undefined || ns.game_id !== caller.gameId) throw errors.namespaceNotFound();
+  return ns;
 }

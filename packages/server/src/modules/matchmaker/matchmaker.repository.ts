@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { type Db, forUpdate } from '../../db/open-db.js';
 
 // The lobby's own calls write its live columns (0024) and its players: only on rows the runtime runs
@@ -42,18 +41,19 @@ export function lockLobby(trx: Db, namespaceId: string, lobbyId: string) {
   ).executeTakeFirst();
 }
 
-export async function hasPlayer(trx: Db, namespaceId: string, lobbyId: string, playerHash: string) {
-  const row = await trx
+/** A player token's row in the lobby: its state and, while pending, its deadline. */
+export function findPlayer(trx: Db, namespaceId: string, lobbyId: string, playerHash: string) {
+  return trx
     .selectFrom('lobby_players')
-    .select('connected_ts')
+    .select(['state', 'connect_deadline_ts'])
     .where('namespace_id', '=', namespaceId)
     .where('lobby_id', '=', lobbyId)
     .where('player_token_hash', '=', playerHash)
     .executeTakeFirst();
-  return row !== undefined;
 }
 
-export async function insertPlayer(
+/** pending → connected: the slot no longer expires. */
+export async function markConnected(
   trx: Db,
   namespaceId: string,
   lobbyId: string,
@@ -61,16 +61,11 @@ export async function insertPlayer(
   now: number,
 ) {
   await trx
-    .insertInto('lobby_players')
-    .values({
-      namespace_id: namespaceId,
-      lobby_id: lobbyId,
-      player_token_hash: playerHash,
-      state: 'connected',
-      join_kind: 'normal',
-      issued_ts: now,
-      connected_ts: now,
-    })
+    .updateTable('lobby_players')
+    .set({ state: 'connected', connected_ts: now, connect_deadline_ts: null })
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId)
+    .where('player_token_hash', '=', playerHash)
     .execute();
 }
 
@@ -82,16 +77,4 @@ export async function deletePlayer(trx: Db, namespaceId: string, lobbyId: string
     .where('player_token_hash', '=', playerHash)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
-}
-
-/** player_count := the lobby's player rows, in the transaction that changed them, so the two never differ. */
-export async function recountPlayers(trx: Db, namespaceId: string, lobbyId: string) {
-  await trx
-    .updateTable('lobbies')
-    .set({
-      player_count: sql<number>`(select count(*) from lobby_players where lobby_players.namespace_id = ${namespaceId} and lobby_players.lobby_id = ${lobbyId})`,
-    })
-    .where('namespace_id', '=', namespaceId)
-    .where('lobby_id', '=', lobbyId)
-    .execute();
 }

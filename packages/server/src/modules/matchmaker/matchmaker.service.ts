@@ -3,6 +3,7 @@ import { errors } from '../../errors.js';
 import type { LobbyCaller } from '../../identity/callers.js';
 import { sha256Hex } from '../../identity/token-authority.js';
 import * as repo from './matchmaker.repository.js';
+import * as players from './matchmaker-players.repository.js';
 
 /**
  * The calls a running lobby makes about itself (the original API's /matchmaker/lobbies and /players):
@@ -25,28 +26,58 @@ export async function setLobbyClosed(deps: Deps, lobby: LobbyCaller, closed: boo
 /** Player tokens are kept only as their sha256, like every other token the service checks. */
 const playerHash = sha256Hex;
 
+type ConnectVerdict = 'connected' | 'stopped' | 'stopping' | 'unknown' | 'used' | 'expired';
+
 /**
- * Counts the player once per token (a repeated report is a no-op), never beyond the lobby's max_players:
- * the lobby's row is locked while its players are counted, so two reports at once cannot both take the
- * last place.
+ * Admits a player whose token find/join/create issued for THIS lobby, once: its slot, reserved since, stops
+ * expiring. Anything else is refused, and the lobby server must drop that connection (the original's
+ * contract). The lobby's row is locked while the token's row changes, so a token is used once.
  */
 export async function playerConnected(deps: Deps, lobby: LobbyCaller, playerToken: string): Promise<void> {
   const { namespaceId, lobbyId } = lobby;
+  const claims = await deps.tokens.verifyPlayerToken(playerToken);
+  if (claims === undefined) {
+    throw errors.playerTokenInvalid('unknown', 'player_token is not a player token this service issued');
+  }
+  if (claims.namespaceId !== namespaceId || claims.lobbyId !== lobbyId) {
+    throw errors.playerTokenInvalid('other_lobby', 'player_token was issued for another lobby');
+  }
   const hash = playerHash(playerToken);
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
+  const verdict = await deps.db.transaction().execute(async (trx): Promise<ConnectVerdict> => {
     const row = await repo.lockLobby(trx, namespaceId, lobbyId);
-    if (row === undefined || row.run_state === null || row.run_state === 'stopped') {
-      throw errors.lobbyTokenStopped();
+    if (row === undefined || row.run_state === null || row.run_state === 'stopped') return 'stopped';
+    const player = await repo.findPlayer(trx, namespaceId, lobbyId, hash);
+    if (player === undefined) return claims.expired ? 'expired' : 'unknown';
+    if (player.state === 'connected') return 'used';
+    if ((player.connect_deadline_ts ?? 0) <= now) {
+      // Expired before the expiry job came by: its slot is freed here, in the same transaction.
+      await repo.deletePlayer(trx, namespaceId, lobbyId, hash);
+      await players.recountPlayers(trx, namespaceId, lobbyId);
+      return 'expired';
     }
-    if (await repo.hasPlayer(trx, namespaceId, lobbyId, hash)) return;
-    if (row.run_state === 'stopping') throw errors.lobbyStopping();
-    const max = row.max_players ?? 0;
-    if ((row.player_count ?? 0) >= max) throw errors.lobbyFull(max);
-    await repo.insertPlayer(trx, namespaceId, lobbyId, hash, now);
-    await repo.recountPlayers(trx, namespaceId, lobbyId);
+    if (row.run_state === 'stopping') return 'stopping';
+    await repo.markConnected(trx, namespaceId, lobbyId, hash, now);
+    return 'connected';
   });
-  deps.runtime.wake(namespaceId);
+  switch (verdict) {
+    case 'connected':
+      deps.runtime.wake(namespaceId);
+      return;
+    case 'stopped':
+      throw errors.lobbyTokenStopped();
+    case 'stopping':
+      throw errors.lobbyStopping();
+    case 'used':
+      throw errors.playerTokenInvalid('used', 'player_token was used already: a player token admits once');
+    case 'expired':
+      throw errors.playerTokenInvalid(
+        'expired',
+        'player_token expired before the player connected (GCM_PLAYER_CONNECT_TIMEOUT); its slot is free again',
+      );
+    case 'unknown':
+      throw errors.playerTokenInvalid('unknown', 'player_token holds no slot in this lobby');
+  }
 }
 
 /** A player the lobby did not count (or counted out already) is no error: the report is simply done. */
@@ -56,7 +87,7 @@ export async function playerDisconnected(deps: Deps, lobby: LobbyCaller, playerT
   const removed = await deps.db.transaction().execute(async (trx) => {
     await repo.lockLobby(trx, namespaceId, lobbyId);
     if (!(await repo.deletePlayer(trx, namespaceId, lobbyId, hash))) return false;
-    await repo.recountPlayers(trx, namespaceId, lobbyId);
+    await players.recountPlayers(trx, namespaceId, lobbyId);
     return true;
   });
   if (removed) deps.runtime.wake(namespaceId);

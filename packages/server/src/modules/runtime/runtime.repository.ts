@@ -13,6 +13,7 @@ export interface NamespaceWish {
   game_id: string;
   version_id: string;
   mm_lobby_count_max: number;
+  mm_max_players_per_client: number;
   config_json: string;
 }
 
@@ -27,6 +28,7 @@ export function namespaceWishes(db: Db, namespaceId?: string): Promise<Namespace
       'namespaces.game_id',
       'namespaces.version_id',
       'namespaces.mm_lobby_count_max',
+      'namespaces.mm_max_players_per_client',
       'versions.config_json',
     ])
     .where('namespaces.delete_ts', 'is', null)
@@ -101,6 +103,8 @@ export type NewRuntimeLobby = Pick<
   | 'create_ts'
   | 'version_id'
   | 'max_players'
+  | 'max_players_direct'
+  | 'max_players_party'
   | 'token_hash'
   | 'runtime_host'
   | 'ports'

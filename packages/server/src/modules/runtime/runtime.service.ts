@@ -18,6 +18,8 @@ import {
 } from '../../runtime/driver.js';
 import * as repo from './runtime.repository.js';
 
+export type { NamespaceWish } from './runtime.repository.js';
+
 /** What one game mode of a namespace's current version asks in one region. */
 export interface Wish {
   namespaceId: string;
@@ -37,13 +39,7 @@ export interface Wish {
  * the regions of GCM_REGIONS the runtime has a host for. A config that no longer parses runs nothing.
  */
 export function wishesOf(ns: repo.NamespaceWish, regions: readonly string[]): Wish[] {
-  let gameModes: Record<string, ResolvedGameMode>;
-  try {
-    const resolved = resolveVersionConfig(JSON.parse(ns.config_json) as VersionConfig, { regions });
-    gameModes = 'matchmaker' in resolved ? resolved.matchmaker.game_modes : {};
-  } catch {
-    return [];
-  }
+  const gameModes = gameModesOf(ns, regions);
   const wishes: Wish[] = [];
   for (const [gameMode, gm] of Object.entries(gameModes)) {
     const buildId = gm.container?.image_id;
@@ -65,6 +61,44 @@ export function wishesOf(ns: repo.NamespaceWish, regions: readonly string[]): Wi
     }
   }
   return wishes;
+}
+
+/**
+ * One live namespace of a live game with its current version's config (undefined when either is deleted):
+ * the one read the reconciler, the matchmaker's regions and find share.
+ */
+export async function namespaceConfig(
+  deps: Deps,
+  namespaceId: string,
+): Promise<repo.NamespaceWish | undefined> {
+  return (await repo.namespaceWishes(deps.db, namespaceId))[0];
+}
+
+/** Resolved game modes by version: a version's config never changes, so each is parsed once. */
+const resolvedByVersion = new Map<string, Record<string, ResolvedGameMode>>();
+const RESOLVED_CACHE_MAX = 1_000;
+
+/**
+ * The game modes of a namespace's version config, resolved over `regions` (GCM_REGIONS); empty when the
+ * config has none or no longer parses. Cached per version id and region list: find reads it per request.
+ */
+export function gameModesOf(
+  ns: repo.NamespaceWish,
+  regions: readonly string[],
+): Record<string, ResolvedGameMode> {
+  const key = `${ns.version_id} ${regions.join(',')}`;
+  const known = resolvedByVersion.get(key);
+  if (known !== undefined) return known;
+  let gameModes: Record<string, ResolvedGameMode>;
+  try {
+    const resolved = resolveVersionConfig(JSON.parse(ns.config_json) as VersionConfig, { regions });
+    gameModes = 'matchmaker' in resolved ? resolved.matchmaker.game_modes : {};
+  } catch {
+    gameModes = {};
+  }
+  if (resolvedByVersion.size >= RESOLVED_CACHE_MAX) resolvedByVersion.clear();
+  resolvedByVersion.set(key, gameModes);
+  return gameModes;
 }
 
 /** A tier's CPU, memory and process limits; an unknown name (the validator refuses them) gets basic-1d1's. */
@@ -221,6 +255,8 @@ export async function placeLobby(
       create_ts: now,
       version_id: wish.versionId,
       max_players: wish.maxPlayers.normal,
+      max_players_direct: wish.maxPlayers.direct,
+      max_players_party: wish.maxPlayers.party,
       token_hash: hash,
       runtime_host: host.id,
       ports: JSON.stringify(stored),

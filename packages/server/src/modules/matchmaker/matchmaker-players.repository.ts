@@ -1,0 +1,144 @@
+import { sql } from 'kysely';
+import { type Db, isPostgres } from '../../db/open-db.js';
+
+/** A lobby a slot was taken in, with what the answer needs. */
+export interface TakenLobby {
+  lobby_id: string;
+  region_id: string;
+  ports: string | null;
+}
+
+/**
+ * Takes one normal slot in the fullest ready, open lobby of (namespace, game mode, region) whose tags are
+ * `tagsJson` and that has room, in ONE statement: the outer `player_count < max_players` is checked again on
+ * the row itself when it is written, so on PostgreSQL a find that waited on another's lock and finds the
+ * lobby full takes nothing (and the caller tries again), and on SQLite the one writer serializes them.
+ * Fullest first packs players into few lobbies, leaving the others idle for the reconciler to count.
+ */
+export async function takeSlot(
+  trx: Db,
+  where: { namespaceId: string; gameMode: string; region: string; tagsJson: string | null },
+): Promise<TakenLobby | undefined> {
+  const { namespaceId, gameMode, region, tagsJson } = where;
+  const tags = tagsJson === null ? sql`tags_json is null` : sql`tags_json = ${tagsJson}`;
+  const { rows } = await sql<TakenLobby>`
+    update lobbies set player_count = player_count + 1
+    where namespace_id = ${namespaceId} and player_count < max_players and run_state = 'ready' and is_closed = 0
+      and lobby_id = (
+        select lobby_id from lobbies
+        where namespace_id = ${namespaceId} and lobby_group_name_id = ${gameMode} and region_id = ${region}
+          and run_state = 'ready' and is_closed = 0 and player_count < max_players
+          and (publicity is null or publicity = 'public') and ${tags}
+        order by player_count desc, create_ts, lobby_id
+        limit 1)
+    returning lobby_id, region_id, ports`.execute(trx);
+  return rows[0];
+}
+
+/** Whether some lobby of the group could take a player: the retry loop's way to tell "full" from "raced". */
+export async function hasRoom(
+  db: Db,
+  where: { namespaceId: string; gameMode: string; region: string; tagsJson: string | null },
+): Promise<boolean> {
+  const { namespaceId, gameMode, region, tagsJson } = where;
+  const tags = tagsJson === null ? sql`tags_json is null` : sql`tags_json = ${tagsJson}`;
+  const { rows } = await sql<{ one: number }>`
+    select 1 as one from lobbies
+    where namespace_id = ${namespaceId} and lobby_group_name_id = ${gameMode} and region_id = ${region}
+      and run_state = 'ready' and is_closed = 0 and player_count < max_players
+      and (publicity is null or publicity = 'public') and ${tags}
+    limit 1`.execute(db);
+  return rows.length > 0;
+}
+
+/**
+ * The slots one client address holds in a namespace (pending and connected). On PostgreSQL the address's
+ * finds are serialized until the transaction ends (an advisory lock on its hash), so a burst from one
+ * address cannot all read the same count; SQLite's one writer does that already.
+ */
+export async function countClientPlayers(trx: Db, namespaceId: string, clientAddr: string): Promise<number> {
+  if (isPostgres(trx)) {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`${namespaceId} ${clientAddr}`}, 7037))`.execute(
+      trx,
+    );
+  }
+  const row = await trx
+    .selectFrom('lobby_players')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('namespace_id', '=', namespaceId)
+    .where('client_addr', '=', clientAddr)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertPendingPlayer(
+  trx: Db,
+  row: {
+    namespaceId: string;
+    lobbyId: string;
+    hash: string;
+    joinKind: 'normal' | 'direct' | 'party';
+    now: number;
+    deadline: number;
+    clientAddr: string;
+  },
+): Promise<void> {
+  await trx
+    .insertInto('lobby_players')
+    .values({
+      namespace_id: row.namespaceId,
+      lobby_id: row.lobbyId,
+      player_token_hash: row.hash,
+      state: 'pending',
+      join_kind: row.joinKind,
+      issued_ts: row.now,
+      connect_deadline_ts: row.deadline,
+      connected_ts: null,
+      client_addr: row.clientAddr,
+    })
+    .execute();
+}
+
+/** The lobbies with player tokens past their deadline, at most `limit` rows (the partial index's range). */
+export function expiredPending(db: Db, now: number, limit: number) {
+  return db
+    .selectFrom('lobby_players')
+    .select(['namespace_id', 'lobby_id', 'player_token_hash'])
+    .where('state', '=', 'pending')
+    .where('connect_deadline_ts', '<=', now)
+    .limit(limit)
+    .execute();
+}
+
+/** Deletes these rows if they are still pending and past their deadline (a connect may have won meanwhile). */
+export async function deleteExpired(
+  trx: Db,
+  rows: { namespace_id: string; lobby_id: string; player_token_hash: string }[],
+  now: number,
+): Promise<number> {
+  let deleted = 0;
+  for (const row of rows) {
+    const result = await trx
+      .deleteFrom('lobby_players')
+      .where('namespace_id', '=', row.namespace_id)
+      .where('lobby_id', '=', row.lobby_id)
+      .where('player_token_hash', '=', row.player_token_hash)
+      .where('state', '=', 'pending')
+      .where('connect_deadline_ts', '<=', now)
+      .executeTakeFirst();
+    deleted += Number(result.numDeletedRows);
+  }
+  return deleted;
+}
+
+/** player_count := the lobby's player rows (pending and connected). */
+export async function recountPlayers(trx: Db, namespaceId: string, lobbyId: string) {
+  await trx
+    .updateTable('lobbies')
+    .set({
+      player_count: sql<number>`(select count(*) from lobby_players where lobby_players.namespace_id = ${namespaceId} and lobby_players.lobby_id = ${lobbyId})`,
+    })
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId)
+    .execute();
+}

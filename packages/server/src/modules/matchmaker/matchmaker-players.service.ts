@@ -1,0 +1,259 @@
+import {
+  type DevelopmentTarget,
+  type FindLobbyBody,
+  type JoinLobbyAnswer,
+  type JoinPort,
+  MATCHMAKER_LIMITS,
+  type ResolvedGameMode,
+} from '@gcm/contract';
+import type { Deps } from '../../deps.js';
+import { errors } from '../../errors.js';
+import type { GameClientCaller } from '../../identity/callers.js';
+import { sha256Hex } from '../../identity/token-authority.js';
+import { newId } from '../../lib/ids.js';
+import { gameModesOf, type NamespaceWish } from '../runtime/runtime.service.js';
+import { admitPlayer } from './admission.js';
+import * as repo from './matchmaker-players.repository.js';
+import { clientNamespace } from './matchmaker-regions.service.js';
+
+/** On PostgreSQL a find that lost its lobby's last slot to another tries the next; this many times at most. */
+const TAKE_ATTEMPTS = 16;
+/** What a client is told to wait when no lobby has room (the reconciler starts idle ones within seconds). */
+const NO_CAPACITY_RETRY_SECONDS = 5;
+
+/** A stored port of a runtime lobby (runtime.service StoredPort). */
+interface StoredPort {
+  name: string;
+  protocol: string;
+  port: number;
+  port_end?: number;
+}
+
+const TLS_PROTOCOLS = new Set(['https', 'tcp_tls']);
+
+/**
+ * POST /matchmaker/lobbies/find: the first game mode and region, in the order given (without regions: each
+ * region the mode runs in, in GCM_REGIONS' order), with a ready, open lobby that has a normal slot; the slot
+ * is the player's from this answer until its token is used or expires (GCM_PLAYER_CONNECT_TIMEOUT).
+ */
+export async function findLobby(
+  deps: Deps,
+  caller: GameClientCaller,
+  body: FindLobbyBody,
+  clientAddr: string,
+): Promise<JoinLobbyAnswer> {
+  const ns = await clientNamespace(deps, caller);
+  const modes = gameModesOf(ns, deps.config.regions);
+  const asked: [string, ResolvedGameMode][] = body.game_modes.map((name) => {
+    const gm = Object.hasOwn(modes, name) ? modes[name] : undefined;
+    if (gm === undefined) throw errors.matchmakerGameModeNotFound(name);
+    if (!gm.actions.find.enabled) {
+      throw errors.matchmakerActionDisabled('find', `game mode ${JSON.stringify(name)} does not enable find`);
+    }
+    return [name, gm];
+  });
+  for (const region of body.regions ?? []) {
+    if (!deps.config.regions.includes(region)) throw errors.matchmakerRegionNotFound(region);
+  }
+  checkJsonSize('verification_data', body.verification_data);
+  const tagsJson = canonicalTags(body.tags);
+  const [firstMode, firstGm] = asked[0] as [string, ResolvedGameMode];
+  await admitPlayer(deps, {
+    action: 'find',
+    namespaceId: ns.namespace_id,
+    gameId: ns.game_id,
+    gameMode: firstMode,
+    verification: firstGm.actions.find.verification ?? null,
+    captcha: null,
+    regions: body.regions ?? Object.keys(firstGm.regions),
+    clientAddr,
+    tokenId: caller.tokenId,
+    ...(body.captcha === undefined ? {} : { captchaAnswer: body.captcha }),
+    ...(body.verification_data === undefined ? {} : { verificationData: body.verification_data }),
+  });
+  if (caller.development !== null) {
+    const region = body.regions?.[0] ?? Object.keys(firstGm.regions)[0] ?? deps.config.regions[0] ?? '';
+    return developmentAnswer(deps, ns.namespace_id, caller.development, region);
+  }
+  for (const [gameMode, gm] of asked) {
+    const regions = (body.regions ?? deps.config.regions).filter((r) => Object.hasOwn(gm.regions, r));
+    for (const region of regions) {
+      const answer = await takeSlotWithToken(deps, ns, { gameMode, region, tagsJson, clientAddr });
+      if (answer !== undefined) return answer;
+    }
+  }
+  throw errors.matchmakerNoCapacity(
+    NO_CAPACITY_RETRY_SECONDS,
+    body.prevent_auto_create_lobby === true
+      ? 'no ready lobby of these game modes and regions has a free slot'
+      : 'no ready lobby of these game modes and regions has a free slot, and none is starting with room',
+  );
+}
+
+/**
+ * In one transaction: the client's cap (mm-config max_players_per_client, by address), one slot, the player
+ * token and its pending row. The token names the lobby, so it is signed once the slot is known, inside.
+ */
+async function takeSlotWithToken(
+  deps: Deps,
+  ns: NamespaceWish,
+  where: { gameMode: string; region: string; tagsJson: string | null; clientAddr: string },
+): Promise<JoinLobbyAnswer | undefined> {
+  const group = { namespaceId: ns.namespace_id, ...where };
+  for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
+    const now = deps.clock.now();
+    const deadline = now + deps.config.runtime.playerConnectTimeoutMs;
+    const taken = await deps.db.transaction().execute(async (trx) => {
+      const held = await repo.countClientPlayers(trx, ns.namespace_id, where.clientAddr);
+      if (held >= ns.mm_max_players_per_client) {
+        throw errors.matchmakerTooManyPlayersFromClient(ns.mm_max_players_per_client);
+      }
+      const lobby = await repo.takeSlot(trx, group);
+      if (lobby === undefined) return undefined;
+      const token = await deps.tokens.signPlayerToken({
+        namespaceId: ns.namespace_id,
+        lobbyId: lobby.lobby_id,
+        playerId: newId(),
+        createTs: now,
+        // Whole seconds in the token, rounded up: it must not expire before its slot does.
+        expireTs: deadline + 999,
+      });
+      await repo.insertPendingPlayer(trx, {
+        namespaceId: ns.namespace_id,
+        lobbyId: lobby.lobby_id,
+        hash: sha256Hex(token),
+        joinKind: 'normal',
+        now,
+        deadline,
+        clientAddr: where.clientAddr,
+      });
+      return { lobby, token };
+    });
+    if (taken !== undefined) {
+      deps.runtime.wake(ns.namespace_id);
+      return joinAnswer(deps, taken.lobby, taken.token);
+    }
+    // Nothing taken: every lobby is full, or (PostgreSQL) the one chosen filled while this find waited.
+    if (!(await repo.hasRoom(deps.db, group))) return undefined;
+  }
+  return undefined;
+}
+
+/** find/join/create's answer: where the player connects, and the token to connect with. */
+function joinAnswer(deps: Deps, lobby: repo.TakenLobby, token: string): JoinLobbyAnswer {
+  const hostname =
+    deps.config.runtime.publicHosts[lobby.region_id] ?? new URL(deps.config.publicUrl).hostname;
+  const ports: Record<string, JoinPort> = {};
+  for (const p of JSON.parse(lobby.ports ?? '[]') as StoredPort[]) {
+    const isTls = TLS_PROTOCOLS.has(p.protocol);
+    ports[p.name] =
+      p.port_end === undefined
+        ? { host: `${hostname}:${p.port}`, hostname, port: p.port, is_tls: isTls }
+        : { hostname, port_range: { min: p.port, max: p.port_end }, is_tls: isTls };
+  }
+  const player = { token };
+  return {
+    lobby: {
+      lobby_id: lobby.lobby_id,
+      region: { region_id: lobby.region_id, display_name: lobby.region_id },
+      ports,
+      player,
+    },
+    ports,
+    player,
+  };
+}
+
+/**
+ * A development token's find: the lobby is the developer's own server, at the host and ports the token was
+ * minted with, as the original's development tokens answered; no container runs and no slot is taken. Its
+ * player token is signed for a lobby id made up for this answer, so no running lobby admits it.
+ */
+async function developmentAnswer(
+  deps: Deps,
+  namespaceId: string,
+  target: DevelopmentTarget,
+  region: string,
+): Promise<JoinLobbyAnswer> {
+  const lobbyId = newId();
+  const now = deps.clock.now();
+  const token = await deps.tokens.signPlayerToken({
+    namespaceId,
+    lobbyId,
+    playerId: newId(),
+    createTs: now,
+    expireTs: now + deps.config.runtime.playerConnectTimeoutMs + 999,
+  });
+  const ports: Record<string, JoinPort> = {};
+  for (const [name, p] of Object.entries(target.ports)) {
+    const isTls = TLS_PROTOCOLS.has(p.protocol);
+    ports[name] =
+      p.port !== undefined
+        ? { host: `${target.hostname}:${p.port}`, hostname: target.hostname, port: p.port, is_tls: isTls }
+        : {
+            hostname: target.hostname,
+            ...(p.port_range === undefined ? {} : { port_range: p.port_range }),
+            is_tls: isTls,
+          };
+  }
+  const player = { token };
+  return {
+    lobby: { lobby_id: lobbyId, region: { region_id: region, display_name: region }, ports, player },
+    ports,
+    player,
+  };
+}
+
+/** Tags as stored and compared: keys sorted, so equal maps give equal text; none (or {}) is null. */
+export function canonicalTags(tags: Record<string, string> | undefined): string | null {
+  if (tags === undefined) return null;
+  const keys = Object.keys(tags).sort();
+  if (keys.length === 0) return null;
+  return JSON.stringify(Object.fromEntries(keys.map((k) => [k, tags[k]])));
+}
+
+/** Any-JSON fields are bounded by their serialized size. */
+export function checkJsonSize(field: string, value: unknown): void {
+  if (value === undefined) return;
+  const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  if (bytes > MATCHMAKER_LIMITS.jsonBytes) {
+    throw errors.validation([
+      {
+        path: [field, 'too-large'],
+        message: `${field} must be at most ${MATCHMAKER_LIMITS.jsonBytes} bytes as JSON`,
+      },
+    ]);
+  }
+}
+
+/** Expired player tokens deleted per statement: a pass is bounded however many expire at once. */
+const EXPIRY_BATCH = 500;
+
+/**
+ * Frees the slots of player tokens whose player never connected within GCM_PLAYER_CONNECT_TIMEOUT: deletes
+ * their rows and recounts each lobby they were in, a batch at a time, until none is left.
+ */
+export async function expirePlayerTokens(deps: Deps): Promise<number> {
+  let freed = 0;
+  for (;;) {
+    const rows = await repo.expiredPending(deps.db, deps.clock.now(), EXPIRY_BATCH);
+    if (rows.length === 0) return freed;
+    const namespaces = new Set<string>();
+    await deps.db.transaction().execute(async (trx) => {
+      const lobbies = new Map<string, { namespaceId: string; lobbyId: string }>();
+      for (const row of rows) {
+        lobbies.set(`${row.namespace_id} ${row.lobby_id}`, {
+          namespaceId: row.namespace_id,
+          lobbyId: row.lobby_id,
+        });
+      }
+      freed += await repo.deleteExpired(trx, rows, deps.clock.now());
+      for (const { namespaceId, lobbyId } of lobbies.values()) {
+        await repo.recountPlayers(trx, namespaceId, lobbyId);
+        namespaces.add(namespaceId);
+      }
+    });
+    for (const namespaceId of namespaces) deps.runtime.wake(namespaceId);
+    if (rows.length < EXPIRY_BATCH) return freed;
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * POST /matchmaker/lobbies/find on both stores, over lobby rows written as the reconciler writes them
+ * (helpers/runtime-lobbies.ts): the slot is taken exactly once under a burst, a player token admits once
+ * and expires, and what find refuses. The find → connect → disconnect of a real lobby, through the
+ * original's published client, is in matchmaker-find-runtime.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { JoinLobbyAnswer } from '@gcm/contract';
+import { createGameWorld, type GameWorld } from '../helpers/api-world.js';
+import { assertError } from '../helpers/error-answer.js';
+import {
+  find,
+  mintPublicToken,
+  playerTokenOf,
+  seedRuntimeLobby,
+  switchToRuntimeVersion,
+} from '../helpers/runtime-lobbies.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
+
+describe('finding a lobby', () => {
+  let svc: TestService;
+  let world: GameWorld;
+  let publicToken: string;
+  let versionId: string;
+
+  before(async () => {
+    // A short connect timeout: the expiry test waits for the job, not for 90 s.
+    svc = await startTestService({ env: { GCM_PLAYER_CONNECT_TIMEOUT: '2' } });
+    world = await createGameWorld(svc, 'find-game');
+    versionId = await switchToRuntimeVersion(svc, world, { min: 0, max: 0 });
+    publicToken = await mintPublicToken(svc, world);
+    await mmConfig(world, 10_000);
+  });
+  after(async () => {
+    await svc?.close();
+  });
+
+  async function mmConfig(w: GameWorld, maxPlayers: number) {
+    const res = await svc.call('POST', `/cloud/games/${w.gameId}/namespaces/${w.namespaceId}/mm-config`, {
+      body: { lobby_count_max: 100, max_players: maxPlayers },
+    });
+    assert.ok(res.statusCode < 300, res.body);
+  }
+
+  const seed = (region: string, maxPlayers = 8) =>
+    seedRuntimeLobby(
+      svc,
+      { namespaceId: world.namespaceId, versionId },
+      { runState: 'ready', region, maxPlayers },
+    );
+
+  /** Lobbies of earlier tests with room left would be found first: each test starts with them closed. */
+  async function closeAll() {
+    await svc.deps.db
+      .updateTable('lobbies')
+      .set({ is_closed: 1 })
+      .where('namespace_id', '=', world.namespaceId)
+      .execute();
+  }
+
+  async function counts(region: string) {
+    const rows = await svc.deps.db
+      .selectFrom('lobbies')
+      .select(['lobby_id', 'player_count', 'max_players'])
+      .where('namespace_id', '=', world.namespaceId)
+      .where('region_id', '=', region)
+      .execute();
+    return rows;
+  }
+
+  it('a burst of 1,000 finds into 10 ready lobbies of 8 admits exactly 80 and starts no lobby', async () => {
+    for (let i = 0; i < 10; i++) await seed('lnd-fra');
+    const answers = await Promise.all(
+      Array.from({ length: 1_000 }, () => find(svc, publicToken, { regions: ['lnd-fra'] })),
+    );
+    const admitted = answers.filter((a) => a.statusCode === 200);
+    const refused = answers.filter((a) => a.statusCode !== 200);
+    assert.equal(admitted.length, 80);
+    for (const res of refused) assertError(res, 503, 'MATCHMAKER_NO_CAPACITY');
+    assert.ok(
+      refused.every((r) => Number(r.headers['retry-after']) > 0),
+      'Retry-After on each refusal',
+    );
+    const rows = await counts('lnd-fra');
+    assert.equal(rows.length, 10, 'no lobby was created (no runtime here)');
+    assert.deepEqual(
+      rows.map((r) => r.player_count),
+      Array(10).fill(8),
+    );
+    const tokens = admitted.map((a) => a.json<JoinLobbyAnswer>().player.token);
+    assert.equal(new Set(tokens).size, 80, 'every player token is its own');
+    const players = await svc.deps.db
+      .selectFrom('lobby_players')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('namespace_id', '=', world.namespaceId)
+      .where('state', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(players.n), 80);
+  });
+
+  it('answers the lobby, its ports and a player token, filling the fullest lobby first', async () => {
+    await closeAll();
+    const a = await seed('lnd-atl', 4);
+    const first = await find(svc, publicToken, { regions: ['lnd-atl'] });
+    assert.equal(first.statusCode, 200, first.body);
+    const answer = first.json<JoinLobbyAnswer>();
+    assert.equal(answer.lobby.lobby_id, a.lobbyId);
+    assert.deepEqual(answer.lobby.region, { region_id: 'lnd-atl', display_name: 'lnd-atl' });
+    assert.deepEqual(answer.ports, {}, 'a seeded lobby has no ports');
+    assert.deepEqual(answer.lobby.player, answer.player, 'the deprecated copies agree');
+    const b = await seed('lnd-atl', 4);
+    assert.notEqual(b.lobbyId, a.lobbyId);
+    // a holds one player and has room: it is filled before the empty b.
+    for (let i = 0; i < 3; i++) await playerTokenOf(svc, publicToken, a.lobbyId);
+    await playerTokenOf(svc, publicToken, b.lobbyId);
+  });
+
+  it('takes the first game mode and region, in the order given, that has room', async () => {
+    await closeAll();
+    const fra = await seed('lnd-fra');
+    const atl = await seed('lnd-atl');
+    const res = await find(svc, publicToken, { regions: ['lnd-fra', 'lnd-atl'] });
+    assert.equal(res.json<JoinLobbyAnswer>().lobby.lobby_id, fra.lobbyId);
+    const res2 = await find(svc, publicToken, { regions: ['lnd-atl', 'lnd-fra'] });
+    assert.equal(res2.json<JoinLobbyAnswer>().lobby.lobby_id, atl.lobbyId);
+  });
+
+  it('frees the slot of a player who never connected once the token expires, and refuses the token', async () => {
+    await closeAll();
+    const lobby = await seed('lnd-atl', 1);
+    const token = await playerTokenOf(svc, publicToken, lobby.lobbyId);
+    const full = async () => (await counts('lnd-atl')).find((r) => r.lobby_id === lobby.lobbyId);
+    assert.equal((await full())?.player_count, 1);
+    svc.clock.advance(2_001);
+    await until('the expired slot freed', 20_000, async () => (await full())?.player_count === 0, 100);
+    const refused = assertError(
+      await svc.call('POST', '/matchmaker/players/connected', {
+        token: lobby.token,
+        body: { player_token: token },
+      }),
+      403,
+      'PLAYER_TOKEN_INVALID',
+    );
+    assert.equal(refused.metadata?.reason, 'expired');
+    await playerTokenOf(svc, publicToken, lobby.lobbyId);
+  });
+
+  it('refuses unknown game modes and regions, a disabled find, and counts slots per client address', async () => {
+    assertError(
+      await find(svc, publicToken, { game_modes: ['nope'] }),
+      400,
+      'MATCHMAKER_GAME_MODE_NOT_FOUND',
+    );
+    assertError(await find(svc, publicToken, { regions: ['mars'] }), 400, 'MATCHMAKER_REGION_NOT_FOUND');
+    assertError(await find(svc, publicToken, { game_modes: [] }), 400, 'API_BAD_BODY');
+
+    const capped = await createGameWorld(svc, 'find-capped');
+    const cappedVersion = await switchToRuntimeVersion(svc, capped, { min: 0, max: 0 });
+    await mmConfig(capped, 2);
+    const cappedToken = await mintPublicToken(svc, capped);
+    await seedRuntimeLobby(
+      svc,
+      { namespaceId: capped.namespaceId, versionId: cappedVersion },
+      { runState: 'ready', region: 'lnd-atl', maxPlayers: 8 },
+    );
+    for (let i = 0; i < 2; i++) assert.equal((await find(svc, cappedToken)).statusCode, 200);
+    const over = assertError(await find(svc, cappedToken), 429, 'MATCHMAKER_TOO_MANY_PLAYERS_FROM_CLIENT');
+    assert.equal(over.metadata?.max, 2);
+
+    // Namespace A's public token finds nothing of namespace B, however many lobbies B has free.
+    const empty = await createGameWorld(svc, 'find-empty');
+    await switchToRuntimeVersion(svc, empty, { min: 0, max: 0 });
+    const emptyToken = await mintPublicToken(svc, empty);
+    assertError(await find(svc, emptyToken), 503, 'MATCHMAKER_NO_CAPACITY');
+
+    const disabled = await svc.call('POST', `/cloud/games/${empty.gameId}/versions`, {
+      body: {
+        display_name: 'no-find',
+        config: {
+          matchmaker: {
+            game_modes: {
+              default: {
+                container: { image_id: empty.buildId },
+                regions: { 'lnd-atl': {} },
+                actions: { find: { enabled: false } },
+              },
+            },
+          },
+        },
+      },
+    });
+    assert.equal(disabled.statusCode, 200, disabled.body);
+    const switched = await svc.call(
+      'PUT',
+      `/cloud/games/${empty.gameId}/namespaces/${empty.namespaceId}/version`,
+      {
+        body: { version_id: disabled.json<{ version_id: string }>().version_id },
+      },
+    );
+    assert.equal(switched.statusCode, 204, switched.body);
+    const off = assertError(await find(svc, emptyToken), 403, 'MATCHMAKER_ACTION_DISABLED');
+    assert.equal(off.metadata?.action, 'find');
+  });
+});
