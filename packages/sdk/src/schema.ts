@@ -533,6 +533,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/matchmaker/lobbies/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join a lobby by id: a slot within its game mode's direct maximum, and a single-use player token
+         * @description Who may call: a game client, with a namespace's public or development token; it acts in that namespace.
+         */
+        post: operations["matchmaker.lobbies.join"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}": {
         parameters: {
             query?: never;
@@ -2044,6 +2064,22 @@ export interface components {
             };
             player: components["schemas"]["JoinPlayer"];
         };
+        JoinLobbyBody: {
+            /**
+             * Format: uuid
+             * @description a UUID
+             */
+            lobby_id: string;
+            captcha?: {
+                hcaptcha?: {
+                    client_response: string;
+                };
+                turnstile?: {
+                    client_response: string;
+                };
+            };
+            verification_data?: unknown;
+        };
         JoinPlayer: {
             /** @description pass it to the lobby server, which validates it with /matchmaker/players/connected */
             token: string;
@@ -2871,6 +2907,7 @@ export type SchemaHostNetworkingBody = components['schemas']['HostNetworkingBody
 export type SchemaInspectResponse = components['schemas']['InspectResponse'];
 export type SchemaJoinLobby = components['schemas']['JoinLobby'];
 export type SchemaJoinLobbyAnswer = components['schemas']['JoinLobbyAnswer'];
+export type SchemaJoinLobbyBody = components['schemas']['JoinLobbyBody'];
 export type SchemaJoinPlayer = components['schemas']['JoinPlayer'];
 export type SchemaJoinPort = components['schemas']['JoinPort'];
 export type SchemaListRegionsResponse = components['schemas']['ListRegionsResponse'];
@@ -4413,6 +4450,53 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["FindLobbyBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JoinLobbyAnswer"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "matchmaker.lobbies.join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lobby_id": "0193e3a4-7b1c-7d2e-8f30-4a5b6c7d8e9f"
+                 *     }
+                 */
+                "application/json": components["schemas"]["JoinLobbyBody"];
             };
         };
         responses: {

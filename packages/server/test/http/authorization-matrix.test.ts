@@ -386,6 +386,14 @@ const MATRIX: Record<string, Row> = {
     // Its own namespace has no ready lobby: the target's, with room, is not its to take.
     expect: { 'other-public': 503 },
   },
+  'matchmaker.lobbies.join': {
+    rule: 'matchmaker',
+    request: async ({ svc, world }) => ({
+      body: { lobby_id: (await seedRuntimeLobby(svc, world, { runState: 'ready' })).lobbyId },
+    }),
+    // The lobby is the target namespace's: not one the other game's client may join.
+    expect: { 'other-public': 404 },
+  },
   'tokens.revokeToken': {
     rule: 'any',
     request: async ({ svc, world }) => ({

@@ -144,6 +144,8 @@ const NOT_CREATING: Record<string, string> = {
   'games.namespaces.logs.recordNamespaceLobbyEvent': 'a repeated event is a no-op',
   'matchmaker.lobbies.ready': 'a repeated ready is a no-op',
   'matchmaker.players.connected': 'a player token admits once: a repeat is refused and changes nothing',
+  'matchmaker.lobbies.join':
+    'a game client: a repeat takes another slot of the lobby, which expires unused within GCM_PLAYER_CONNECT_TIMEOUT',
   'matchmaker.lobbies.find':
     'a game client (no person, no key store per player): a repeat takes another slot, which expires unused within GCM_PLAYER_CONNECT_TIMEOUT',
   'matchmaker.players.disconnected': 'a player token not counted is a no-op',

@@ -147,6 +147,46 @@ describe('finding a lobby', () => {
     await playerTokenOf(svc, publicToken, lobby.lobbyId);
   });
 
+  it('joins a lobby by id within its direct maximum, closed or not; a full or unknown one is refused', async () => {
+    await closeAll();
+    const lobby = await seed('lnd-atl', 2);
+    const join = () =>
+      svc.call('POST', '/matchmaker/lobbies/join', { token: publicToken, body: { lobby_id: lobby.lobbyId } });
+    const first = await join();
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(first.json<JoinLobbyAnswer>().lobby.lobby_id, lobby.lobbyId);
+    await svc.deps.db
+      .updateTable('lobbies')
+      .set({ is_closed: 1 })
+      .where('lobby_id', '=', lobby.lobbyId)
+      .execute();
+    assert.equal((await join()).statusCode, 200, 'a closed lobby may still be joined');
+    const full = assertError(await join(), 409, 'LOBBY_FULL');
+    assert.equal(full.metadata?.max_players, 2);
+    const player = await svc.deps.db
+      .selectFrom('lobby_players')
+      .select('join_kind')
+      .where('lobby_id', '=', lobby.lobbyId)
+      .execute();
+    assert.deepEqual(
+      player.map((p) => p.join_kind),
+      ['direct', 'direct'],
+    );
+    assertError(
+      await svc.call('POST', '/matchmaker/lobbies/join', {
+        token: publicToken,
+        body: { lobby_id: crypto.randomUUID() },
+      }),
+      404,
+      'MATCHMAKER_LOBBY_NOT_FOUND',
+    );
+    assertError(
+      await svc.call('POST', '/matchmaker/lobbies/join', { token: publicToken, body: { lobby_id: 'nope' } }),
+      400,
+      'API_BAD_BODY',
+    );
+  });
+
   it('refuses unknown game modes and regions, a disabled find, and counts slots per client address', async () => {
     assertError(
       await find(svc, publicToken, { game_modes: ['nope'] }),
@@ -202,5 +242,15 @@ describe('finding a lobby', () => {
     assert.equal(switched.statusCode, 204, switched.body);
     const off = assertError(await find(svc, emptyToken), 403, 'MATCHMAKER_ACTION_DISABLED');
     assert.equal(off.metadata?.action, 'find');
+    // Join is on by default; a lobby of another namespace is not found, whatever its id.
+    const theirs = await seed('lnd-atl');
+    assertError(
+      await svc.call('POST', '/matchmaker/lobbies/join', {
+        token: emptyToken,
+        body: { lobby_id: theirs.lobbyId },
+      }),
+      404,
+      'MATCHMAKER_LOBBY_NOT_FOUND',
+    );
   });
 });

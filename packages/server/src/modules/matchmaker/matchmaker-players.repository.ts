@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type Db, isPostgres } from '../../db/open-db.js';
+import type { Db } from '../../db/open-db.js';
 
 /** A lobby a slot was taken in, with what the answer needs. */
 export interface TakenLobby {
@@ -35,6 +35,33 @@ export async function takeSlot(
   return rows[0];
 }
 
+/** A lobby players may join by id: ready, in the namespace; with its direct maximum. */
+export async function findJoinable(db: Db, namespaceId: string, lobbyId: string) {
+  const row = await db
+    .selectFrom('lobbies')
+    .select(['lobby_id', 'region_id', 'lobby_group_name_id', 'max_players', 'max_players_direct'])
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId)
+    .where('run_state', '=', 'ready')
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  return { ...row, max_direct: row.max_players_direct ?? row.max_players ?? 0 };
+}
+
+/** One direct slot in this lobby (join), checked on the row as it is written, as takeSlot does. */
+export async function takeDirectSlot(
+  trx: Db,
+  namespaceId: string,
+  lobbyId: string,
+): Promise<TakenLobby | undefined> {
+  const { rows } = await sql<TakenLobby>`
+    update lobbies set player_count = player_count + 1
+    where namespace_id = ${namespaceId} and lobby_id = ${lobbyId} and run_state = 'ready'
+      and player_count < coalesce(max_players_direct, max_players)
+    returning lobby_id, region_id, ports`.execute(trx);
+  return rows[0];
+}
+
 /** Whether some lobby of the group could take a player: the retry loop's way to tell "full" from "raced". */
 export async function hasRoom(
   db: Db,
@@ -52,16 +79,12 @@ export async function hasRoom(
 }
 
 /**
- * The slots one client address holds in a namespace (pending and connected). On PostgreSQL the address's
- * finds are serialized until the transaction ends (an advisory lock on its hash), so a burst from one
- * address cannot all read the same count; SQLite's one writer does that already.
+ * The slots one client address holds in a namespace (pending and connected). Read in the slot's
+ * transaction but not locked: on PostgreSQL, finds from one address at the very same moment may each read
+ * the count before the others commit (a lock per address serialized a burst from one address, a NAT's
+ * players, through one connection at a time until the pool timed out).
  */
 export async function countClientPlayers(trx: Db, namespaceId: string, clientAddr: string): Promise<number> {
-  if (isPostgres(trx)) {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`${namespaceId} ${clientAddr}`}, 7037))`.execute(
-      trx,
-    );
-  }
   const row = await trx
     .selectFrom('lobby_players')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))

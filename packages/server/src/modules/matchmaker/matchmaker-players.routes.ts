@@ -1,9 +1,9 @@
-import { FindLobbyBody, JoinLobbyAnswer } from '@gcm/contract';
+import { FindLobbyBody, JoinLobbyAnswer, JoinLobbyBody } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { gameClientOf } from '../../http/auth.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { findLobby } from './matchmaker-players.service.js';
+import { findLobby, joinLobby } from './matchmaker-players.service.js';
 
 /**
  * find's body: game modes and regions are short names, tags, verification_data and a captcha response are
@@ -29,5 +29,22 @@ export function matchmakerPlayersRoutes(app: TypedApp, deps: Deps): void {
       { body: FindLobbyBody, response: { 200: JoinLobbyAnswer } },
     ),
     async (request) => findLobby(deps, gameClientOf(request), request.body, request.ip),
+  );
+
+  app.post(
+    '/matchmaker/lobbies/join',
+    routeOptions(
+      {
+        operationId: 'matchmaker.lobbies.join',
+        auth: 'matchmaker',
+        audit: false,
+        bodyLimit: FIND_BODY_LIMIT,
+        summary:
+          "Join a lobby by id: a slot within its game mode's direct maximum, and a single-use player token",
+        tag: 'matchmaker',
+      },
+      { body: JoinLobbyBody, response: { 200: JoinLobbyAnswer } },
+    ),
+    async (request) => joinLobby(deps, gameClientOf(request), request.body, request.ip),
   );
 }

@@ -2,10 +2,12 @@ import {
   type DevelopmentTarget,
   type FindLobbyBody,
   type JoinLobbyAnswer,
+  type JoinLobbyBody,
   type JoinPort,
   MATCHMAKER_LIMITS,
   type ResolvedGameMode,
 } from '@gcm/contract';
+import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import type { GameClientCaller } from '../../identity/callers.js';
@@ -91,9 +93,51 @@ export async function findLobby(
 }
 
 /**
- * In one transaction: the client's cap (mm-config max_players_per_client, by address), one slot, the player
- * token and its pending row. The token names the lobby, so it is signed once the slot is known, inside.
+ * In one transaction: the client's cap (mm-config max_players_per_client, by address), one slot (`take`),
+ * the player token and its pending row. The token names the lobby, so it is signed once the slot is known,
+ * inside. Undefined when `take` took nothing.
  */
+async function takeWithToken(
+  deps: Deps,
+  ns: NamespaceWish,
+  clientAddr: string,
+  joinKind: 'normal' | 'direct',
+  take: (trx: Db) => Promise<repo.TakenLobby | undefined>,
+): Promise<JoinLobbyAnswer | undefined> {
+  const now = deps.clock.now();
+  const deadline = now + deps.config.runtime.playerConnectTimeoutMs;
+  const taken = await deps.db.transaction().execute(async (trx) => {
+    const held = await repo.countClientPlayers(trx, ns.namespace_id, clientAddr);
+    if (held >= ns.mm_max_players_per_client) {
+      throw errors.matchmakerTooManyPlayersFromClient(ns.mm_max_players_per_client);
+    }
+    const lobby = await take(trx);
+    if (lobby === undefined) return undefined;
+    const token = await deps.tokens.signPlayerToken({
+      namespaceId: ns.namespace_id,
+      lobbyId: lobby.lobby_id,
+      playerId: newId(),
+      createTs: now,
+      // Whole seconds in the token, rounded up: it must not expire before its slot does.
+      expireTs: deadline + 999,
+    });
+    await repo.insertPendingPlayer(trx, {
+      namespaceId: ns.namespace_id,
+      lobbyId: lobby.lobby_id,
+      hash: sha256Hex(token),
+      joinKind,
+      now,
+      deadline,
+      clientAddr,
+    });
+    return { lobby, token };
+  });
+  if (taken === undefined) return undefined;
+  deps.runtime.wake(ns.namespace_id);
+  return joinAnswer(deps, taken.lobby, taken.token);
+}
+
+/** A normal slot in the group's fullest lobby with room, trying the next when another find took the last. */
 async function takeSlotWithToken(
   deps: Deps,
   ns: NamespaceWish,
@@ -101,42 +145,61 @@ async function takeSlotWithToken(
 ): Promise<JoinLobbyAnswer | undefined> {
   const group = { namespaceId: ns.namespace_id, ...where };
   for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
-    const now = deps.clock.now();
-    const deadline = now + deps.config.runtime.playerConnectTimeoutMs;
-    const taken = await deps.db.transaction().execute(async (trx) => {
-      const held = await repo.countClientPlayers(trx, ns.namespace_id, where.clientAddr);
-      if (held >= ns.mm_max_players_per_client) {
-        throw errors.matchmakerTooManyPlayersFromClient(ns.mm_max_players_per_client);
-      }
-      const lobby = await repo.takeSlot(trx, group);
-      if (lobby === undefined) return undefined;
-      const token = await deps.tokens.signPlayerToken({
-        namespaceId: ns.namespace_id,
-        lobbyId: lobby.lobby_id,
-        playerId: newId(),
-        createTs: now,
-        // Whole seconds in the token, rounded up: it must not expire before its slot does.
-        expireTs: deadline + 999,
-      });
-      await repo.insertPendingPlayer(trx, {
-        namespaceId: ns.namespace_id,
-        lobbyId: lobby.lobby_id,
-        hash: sha256Hex(token),
-        joinKind: 'normal',
-        now,
-        deadline,
-        clientAddr: where.clientAddr,
-      });
-      return { lobby, token };
-    });
-    if (taken !== undefined) {
-      deps.runtime.wake(ns.namespace_id);
-      return joinAnswer(deps, taken.lobby, taken.token);
-    }
+    const answer = await takeWithToken(deps, ns, where.clientAddr, 'normal', (trx) =>
+      repo.takeSlot(trx, group),
+    );
+    if (answer !== undefined) return answer;
     // Nothing taken: every lobby is full, or (PostgreSQL) the one chosen filled while this find waited.
     if (!(await repo.hasRoom(deps.db, group))) return undefined;
   }
   return undefined;
+}
+
+/**
+ * POST /matchmaker/lobbies/join: a slot in the lobby named, counted against its direct maximum
+ * (max_players_direct), when its game mode enables join. A closed lobby may be joined, as the original
+ * allowed ("players can still join using /join"); so may a private custom lobby, by its id.
+ */
+export async function joinLobby(
+  deps: Deps,
+  caller: GameClientCaller,
+  body: JoinLobbyBody,
+  clientAddr: string,
+): Promise<JoinLobbyAnswer> {
+  const ns = await clientNamespace(deps, caller);
+  const lobby = await repo.findJoinable(deps.db, ns.namespace_id, body.lobby_id);
+  if (lobby === undefined) throw errors.matchmakerLobbyNotFound();
+  const modes = gameModesOf(ns, deps.config.regions);
+  const gm = Object.hasOwn(modes, lobby.lobby_group_name_id) ? modes[lobby.lobby_group_name_id] : undefined;
+  if (gm === undefined) throw errors.matchmakerGameModeNotFound(lobby.lobby_group_name_id);
+  if (!gm.actions.join.enabled) {
+    throw errors.matchmakerActionDisabled(
+      'join',
+      `game mode ${JSON.stringify(lobby.lobby_group_name_id)} does not enable join`,
+    );
+  }
+  checkJsonSize('verification_data', body.verification_data);
+  await admitPlayer(deps, {
+    action: 'join',
+    namespaceId: ns.namespace_id,
+    gameId: ns.game_id,
+    gameMode: lobby.lobby_group_name_id,
+    verification: gm.actions.join.verification ?? null,
+    captcha: null,
+    regions: [lobby.region_id],
+    lobby: { lobby_id: lobby.lobby_id, region_id: lobby.region_id, state: null },
+    clientAddr,
+    tokenId: caller.tokenId,
+    ...(body.captcha === undefined ? {} : { captchaAnswer: body.captcha }),
+    ...(body.verification_data === undefined ? {} : { verificationData: body.verification_data }),
+  });
+  const answer = await takeWithToken(deps, ns, clientAddr, 'direct', (trx) =>
+    repo.takeDirectSlot(trx, ns.namespace_id, lobby.lobby_id),
+  );
+  if (answer !== undefined) return answer;
+  const now = await repo.findJoinable(deps.db, ns.namespace_id, body.lobby_id);
+  if (now === undefined) throw errors.matchmakerLobbyNotFound();
+  throw errors.lobbyFull(now.max_direct);
 }
 
 /** find/join/create's answer: where the player connects, and the token to connect with. */
