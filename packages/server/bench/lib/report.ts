@@ -64,7 +64,8 @@ export function formatReport(report: ScenarioReport): string {
   return lines.join('\n');
 }
 
-function median(sorted: readonly number[]): number {
+/** The median of values sorted in ascending order. */
+export function median(sorted: readonly number[]): number {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1
     ? (sorted[mid] as number)
