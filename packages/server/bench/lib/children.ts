@@ -54,7 +54,7 @@ export class ChildRegistry {
   }
 }
 
-async function stopChild(child: ManagedChild, graceMs: number): Promise<void> {
+export async function stopChild(child: ManagedChild, graceMs = 5_000): Promise<void> {
   const proc = child.process;
   if (proc.exitCode !== null || proc.signalCode !== null) return;
   proc.kill('SIGTERM');

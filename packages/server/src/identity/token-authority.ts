@@ -167,7 +167,7 @@ export class TokenAuthority {
 
   /**
    * A player token (find/join/create): names its namespace, lobby and player, and expires with the slot it
-   * holds (GCM_PLAYER_CONNECT_TIMEOUT). Single use is the store's: the lobby_players row keeps its sha256.
+   * holds (GCM_PLAYER_CONNECT_TIMEOUT). Single use is the store's: the lobby_players row of its player id.
    */
   async signPlayerToken(claims: {
     namespaceId: string;
@@ -192,7 +192,7 @@ export class TokenAuthority {
    */
   async verifyPlayerToken(
     token: string,
-  ): Promise<{ namespaceId: string; lobbyId: string; expired: boolean } | undefined> {
+  ): Promise<{ namespaceId: string; lobbyId: string; playerId: string; expired: boolean } | undefined> {
     if (token.split('.').length !== 3) return undefined;
     let payload: JWTPayload;
     let expired = false;
@@ -203,9 +203,11 @@ export class TokenAuthority {
       payload = err.payload;
       expired = true;
     }
-    const { namespace_id: namespaceId, lobby_id: lobbyId } = payload;
-    if (typeof namespaceId !== 'string' || typeof lobbyId !== 'string') return undefined;
-    return { namespaceId, lobbyId, expired };
+    const { namespace_id: namespaceId, lobby_id: lobbyId, sub: playerId } = payload;
+    if (typeof namespaceId !== 'string' || typeof lobbyId !== 'string' || typeof playerId !== 'string') {
+      return undefined;
+    }
+    return { namespaceId, lobbyId, playerId, expired };
   }
 
   /**

@@ -161,10 +161,11 @@ export async function issuePlayerToken(svc: TestService, lobbyToken: string, nam
     .executeTakeFirstOrThrow();
   const now = svc.clock.now();
   const deadline = now + 3_600_000;
+  const playerId = newId();
   const token = await svc.deps.tokens.signPlayerToken({
     namespaceId: lobby.namespace_id,
     lobbyId: lobby.lobby_id,
-    playerId: newId(),
+    playerId,
     createTs: now,
     expireTs: deadline,
   });
@@ -174,7 +175,7 @@ export async function issuePlayerToken(svc: TestService, lobbyToken: string, nam
       .values({
         namespace_id: lobby.namespace_id,
         lobby_id: lobby.lobby_id,
-        player_token_hash: sha256Hex(token),
+        player_token_hash: sha256Hex(playerId),
         state: 'pending',
         join_kind: 'normal',
         issued_ts: now,

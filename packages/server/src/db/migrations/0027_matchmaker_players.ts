@@ -26,7 +26,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('lobby_players_v2')
     .addColumn('namespace_id', 'text', (c) => c.notNull())
     .addColumn('lobby_id', 'text', (c) => c.notNull())
-    // sha256 (hex) of the player token; the token is never stored.
+    // sha256 (hex) of the player id the player token carries (its signed `sub`); the token is never stored.
     .addColumn('player_token_hash', 'text', (c) => c.notNull())
     // 'pending': issued, slot reserved until connect_deadline_ts; 'connected': the lobby admitted it.
     .addColumn('state', 'text', (c) => c.notNull())

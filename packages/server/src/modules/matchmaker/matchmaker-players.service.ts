@@ -11,10 +11,10 @@ import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import type { GameClientCaller } from '../../identity/callers.js';
-import { sha256Hex } from '../../identity/token-authority.js';
 import { newId } from '../../lib/ids.js';
 import { gameModesOf, type NamespaceWish } from '../runtime/runtime.service.js';
 import { admitPlayer } from './admission.js';
+import { playerKey } from './matchmaker.service.js';
 import * as repo from './matchmaker-players.repository.js';
 import { clientNamespace } from './matchmaker-regions.service.js';
 
@@ -93,9 +93,9 @@ export async function findLobby(
 }
 
 /**
- * In one transaction: the client's cap (mm-config max_players_per_client, by address), one slot (`take`),
- * the player token and its pending row. The token names the lobby, so it is signed once the slot is known,
- * inside. Undefined when `take` took nothing.
+ * In one transaction: the client's cap (mm-config max_players_per_client, by address), one slot (`take`)
+ * and the player's pending row; then the player token naming the lobby and the player. Undefined when `take`
+ * took nothing.
  */
 async function takeWithToken(
   deps: Deps,
@@ -106,35 +106,43 @@ async function takeWithToken(
 ): Promise<JoinLobbyAnswer | undefined> {
   const now = deps.clock.now();
   const deadline = now + deps.config.runtime.playerConnectTimeoutMs;
-  const taken = await deps.db.transaction().execute(async (trx) => {
-    const held = await repo.countClientPlayers(trx, ns.namespace_id, clientAddr);
+  const playerId = newId();
+  const lobby = await deps.db.transaction().execute(async (trx) => {
+    const held = await repo.countClientPlayers(
+      trx,
+      ns.namespace_id,
+      clientAddr,
+      ns.mm_max_players_per_client,
+    );
     if (held >= ns.mm_max_players_per_client) {
       throw errors.matchmakerTooManyPlayersFromClient(ns.mm_max_players_per_client);
     }
-    const lobby = await take(trx);
-    if (lobby === undefined) return undefined;
-    const token = await deps.tokens.signPlayerToken({
-      namespaceId: ns.namespace_id,
-      lobbyId: lobby.lobby_id,
-      playerId: newId(),
-      createTs: now,
-      // Whole seconds in the token, rounded up: it must not expire before its slot does.
-      expireTs: deadline + 999,
-    });
+    const taken = await take(trx);
+    if (taken === undefined) return undefined;
     await repo.insertPendingPlayer(trx, {
       namespaceId: ns.namespace_id,
-      lobbyId: lobby.lobby_id,
-      hash: sha256Hex(token),
+      lobbyId: taken.lobby_id,
+      hash: playerKey(playerId),
       joinKind,
       now,
       deadline,
       clientAddr,
     });
-    return { lobby, token };
+    return taken;
   });
-  if (taken === undefined) return undefined;
+  if (lobby === undefined) return undefined;
+  // Signed after the commit: on SQLite a transaction holds the one connection, and an await inside it (the
+  // signature is asynchronous) held every other request of the service for as long as the event loop took.
+  const token = await deps.tokens.signPlayerToken({
+    namespaceId: ns.namespace_id,
+    lobbyId: lobby.lobby_id,
+    playerId,
+    createTs: now,
+    // Whole seconds in the token, rounded up: it must not expire before its slot does.
+    expireTs: deadline + 999,
+  });
   deps.runtime.wake(ns.namespace_id);
-  return joinAnswer(deps, taken.lobby, taken.token);
+  return joinAnswer(deps, lobby, token);
 }
 
 /** A normal slot in the group's fullest lobby with room, trying the next when another find took the last. */

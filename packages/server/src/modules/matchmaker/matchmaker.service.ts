@@ -23,8 +23,11 @@ export async function setLobbyClosed(deps: Deps, lobby: LobbyCaller, closed: boo
   deps.runtime.wake(lobby.namespaceId);
 }
 
-/** Player tokens are kept only as their sha256, like every other token the service checks. */
-const playerHash = sha256Hex;
+/**
+ * A player token's row is keyed by the sha256 of the player id the token carries (its `sub`): the token is
+ * signed after its slot's transaction, and only a token this service signed reaches the lookup.
+ */
+export const playerKey = sha256Hex;
 
 type ConnectVerdict = 'connected' | 'stopped' | 'stopping' | 'unknown' | 'used' | 'expired';
 
@@ -42,7 +45,7 @@ export async function playerConnected(deps: Deps, lobby: LobbyCaller, playerToke
   if (claims.namespaceId !== namespaceId || claims.lobbyId !== lobbyId) {
     throw errors.playerTokenInvalid('other_lobby', 'player_token was issued for another lobby');
   }
-  const hash = playerHash(playerToken);
+  const hash = playerKey(claims.playerId);
   const now = deps.clock.now();
   const verdict = await deps.db.transaction().execute(async (trx): Promise<ConnectVerdict> => {
     const row = await repo.lockLobby(trx, namespaceId, lobbyId);
@@ -83,7 +86,9 @@ export async function playerConnected(deps: Deps, lobby: LobbyCaller, playerToke
 /** A player the lobby did not count (or counted out already) is no error: the report is simply done. */
 export async function playerDisconnected(deps: Deps, lobby: LobbyCaller, playerToken: string): Promise<void> {
   const { namespaceId, lobbyId } = lobby;
-  const hash = playerHash(playerToken);
+  const claims = await deps.tokens.verifyPlayerToken(playerToken);
+  if (claims === undefined || claims.namespaceId !== namespaceId || claims.lobbyId !== lobbyId) return;
+  const hash = playerKey(claims.playerId);
   const removed = await deps.db.transaction().execute(async (trx) => {
     await repo.lockLobby(trx, namespaceId, lobbyId);
     if (!(await repo.deletePlayer(trx, namespaceId, lobbyId, hash))) return false;
