@@ -468,6 +468,15 @@ const SCHEMA = {
     uploadPuts: whole('GCM_RATE_LIMIT_UPLOAD_PUTS', 600, 0, 1_000_000),
     /** Calls to /auth/* (sign-in, sign-up, password reset, teams): what guesses passwords is limited here. */
     accountCalls: whole('GCM_RATE_LIMIT_ACCOUNT_CALLS', 60, 0, 1_000_000),
+    /**
+     * Game clients' lobby-taking calls (find, join, create: POSTs of `matchmaker` routes) per address, counted
+     * in each instance's memory (docs/interface-notes.md).
+     */
+    matchmakerPlayerCalls: whole('GCM_RATE_LIMIT_MATCHMAKER_PLAYER_CALLS', 60, 0, 1_000_000),
+    /** Game clients' reads (list, regions, a lobby's state: GETs of `matchmaker` routes) per address. */
+    matchmakerReads: whole('GCM_RATE_LIMIT_MATCHMAKER_READS', 600, 0, 1_000_000),
+    /** Every `matchmaker` route's calls per public or development token, whatever the address. */
+    matchmakerToken: whole('GCM_RATE_LIMIT_MATCHMAKER_TOKEN', 120_000, 0, 100_000_000),
     /** Device links started from one address that are neither completed nor expired. */
     pendingDeviceLinks: whole('GCM_DEVICE_LINK_PENDING_MAX', 10, 0, 1_000_000),
   }),
