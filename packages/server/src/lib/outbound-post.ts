@@ -9,10 +9,14 @@ export interface PostOptions {
   timeoutMs: number;
   /** Of the answer's body only this much is kept; the rest is not read. */
   maxBodyBytes: number;
+  /** Cuts the request short (the service stopping); the outcome's error is the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** An answer (status and the body's first bytes) or why there is none. */
-export type PostOutcome = { status: number; body: string } | { status: null; error: string };
+export type PostOutcome =
+  | { status: number; body: string; headers: http.IncomingHttpHeaders }
+  | { status: null; error: string };
 
 /**
  * One POST to a URL someone other than the operator may have chosen (a game mode's verification hook), or
@@ -30,6 +34,9 @@ export function postOnce(
   if (!options.allowInternal && isIP(host) !== 0 && isInternalAddress(host)) {
     return Promise.resolve({ status: null, error: `${host} is an internal address` });
   }
+  const { signal } = options;
+  const stopped = () => String(signal?.reason instanceof Error ? signal.reason.message : signal?.reason);
+  if (signal?.aborted === true) return Promise.resolve({ status: null, error: stopped() });
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
     let settled = false;
@@ -37,6 +44,7 @@ export function postOnce(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', cutShort);
       resolve(outcome);
     };
     const request = transport.request(
@@ -51,7 +59,8 @@ export function postOnce(
         const status = response.statusCode ?? 0;
         const chunks: Buffer[] = [];
         let read = 0;
-        const finish = () => done({ status, body: Buffer.concat(chunks).toString('utf8') });
+        const finish = () =>
+          done({ status, body: Buffer.concat(chunks).toString('utf8'), headers: response.headers });
         response.on('data', (chunk: Buffer) => {
           read += chunk.length;
           if (read <= options.maxBodyBytes) chunks.push(chunk);
@@ -66,6 +75,8 @@ export function postOnce(
       request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`));
     }, options.timeoutMs);
     timer.unref();
+    const cutShort = () => request.destroy(new Error(stopped()));
+    signal?.addEventListener('abort', cutShort, { once: true });
     request.on('error', (err: NodeJS.ErrnoException) => {
       done({ status: null, error: err.code === undefined ? err.message : `${err.code}: ${err.message}` });
     });
