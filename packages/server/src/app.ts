@@ -5,9 +5,10 @@ import { errors } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { registerBodylessRoutesParser } from './http/bodyless-routes.js';
 import { connectionServerOptions, registerConnectionLimits } from './http/connection-limits.js';
-import { registerCors } from './http/cors.js';
+import { registerCors, registerGameClientCors } from './http/cors.js';
 import { DEFAULT_DASHBOARD_DIR, dashboardRoutes, dashboardStylesheets } from './http/dashboard.js';
 import { frameworkErrorHandler, registerErrorHandling, sendError } from './http/errors.js';
+import { registerGameClientLimits } from './http/game-client-limits.js';
 import { healthRoutes, Readiness } from './http/health.js';
 import { registerIdempotency } from './http/idempotency.js';
 import {
@@ -164,6 +165,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     if (typeof address === 'object' && address !== null) cookieOrigins.listeningOn(address.port);
     done();
   });
+  registerGameClientCors(app);
   await registerCors(app, { origins: deps.config.corsOrigins, cookieOrigins });
   registerErrorHandling(app, deps.config.bodyLimitBytes);
   // After the auth hook (onRequest) and before the route's schema: no id or query value with a control
@@ -186,6 +188,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     }
   });
   await registerRouteLimits(app, deps.rateCounters, deps.clock, deps.config.rateLimits, metrics);
+  registerGameClientLimits(app, deps.clock, deps.config.rateLimits, metrics);
   registerAuth(app, {
     tokens: deps.tokens,
     guard: new AuthFailureGuard(deps.rateCounters, deps.clock, deps.config.rateLimits, metrics),

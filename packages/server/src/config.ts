@@ -137,6 +137,22 @@ function text(env: string, fallback: string): Setting<string> {
   return setting(env, (r) => r.raw ?? fallback, { documentedDefault: documented(fallback) });
 }
 
+/** An absolute http(s) URL the service calls. */
+function httpUrl(env: string, fallback: string): Setting<string> {
+  return setting(
+    env,
+    (r) => {
+      if (r.raw === undefined) return fallback;
+      if (!URL.canParse(r.raw) || !/^https?:$/.test(new URL(r.raw).protocol)) {
+        r.problem(`${env} must be an absolute http(s) URL (got "${r.raw}")`);
+        return fallback;
+      }
+      return r.raw;
+    },
+    { documentedDefault: documented(fallback) },
+  );
+}
+
 /** Unset by default; `check` answers the problem of a bad value. */
 function optional(
   env: string,
@@ -468,6 +484,15 @@ const SCHEMA = {
     uploadPuts: whole('GCM_RATE_LIMIT_UPLOAD_PUTS', 600, 0, 1_000_000),
     /** Calls to /auth/* (sign-in, sign-up, password reset, teams): what guesses passwords is limited here. */
     accountCalls: whole('GCM_RATE_LIMIT_ACCOUNT_CALLS', 60, 0, 1_000_000),
+    /**
+     * Game clients' lobby-taking calls (find, join, create: POSTs of `matchmaker` routes) per address, counted
+     * in each instance's memory (docs/interface-notes.md).
+     */
+    matchmakerPlayerCalls: whole('GCM_RATE_LIMIT_MATCHMAKER_PLAYER_CALLS', 60, 0, 1_000_000),
+    /** Game clients' reads (list, regions, a lobby's state: GETs of `matchmaker` routes) per address. */
+    matchmakerReads: whole('GCM_RATE_LIMIT_MATCHMAKER_READS', 600, 0, 1_000_000),
+    /** Every `matchmaker` route's calls per public or development token, whatever the address. */
+    matchmakerToken: whole('GCM_RATE_LIMIT_MATCHMAKER_TOKEN', 120_000, 0, 100_000_000),
     /** Device links started from one address that are neither completed nor expired. */
     pendingDeviceLinks: whole('GCM_DEVICE_LINK_PENDING_MAX', 10, 0, 1_000_000),
   }),
@@ -529,6 +554,16 @@ const SCHEMA = {
     /** How often the delivery job looks for due deliveries (GCM_WEBHOOK_POLL_MS); 0: this instance sends none. */
     pollMs: whole('GCM_WEBHOOK_POLL_MS', 1_000, 0, 60_000),
   }),
+  /** The players' matchmaker (issue 37): where the version config's captcha providers check answers. */
+  matchmaker: group({
+    /** captcha_provider_a's (hCaptcha's) siteverify endpoint. */
+    captchaAVerifyUrl: httpUrl('GCM_CAPTCHA_A_VERIFY_URL', 'https://api.hcaptcha.com/siteverify'),
+    /** captcha_provider_b's (Cloudflare Turnstile's) siteverify endpoint. */
+    captchaBVerifyUrl: httpUrl(
+      'GCM_CAPTCHA_B_VERIFY_URL',
+      'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+    ),
+  }),
   /** Lobbies the service runs itself (src/modules/runtime, docs/runtime.md). */
   runtime: group({
     /** none: lobbies are reported by an external data plane (the reporter path), as before; docker: run them. */
@@ -571,6 +606,7 @@ export type RateLimitConfig = Config['rateLimits'];
 export type ConnectionConfig = Config['connections'];
 export type S3Config = NonNullable<Config['s3']>;
 export type RuntimeConfig = Config['runtime'];
+export type MatchmakerConfig = Config['matchmaker'];
 
 /** Adds a check against the settings read before it to `base`, reported after base's own problem. */
 function checked<T>(base: Setting<T>, check: (value: T, reading: Reading) => string | undefined): Setting<T> {

@@ -14,6 +14,9 @@ export const LIMIT_LABELS: Readonly<Record<LimitName, string>> = {
   uploadPuts: 'upload_puts',
   pendingDeviceLinks: 'device_link_pending',
   accountCalls: 'account_calls',
+  matchmakerPlayerCalls: 'matchmaker_player_calls',
+  matchmakerReads: 'matchmaker_reads',
+  matchmakerToken: 'matchmaker_token',
 };
 
 /** The label of requests no route matched: one series however many paths clients try. */

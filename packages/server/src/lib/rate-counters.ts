@@ -17,6 +17,8 @@ export interface RateCounters {
   hit(key: string, windowMs: number): Promise<WindowCount>;
   /** The running window, if any, without counting. */
   peek(key: string): Promise<WindowCount | undefined>;
+  /** Starts a new window of no hits now, whatever ran before (a captcha passed: its allowance starts over). */
+  restart(key: string, windowMs: number): Promise<void>;
   /** Forgets windows that have ended; answers how many. */
   prune(): Promise<number>;
 }
@@ -50,6 +52,14 @@ export class MemoryCounters implements RateCounters {
   async peek(key: string): Promise<WindowCount | undefined> {
     const running = this.windows.get(key);
     return running !== undefined && running.resetTs > this.clock.now() ? { ...running } : undefined;
+  }
+
+  async restart(key: string, windowMs: number): Promise<void> {
+    const now = this.clock.now();
+    if (!this.windows.has(key) && this.windows.size >= this.maxEntries) this.makeRoom(now);
+    // Deleted first, so the key moves to the end of the insertion order: the newest window, evicted last.
+    this.windows.delete(key);
+    this.windows.set(key, { hits: 0, resetTs: now + windowMs });
   }
 
   async prune(): Promise<number> {
@@ -126,6 +136,16 @@ export class TableCounters implements RateCounters {
       .where('reset_ts', '>', this.clock.now())
       .executeTakeFirst();
     return row === undefined ? undefined : { hits: row.hits, resetTs: row.reset_ts };
+  }
+
+  async restart(key: string, windowMs: number): Promise<void> {
+    await this.db
+      .insertInto('rate_limit_windows')
+      .values({ bucket_key: key, hits: 0, reset_ts: this.clock.now() + windowMs })
+      .onConflict((oc) =>
+        oc.column('bucket_key').doUpdateSet((eb) => ({ hits: 0, reset_ts: eb.ref('excluded.reset_ts') })),
+      )
+      .execute();
   }
 
   async prune(): Promise<number> {

@@ -51,6 +51,9 @@ export const RELAXED_LIMITS: Readonly<Record<string, string>> = {
   GCM_RATE_LIMIT_UPLOAD_PUTS: '0',
   GCM_DEVICE_LINK_PENDING_MAX: '0',
   GCM_RATE_LIMIT_ACCOUNT_CALLS: '0',
+  GCM_RATE_LIMIT_MATCHMAKER_PLAYER_CALLS: '0',
+  GCM_RATE_LIMIT_MATCHMAKER_READS: '0',
+  GCM_RATE_LIMIT_MATCHMAKER_TOKEN: '0',
 };
 
 /** The limits as a deployment has them by default (an empty variable is an unset one). */

@@ -1,12 +1,9 @@
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WEBHOOK_ATTEMPTS_MAX, WEBHOOK_SIGNATURE_HEADER, type WebhookAttempt } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { toTimestamp } from '../../lib/clock.js';
-import { isInternalAddress, publicLookup } from '../../lib/public-address.js';
+import { postOnce } from '../../lib/outbound-post.js';
 import * as repo from './webhooks.repository.js';
 
 /** Endpoints with pending deliveries one pass looks at, at most; the next pass goes on from there. */
@@ -56,64 +53,25 @@ function retryAfter(value: string | undefined): number | undefined {
 }
 
 /**
- * One POST. Redirects are not followed (a 3xx is a failed attempt): a receiver cannot bounce the service to
- * another host. Internal addresses are refused both as literals and as what a name resolves to.
+ * One POST (lib/outbound-post.ts: redirects not followed, so a receiver cannot bounce the service to another
+ * host; internal addresses refused both as literals and as what a name resolves to).
  */
-function post(
+async function post(
   url: URL,
   body: string,
   headers: Record<string, string>,
   allowInternal: boolean,
   stopping: AbortSignal,
 ): Promise<Outcome> {
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  if (!allowInternal && isIP(host) !== 0 && isInternalAddress(host)) {
-    return Promise.resolve({ error: `${host} is an internal address` });
-  }
-  if (stopping.aborted) return Promise.resolve({ error: STOPPING });
-  const transport = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = (outcome: Outcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      stopping.removeEventListener('abort', cutShort);
-      resolve(outcome);
-    };
-    const request = transport.request(
-      url,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        lookup: publicLookup(allowInternal),
-        agent: false,
-      },
-      (response) => {
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > RESPONSE_BYTES_MAX) response.destroy();
-        });
-        const status = response.statusCode ?? 0;
-        const after = retryAfter(response.headers['retry-after']);
-        const finish = () => done({ status, ...(after === undefined ? {} : { retryAfterS: after }) });
-        response.on('end', finish);
-        response.on('close', finish);
-        response.on('error', finish);
-      },
-    );
-    const timer = setTimeout(() => {
-      request.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`));
-    }, DELIVERY_TIMEOUT_MS);
-    timer.unref();
-    const cutShort = () => request.destroy(new Error(STOPPING));
-    stopping.addEventListener('abort', cutShort, { once: true });
-    request.on('error', (err: NodeJS.ErrnoException) => {
-      done({ error: err.code === undefined ? err.message : `${err.code}: ${err.message}` });
-    });
-    request.end(body);
+  const outcome = await postOnce(url, body, headers, {
+    allowInternal,
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+    maxBodyBytes: RESPONSE_BYTES_MAX,
+    signal: stopping,
   });
+  if (outcome.status === null) return { error: outcome.error };
+  const after = retryAfter(outcome.headers['retry-after']);
+  return { status: outcome.status, ...(after === undefined ? {} : { retryAfterS: after }) };
 }
 
 type Due = Awaited<ReturnType<typeof repo.dueDeliveries>>[number];
@@ -258,7 +216,7 @@ export class WebhookDispatcher {
    * and answers the failures no pass has reported.
    */
   async stop(): Promise<unknown[]> {
-    this.stopping.abort();
+    this.stopping.abort(new Error(STOPPING));
     await Promise.all(this.sending);
     const left = this.failures;
     this.failures = [];
