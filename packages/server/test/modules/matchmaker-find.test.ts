@@ -18,6 +18,7 @@ import {
 } from '../helpers/runtime-lobbies.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 describe('finding a lobby', () => {
   let svc: TestService;
@@ -27,7 +28,13 @@ describe('finding a lobby', () => {
 
   before(async () => {
     // A short connect timeout: the expiry test waits for the job, not for 90 s.
-    svc = await startTestService({ env: { GCM_PLAYER_CONNECT_TIMEOUT: '2' } });
+    svc = await startTestService({
+      env: {
+        GCM_PLAYER_CONNECT_TIMEOUT: '2',
+        GCM_WEBHOOK_ALLOW_HTTP: 'true',
+        GCM_WEBHOOK_ALLOW_INTERNAL: 'true',
+      },
+    });
     world = await createGameWorld(svc, 'find-game');
     versionId = await switchToRuntimeVersion(svc, world, { min: 0, max: 0 });
     publicToken = await mintPublicToken(svc, world);
@@ -252,5 +259,82 @@ describe('finding a lobby', () => {
       404,
       'MATCHMAKER_LOBBY_NOT_FOUND',
     );
+  });
+
+  it("asks the game mode's verification hook before it takes a slot: 2xx admits, anything else refuses", async () => {
+    const receiver = await WebhookReceiver.start();
+    try {
+      const hooked = await createGameWorld(svc, 'find-hooked');
+      const version = await svc.call('POST', `/cloud/games/${hooked.gameId}/versions`, {
+        body: {
+          display_name: 'hooked',
+          config: {
+            matchmaker: {
+              game_modes: {
+                default: {
+                  container: { image_id: hooked.buildId },
+                  regions: { 'lnd-atl': {} },
+                  actions: {
+                    find: {
+                      enabled: true,
+                      verification: { url: 'https://verify.example/verify', headers: {} },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      });
+      assert.equal(version.statusCode, 200, version.body);
+      const versionId = version.json<{ version_id: string }>().version_id;
+      const put = await svc.call(
+        'PUT',
+        `/cloud/games/${hooked.gameId}/namespaces/${hooked.namespaceId}/version`,
+        {
+          body: { version_id: versionId },
+        },
+      );
+      assert.equal(put.statusCode, 204, put.body);
+      // The version check refuses internal hosts; the test's hook listens on loopback (which the service is
+      // told to allow), so the stored config is pointed at it directly.
+      const stored = await svc.deps.db
+        .selectFrom('versions')
+        .select('config_json')
+        .where('version_id', '=', versionId)
+        .executeTakeFirstOrThrow();
+      await svc.deps.db
+        .updateTable('versions')
+        .set({
+          config_json: stored.config_json.replace('https://verify.example/verify', `${receiver.url}/verify`),
+        })
+        .where('version_id', '=', versionId)
+        .execute();
+      const token = await mintPublicToken(svc, hooked);
+      const lobby = await seedRuntimeLobby(
+        svc,
+        { namespaceId: hooked.namespaceId, versionId },
+        { runState: 'ready', region: 'lnd-atl', maxPlayers: 8 },
+      );
+      receiver.mode = 'fail';
+      const refused = assertError(
+        await find(svc, token, { verification_data: { pass: 'no' } }),
+        403,
+        'MATCHMAKER_VERIFICATION_FAILED',
+      );
+      assert.equal(refused.metadata?.status, 500);
+      const rows = await svc.deps.db
+        .selectFrom('lobby_players')
+        .select('lobby_id')
+        .where('lobby_id', '=', lobby.lobbyId)
+        .execute();
+      assert.equal(rows.length, 0, 'a refused player holds no slot');
+      receiver.mode = 'ok';
+      const admitted = await find(svc, token, { verification_data: { pass: 'yes' } });
+      assert.equal(admitted.statusCode, 200, admitted.body);
+      assert.equal(admitted.json<JoinLobbyAnswer>().lobby.lobby_id, lobby.lobbyId);
+    } finally {
+      await receiver.close();
+    }
   });
 });

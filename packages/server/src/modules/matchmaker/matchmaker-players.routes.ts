@@ -1,15 +1,22 @@
 import { FindLobbyBody, JoinLobbyAnswer, JoinLobbyBody } from '@gcm/contract';
+import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { gameClientOf } from '../../http/auth.js';
+import { clientKey } from '../../http/rate-limits.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { findLobby, joinLobby } from './matchmaker-players.service.js';
+import { findLobby, type GameClient, joinLobby } from './matchmaker-players.service.js';
 
 /**
  * find's body: game modes and regions are short names, tags, verification_data and a captcha response are
  * bounded (MATCHMAKER_LIMITS), all of it well under this.
  */
 const FIND_BODY_LIMIT = 64 * 1024;
+
+/** The asking client as admission sees it: its address (GCM_TRUST_PROXY applied) and User-Agent. */
+function clientOf(request: FastifyRequest): GameClient {
+  return { addr: clientKey(request), userAgent: request.headers['user-agent'] };
+}
 
 /** A game client's calls that get a player into a lobby, with its namespace's public or development token. */
 export function matchmakerPlayersRoutes(app: TypedApp, deps: Deps): void {
@@ -28,7 +35,7 @@ export function matchmakerPlayersRoutes(app: TypedApp, deps: Deps): void {
       },
       { body: FindLobbyBody, response: { 200: JoinLobbyAnswer } },
     ),
-    async (request) => findLobby(deps, gameClientOf(request), request.body, request.ip),
+    async (request) => findLobby(deps, gameClientOf(request), request.body, clientOf(request)),
   );
 
   app.post(
@@ -45,6 +52,6 @@ export function matchmakerPlayersRoutes(app: TypedApp, deps: Deps): void {
       },
       { body: JoinLobbyBody, response: { 200: JoinLobbyAnswer } },
     ),
-    async (request) => joinLobby(deps, gameClientOf(request), request.body, request.ip),
+    async (request) => joinLobby(deps, gameClientOf(request), request.body, clientOf(request)),
   );
 }

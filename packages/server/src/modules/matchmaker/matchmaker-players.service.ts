@@ -38,12 +38,36 @@ const TLS_PROTOCOLS = new Set(['https', 'tcp_tls']);
  * region the mode runs in, in GCM_REGIONS' order), with a ready, open lobby that has a normal slot; the slot
  * is the player's from this answer until its token is used or expires (GCM_PLAYER_CONNECT_TIMEOUT).
  */
+/** Who asks, as admission sees them: the client's address (GCM_TRUST_PROXY applied) and User-Agent. */
+export interface GameClient {
+  addr: string;
+  userAgent: string | undefined;
+}
+
+/** The version config's matchmaker.captcha (secrets included), per version: a version never changes. */
+const captchaByVersion = new Map<string, unknown>();
+
+function captchaOf(ns: NamespaceWish): unknown | null {
+  if (captchaByVersion.has(ns.version_id)) return captchaByVersion.get(ns.version_id) ?? null;
+  let captcha: unknown = null;
+  try {
+    captcha =
+      (JSON.parse(ns.config_json) as { matchmaker?: { captcha?: unknown } }).matchmaker?.captcha ?? null;
+  } catch {
+    captcha = null;
+  }
+  if (captchaByVersion.size >= 1_000) captchaByVersion.clear();
+  captchaByVersion.set(ns.version_id, captcha);
+  return captcha;
+}
+
 export async function findLobby(
   deps: Deps,
   caller: GameClientCaller,
   body: FindLobbyBody,
-  clientAddr: string,
+  client: GameClient,
 ): Promise<JoinLobbyAnswer> {
+  const clientAddr = client.addr;
   const ns = await clientNamespace(deps, caller);
   const modes = gameModesOf(ns, deps.config.regions);
   const asked: [string, ResolvedGameMode][] = body.game_modes.map((name) => {
@@ -59,20 +83,26 @@ export async function findLobby(
   }
   checkJsonSize('verification_data', body.verification_data);
   const tagsJson = canonicalTags(body.tags);
-  const [firstMode, firstGm] = asked[0] as [string, ResolvedGameMode];
-  await admitPlayer(deps, {
-    action: 'find',
-    namespaceId: ns.namespace_id,
-    gameId: ns.game_id,
-    gameMode: firstMode,
-    verification: firstGm.actions.find.verification ?? null,
-    captcha: null,
-    regions: body.regions ?? Object.keys(firstGm.regions),
-    clientAddr,
-    tokenId: caller.tokenId,
-    ...(body.captcha === undefined ? {} : { captchaAnswer: body.captcha }),
-    ...(body.verification_data === undefined ? {} : { verificationData: body.verification_data }),
-  });
+  // The captcha once; each game mode's find verification (the original verified every mode named).
+  for (const [index, [gameMode, gm]] of asked.entries()) {
+    const verification = gm.actions.find.verification ?? null;
+    if (index > 0 && verification === null) continue;
+    await admitPlayer(deps, {
+      action: 'find',
+      namespaceId: ns.namespace_id,
+      gameId: ns.game_id,
+      gameMode,
+      verification,
+      captcha: index === 0 ? captchaOf(ns) : null,
+      regions: body.regions ?? Object.keys(gm.regions),
+      clientAddr,
+      ...(client.userAgent === undefined ? {} : { userAgent: client.userAgent }),
+      tokenId: caller.tokenId,
+      ...(body.captcha === undefined ? {} : { captchaAnswer: body.captcha }),
+      ...(body.verification_data === undefined ? {} : { verificationData: body.verification_data }),
+    });
+  }
+  const [, firstGm] = asked[0] as [string, ResolvedGameMode];
   if (caller.development !== null) {
     const region = body.regions?.[0] ?? Object.keys(firstGm.regions)[0] ?? deps.config.regions[0] ?? '';
     return developmentAnswer(deps, ns.namespace_id, caller.development, region);
@@ -172,8 +202,9 @@ export async function joinLobby(
   deps: Deps,
   caller: GameClientCaller,
   body: JoinLobbyBody,
-  clientAddr: string,
+  client: GameClient,
 ): Promise<JoinLobbyAnswer> {
+  const clientAddr = client.addr;
   const ns = await clientNamespace(deps, caller);
   const lobby = await repo.findJoinable(deps.db, ns.namespace_id, body.lobby_id);
   if (lobby === undefined) throw errors.matchmakerLobbyNotFound();
@@ -193,10 +224,11 @@ export async function joinLobby(
     gameId: ns.game_id,
     gameMode: lobby.lobby_group_name_id,
     verification: gm.actions.join.verification ?? null,
-    captcha: null,
+    captcha: captchaOf(ns),
     regions: [lobby.region_id],
     lobby: { lobby_id: lobby.lobby_id, region_id: lobby.region_id, state: null },
     clientAddr,
+    ...(client.userAgent === undefined ? {} : { userAgent: client.userAgent }),
     tokenId: caller.tokenId,
     ...(body.captcha === undefined ? {} : { captchaAnswer: body.captcha }),
     ...(body.verification_data === undefined ? {} : { verificationData: body.verification_data }),
