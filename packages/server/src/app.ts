@@ -37,6 +37,7 @@ import { firstRunRoutes } from './modules/first-run/first-run.routes.js';
 import { gamesRoutes } from './modules/games/games.routes.js';
 import { lobbyLogsRoutes } from './modules/lobby-logs/lobby-logs.routes.js';
 import { matchmakerRoutes } from './modules/matchmaker/matchmaker.routes.js';
+import { matchmakerLobbiesRoutes } from './modules/matchmaker/matchmaker-lobbies.routes.js';
 import { matchmakerRegionsRoutes } from './modules/matchmaker/matchmaker-regions.routes.js';
 import { namespacesRoutes } from './modules/namespaces/namespaces.routes.js';
 import type { WithNamespaces } from './modules/namespaces/namespaces.service.js';
@@ -203,6 +204,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   lobbyLogsRoutes(app, deps);
   matchmakerRoutes(app, deps);
   matchmakerRegionsRoutes(app, deps);
+  matchmakerLobbiesRoutes(app, deps);
   runtimeRoutes(app, deps);
   buildsRoutes(app, deps);
   tokensRoutes(app, deps);

@@ -34,11 +34,24 @@ export async function listClientRegions(deps: Deps, caller: GameClientCaller): P
 
 /** The regions the config's game modes run in; empty when it has none (or no longer parses). */
 function regionsRun(configJson: string, offered: readonly string[]): Set<string> {
+  return new Set(
+    Object.values(resolvedGameModes(configJson, offered)).flatMap((gm) => Object.keys(gm.regions)),
+  );
+}
+
+type ResolvedConfig = ReturnType<typeof resolveVersionConfig>;
+type ResolvedGameModes = ResolvedConfig extends infer R
+  ? R extends { matchmaker: { game_modes: infer G } }
+    ? G
+    : never
+  : never;
+
+/** The version config's game modes by name, resolved; none when it has none (or no longer parses). */
+export function resolvedGameModes(configJson: string, offered: readonly string[]): ResolvedGameModes {
   try {
     const resolved = resolveVersionConfig(JSON.parse(configJson) as VersionConfig, { regions: offered });
-    const gameModes = 'matchmaker' in resolved ? Object.values(resolved.matchmaker.game_modes) : [];
-    return new Set(gameModes.flatMap((gm) => Object.keys(gm.regions)));
+    return 'matchmaker' in resolved ? resolved.matchmaker.game_modes : {};
   } catch {
-    return new Set();
+    return {};
   }
 }
