@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Id, Text, TextMap } from './common.js';
+import { Id, IdOf, Text, TextMap } from './common.js';
 
 /**
  * The players' side of the matchmaker (issue 37): a game client with the namespace's public (or
@@ -121,14 +121,14 @@ export const JoinLobbyAnswer = Type.Object({
 export type JoinLobbyAnswer = Static<typeof JoinLobbyAnswer>;
 
 export const ListOpenLobbiesQuery = Type.Object({
-  include_state: Type.Optional(Type.Boolean()),
+  include_state: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
 });
 export type ListOpenLobbiesQuery = Static<typeof ListOpenLobbiesQuery>;
 
 export const ListedLobby = Type.Object({
   region_id: Type.String(),
   game_mode_id: Type.String(),
-  lobby_id: Id,
+  lobby_id: IdOf('the lobby (join it with POST /matchmaker/lobbies/join)'),
   max_players_normal: Type.Integer(),
   max_players_direct: Type.Integer(),
   max_players_party: Type.Integer(),
@@ -153,5 +153,5 @@ export const ListLobbiesResponse = Type.Object({
 });
 export type ListLobbiesResponse = Static<typeof ListLobbiesResponse>;
 
-export const LobbyStateParams = Type.Object({ lobby_id: Id });
+export const LobbyStateParams = Type.Object({ lobby_id: IdOf('a lobby of the caller’s namespace') });
 export type LobbyStateParams = Static<typeof LobbyStateParams>;

@@ -553,6 +553,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/matchmaker/lobbies/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ready, open, public lobbies of the namespace's listable game modes, the fullest first (at most 512)
+         * @description Who may call: a game client, with a namespace's public or development token; it acts in that namespace.
+         */
+        get: operations["matchmaker.lobbies.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/matchmaker/lobbies/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the calling lobby's state: any JSON (at most 65536 bytes) players may read; no body clears it
+         * @description Who may call: a running lobby, with its own lobby token (GCM_LOBBY_TOKEN); it acts on that lobby.
+         */
+        put: operations["matchmaker.lobbies.setState"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/matchmaker/lobbies/{lobby_id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A lobby's state as it set it (null when none), for its namespace's game clients and lobbies
+         * @description Who may call: a game client, with a namespace's public or development token, or a running lobby, with its own lobby token; it acts in that namespace.
+         */
+        get: operations["matchmaker.lobbies.getState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}": {
         parameters: {
             query?: never;
@@ -2095,8 +2155,41 @@ export interface components {
             };
             is_tls: boolean;
         };
+        ListLobbiesResponse: {
+            game_modes: {
+                game_mode_id: string;
+            }[];
+            regions: {
+                region_id: string;
+                provider_display_name: string;
+                region_display_name: string;
+                datacenter_coord: {
+                    latitude: number;
+                    longitude: number;
+                };
+                datacenter_distance_from_client: {
+                    kilometers: number;
+                    miles: number;
+                };
+            }[];
+            lobbies: components["schemas"]["ListedLobby"][];
+        };
         ListRegionsResponse: {
             regions: components["schemas"]["RegionInfo"][];
+        };
+        ListedLobby: {
+            region_id: string;
+            game_mode_id: string;
+            /**
+             * Format: uuid
+             * @description the lobby (join it with POST /matchmaker/lobbies/join)
+             */
+            lobby_id: string;
+            max_players_normal: number;
+            max_players_direct: number;
+            max_players_party: number;
+            total_player_count: number;
+            state?: unknown;
         };
         /** @description an empty object, as the original API answered */
         LobbyCallAnswer: Record<string, never>;
@@ -2910,7 +3003,9 @@ export type SchemaJoinLobbyAnswer = components['schemas']['JoinLobbyAnswer'];
 export type SchemaJoinLobbyBody = components['schemas']['JoinLobbyBody'];
 export type SchemaJoinPlayer = components['schemas']['JoinPlayer'];
 export type SchemaJoinPort = components['schemas']['JoinPort'];
+export type SchemaListLobbiesResponse = components['schemas']['ListLobbiesResponse'];
 export type SchemaListRegionsResponse = components['schemas']['ListRegionsResponse'];
+export type SchemaListedLobby = components['schemas']['ListedLobby'];
 export type SchemaLobbyCallAnswer = components['schemas']['LobbyCallAnswer'];
 export type SchemaLobbyEventBody = components['schemas']['LobbyEventBody'];
 export type SchemaLobbyList = components['schemas']['LobbyList'];
@@ -4507,6 +4602,130 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JoinLobbyAnswer"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "matchmaker.lobbies.list": {
+        parameters: {
+            query?: {
+                include_state?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListLobbiesResponse"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "matchmaker.lobbies.setState": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description an empty object, as the original API answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyCallAnswer"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "matchmaker.lobbies.getState": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a lobby of the caller’s namespace */
+                lobby_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
                 };
             };
             /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */

@@ -38,6 +38,7 @@ import { firstRunRoutes } from './modules/first-run/first-run.routes.js';
 import { gamesRoutes } from './modules/games/games.routes.js';
 import { lobbyLogsRoutes } from './modules/lobby-logs/lobby-logs.routes.js';
 import { matchmakerRoutes } from './modules/matchmaker/matchmaker.routes.js';
+import { matchmakerLobbiesRoutes } from './modules/matchmaker/matchmaker-lobbies.routes.js';
 import { matchmakerPlayersRoutes } from './modules/matchmaker/matchmaker-players.routes.js';
 import { matchmakerRegionsRoutes } from './modules/matchmaker/matchmaker-regions.routes.js';
 import { namespacesRoutes } from './modules/namespaces/namespaces.routes.js';
@@ -208,6 +209,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   matchmakerRoutes(app, deps);
   matchmakerRegionsRoutes(app, deps);
   matchmakerPlayersRoutes(app, deps);
+  matchmakerLobbiesRoutes(app, deps);
   runtimeRoutes(app, deps);
   buildsRoutes(app, deps);
   tokensRoutes(app, deps);

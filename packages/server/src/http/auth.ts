@@ -20,10 +20,21 @@ import { hooksOf } from './route-hooks.js';
  *   path does not name, so neither the operator nor any other token may call it;
  * - `matchmaker`: a game client's token only, a namespace's public or development token; the route acts in
  *   that namespace, which the path does not name, so neither the operator nor any other token may call it;
+ * - `reader`: a game client's token (as `matchmaker`) or a running lobby's own token (as `lobby`): both act
+ *   in their namespace, which the path does not name; what a lobby may read of its namespace, players may too;
  * - `operator`: the operator only.
  * A route that declares nothing is treated as `operator`, so a forgotten declaration fails closed.
  */
-export type AuthRule = 'public' | 'self' | 'any' | 'game' | 'reporter' | 'lobby' | 'matchmaker' | 'operator';
+export type AuthRule =
+  | 'public'
+  | 'self'
+  | 'any'
+  | 'game'
+  | 'reporter'
+  | 'lobby'
+  | 'matchmaker'
+  | 'reader'
+  | 'operator';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -54,6 +65,8 @@ export const AUTH_DESCRIPTIONS: Record<AuthRule, string> = {
   lobby: 'Who may call: a running lobby, with its own lobby token (GCM_LOBBY_TOKEN); it acts on that lobby.',
   matchmaker:
     "Who may call: a game client, with a namespace's public or development token; it acts in that namespace.",
+  reader:
+    "Who may call: a game client, with a namespace's public or development token, or a running lobby, with its own lobby token; it acts in that namespace.",
   operator: 'Who may call: the operator only.',
 };
 
@@ -78,7 +91,7 @@ export interface AuthSources {
  * `self` routes, whose paths name no game or team, it is only a yes: the person sees what their teams own.
  */
 function defaultPersonRole(rule: Exclude<AuthRule, 'public'>, method: string): TeamRole | null {
-  if (rule === 'operator' || rule === 'lobby' || rule === 'matchmaker') return null;
+  if (rule === 'operator' || rule === 'lobby' || rule === 'matchmaker' || rule === 'reader') return null;
   return method === 'GET' || method === 'HEAD' ? 'viewer' : 'member';
 }
 
@@ -241,6 +254,14 @@ function permit(
   request: FastifyRequest,
 ): Promise<void> | undefined {
   request.caller = caller;
+  if (rule === 'reader') {
+    if (caller.kind !== 'game_client' && caller.kind !== 'lobby') {
+      throw errors.forbidden(
+        "this operation needs a namespace's public or development token, or a lobby token",
+      );
+    }
+    return undefined;
+  }
   // A lobby's token is for the lobby's own calls alone; those routes take nothing else (not even the operator's).
   if (rule === 'lobby') {
     if (caller.kind !== 'lobby')
@@ -326,6 +347,17 @@ async function authenticate(
 export function lobbyCallerOf(request: FastifyRequest): LobbyCaller {
   const caller = callerOf(request);
   if (caller.kind !== 'lobby') throw errors.forbidden('this operation needs a lobby token (GCM_LOBBY_TOKEN)');
+  return caller;
+}
+
+/** The game client or lobby calling a route whose rule is `reader`; the hook guarantees it is one. */
+export function namespaceReaderOf(request: FastifyRequest): GameClientCaller | LobbyCaller {
+  const caller = callerOf(request);
+  if (caller.kind !== 'game_client' && caller.kind !== 'lobby') {
+    throw errors.forbidden(
+      "this operation needs a namespace's public or development token, or a lobby token",
+    );
+  }
   return caller;
 }
 

@@ -8,6 +8,8 @@ declare module 'fastify' {
      * keeps the JSON-only rule of routes with a body, instead of having a body of another type ignored.
      */
     readsUndeclaredBody?: true;
+    /** The declared body may be left out (the original's optional<unknown>): a call without one reaches it. */
+    bodyOptional?: true;
   }
 }
 
@@ -30,6 +32,9 @@ export function registerBodylessRoutesParser(app: FastifyInstance): void {
   app.addContentTypeParser('*', (request, payload, done) => {
     // No route matched: the 404 comes next, as it does when no parser matches.
     if (request.is404) return done(null, undefined);
+    const absent =
+      request.headers['content-type'] === undefined && !(Number(request.headers['content-length']) > 0);
+    if (absent && request.routeOptions.config.bodyOptional === true) return done(null, undefined);
     if (!takesNoBody(request)) return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined);
     return drain(payload, request.routeOptions.bodyLimit, request.headers['content-length'], done);
   });

@@ -40,6 +40,8 @@ interface RouteMeta {
   audit?: false;
   /** The route's own body limit, in place of GCM_BODY_LIMIT_BYTES (the 413 names it). */
   bodyLimit?: number;
+  /** The body may be left out (http/bodyless-routes.ts): the handler gets undefined. */
+  bodyOptional?: true;
 }
 
 /**
@@ -61,6 +63,7 @@ export function routeOptions<S extends FastifySchema & { response: Record<string
       ...(meta.personRole === undefined ? {} : { personRole: meta.personRole }),
       ...(meta.personTokens === undefined ? {} : { personTokens: meta.personTokens }),
       ...(meta.audit === undefined ? {} : { audit: meta.audit }),
+      ...(meta.bodyOptional === undefined ? {} : { bodyOptional: meta.bodyOptional }),
       ...(idempotency === undefined ? {} : { idempotency }),
     },
     schema: {

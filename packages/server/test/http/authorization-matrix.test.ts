@@ -116,7 +116,7 @@ function isPerson(caller: CallerKind): caller is PersonKind | 'person-signed-out
  * here, not imported, so that a change of the service's default fails this test until the README agrees.
  */
 function defaultPeople(rule: AuthRule, method: HttpMethod): TeamRole | null {
-  if (rule === 'public' || rule === 'operator' || rule === 'matchmaker') return null;
+  if (rule === 'public' || rule === 'operator' || rule === 'matchmaker' || rule === 'reader') return null;
   if (rule === 'self' || rule === 'any') return 'viewer';
   return method === 'GET' ? 'viewer' : 'member';
 }
@@ -147,11 +147,12 @@ function expectedFor(rule: AuthRule, caller: CallerKind, people: TeamRole | null
   if (rule === 'public') return '2xx';
   if (INVALID.has(caller) || caller === 'stopped-lobby') return 401;
   // A lobby's token makes its lobby's own calls, and those take no other caller, the operator included.
-  if (caller === 'lobby') return rule === 'lobby' ? '2xx' : 403;
+  if (caller === 'lobby') return rule === 'lobby' || rule === 'reader' ? '2xx' : 403;
   if (rule === 'lobby') return 403;
   // A game client's token matchmakes in its own namespace (which no path names), and calls nothing else.
-  if (GAME_CLIENTS.has(caller)) return rule === 'matchmaker' ? '2xx' : 403;
-  if (rule === 'matchmaker') return 403;
+  // `reader` routes take both: a lobby's namespace's game clients read what it publishes for them.
+  if (GAME_CLIENTS.has(caller)) return rule === 'matchmaker' || rule === 'reader' ? '2xx' : 403;
+  if (rule === 'matchmaker' || rule === 'reader') return 403;
   if (caller === 'operator') return '2xx';
   if (isPerson(caller)) return personExpect(rule, people, caller as PersonKind);
   switch (rule) {
@@ -392,6 +393,16 @@ const MATRIX: Record<string, Row> = {
       body: { lobby_id: (await seedRuntimeLobby(svc, world, { runState: 'ready' })).lobbyId },
     }),
     // The lobby is the target namespace's: not one the other game's client may join.
+    expect: { 'other-public': 404 },
+  },
+  'matchmaker.lobbies.list': { rule: 'matchmaker' },
+  'matchmaker.lobbies.setState': { rule: 'lobby', request: () => ({ body: { round: 1 } }) },
+  // Another game's public token reads no lobby of this namespace: not found, as any unknown id.
+  'matchmaker.lobbies.getState': {
+    rule: 'reader',
+    request: async ({ svc, world }) => ({
+      params: { lobby_id: (await seedRuntimeLobby(svc, world)).lobbyId },
+    }),
     expect: { 'other-public': 404 },
   },
   'tokens.revokeToken': {

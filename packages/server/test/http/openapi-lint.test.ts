@@ -15,7 +15,15 @@ import { startTestService, type TestService } from '../helpers/service.js';
 const PUBLIC_URL = 'https://gcm.studio.test/api';
 
 /** Properties named like ids that are not UUIDs: names, regions, and the build a version config names. */
-const NOT_UUIDS = new Set(['name_id', 'region_id', 'lobby_group_name_id', 'site_id', 'image_id']);
+// game_mode_id: the original's lobby list names game modes by their name id, as region_id regions.
+const NOT_UUIDS = new Set([
+  'name_id',
+  'region_id',
+  'lobby_group_name_id',
+  'site_id',
+  'image_id',
+  'game_mode_id',
+]);
 
 type Json = Record<string, unknown>;
 

@@ -26,6 +26,7 @@ import * as m0024 from './0024_lobby_runtime.js';
 import * as m0025 from './0025_runtime_checks.js';
 import * as m0026 from './0026_development_tokens.js';
 import * as m0027 from './0027_matchmaker_players.js';
+import * as m0028 from './0028_lobbies_listed.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '0025_runtime_checks': m0025,
   '0026_development_tokens': m0026,
   '0027_matchmaker_players': m0027,
+  '0028_lobbies_listed': m0028,
 };
 
 /** The schema versions this code knows, oldest first (a restore refuses a store past the last). */
