@@ -224,6 +224,9 @@ export class WebhookDispatcher {
   }
 
   private send(delivery: Due): void {
+    // A pass still reading when stop() began must not start what stop() no longer waits for: its claim
+    // would outlive the store it was recorded in and hold the delivery back for CLAIM_MS after a restart.
+    if (this.stopping.signal.aborted) return;
     const endpoint = delivery.webhook_id;
     this.busy.set(endpoint, (this.busy.get(endpoint) ?? 0) + 1);
     const sent: Promise<void> = attempt(this.deps, delivery, this.stopping.signal)
