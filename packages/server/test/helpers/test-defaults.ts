@@ -8,6 +8,7 @@
  *   processes of their own: a hung test would stop nothing until the file's own limit, and name no test.
  *   A test or suite that legitimately takes longer says so with its own `timeout`, which is kept and which
  *   the tests inside a suite inherit.
+ * - Every hook that names no timeout gets its suite's, or DEFAULT_HOOK_TIMEOUT_MS.
  * - A suite declared with `skip` skips each of its tests instead, and runs none of its hooks: node:test
  *   counts a skipped suite's tests nowhere, so a PostgreSQL-only suite would vanish from a SQLite run's
  *   `# skipped` count.
@@ -24,8 +25,15 @@ type Register = (...args: unknown[]) => unknown;
 const nodeTest = createRequire(import.meta.url)('node:test') as Record<string, Register>;
 const applied = Symbol.for('gcm.test-defaults');
 
-/** The suites being declared right now, innermost last: whether each named a timeout, and its skip reason. */
-const suites: { timed: boolean; skip: string | undefined }[] = [];
+/**
+ * A hook (before, after, …) that names no timeout gets its suite's, or this outside any timed suite: hooks
+ * start and stop engines, browsers and services, and a hung one would otherwise hold its file until the
+ * file's own limit and be reported as a cancelled file, naming nothing (seen once in CI).
+ */
+export const DEFAULT_HOOK_TIMEOUT_MS = 2 * DEFAULT_TEST_TIMEOUT_MS;
+
+/** The suites being declared right now, innermost last: the timeout each named, and its skip reason. */
+const suites: { timeout: number | undefined; skip: string | undefined }[] = [];
 
 function split(args: unknown[]): { name: unknown[]; options: Options | undefined; rest: unknown[] } {
   const name = typeof args[0] === 'string' ? [args[0]] : [];
@@ -48,7 +56,8 @@ function wrapTest(register: Register): Register {
     const { name, options, rest } = split(args);
     const skip = enclosingSkip();
     if (skip !== undefined) return register(...name, { ...options, skip }, ...rest);
-    if (options?.timeout !== undefined || suites.some((s) => s.timed)) return register(...args);
+    if (options?.timeout !== undefined || suites.some((s) => s.timeout !== undefined))
+      return register(...args);
     return register(...name, { ...options, timeout: DEFAULT_TEST_TIMEOUT_MS }, ...rest);
   };
 }
@@ -59,7 +68,8 @@ function wrapSuite(register: Register): Register {
     const body = rest[0];
     if (typeof body !== 'function') return register(...args);
     const { skip, ...kept } = options ?? {};
-    const entry = { timed: kept.timeout !== undefined, skip: skipReason(skip) };
+    const timeout = typeof kept.timeout === 'number' ? kept.timeout : undefined;
+    const entry = { timeout, skip: skipReason(skip) };
     // Suite bodies run synchronously as they are declared, so the stack knows what encloses each test.
     return register(...name, kept, (...bodyArgs: unknown[]) => {
       suites.push(entry);
@@ -73,7 +83,13 @@ function wrapSuite(register: Register): Register {
 }
 
 function wrapHook(register: Register): Register {
-  return (...args) => (enclosingSkip() === undefined ? register(...args) : undefined);
+  return (...args) => {
+    if (enclosingSkip() !== undefined) return undefined;
+    const [fn, options] = args as [unknown, Options | undefined];
+    if (options?.timeout !== undefined) return register(...args);
+    const timed = suites.findLast((s) => s.timeout !== undefined)?.timeout;
+    return register(fn, { ...options, timeout: timed ?? DEFAULT_HOOK_TIMEOUT_MS });
+  };
 }
 
 const wrappers: Record<string, (register: Register) => Register> = {
