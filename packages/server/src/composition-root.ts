@@ -9,6 +9,7 @@ import { People } from './identity/people.js';
 import { pauseNotice, SignInLimit } from './identity/sign-in-limit.js';
 import { TokenAuthority } from './identity/token-authority.js';
 import { backgroundJobs } from './jobs.js';
+import { type AddressClassifier, NO_ADDRESS_CLASSES } from './lib/address-classes.js';
 import { BackgroundJobs } from './lib/background-jobs.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
 import { createBlobStorage } from './lib/blob/create-blob-storage.js';
@@ -85,6 +86,11 @@ export interface StartOptions extends BuildAppOptions {
   blobs?: BlobStorage;
   /** Holds requests at chosen points (tests that force a race); none in production. */
   pauses?: TestPauses;
+  /**
+   * Where the hosting/proxy/Tor/VPN classes of client addresses come from, instead of
+   * GCM_ADDRESS_CLASSES_FILE: an embedder's own source (a lookup service's cached answers, say).
+   */
+  addressClasses?: AddressClassifier;
   /**
    * Where the service's logger writes its JSON lines instead of stdout, with its level, redaction and
    * serializers unchanged: tests read what an operator's log would hold. Ignored when `logger` is given.
@@ -219,6 +225,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
       webhooks,
       origins,
       runtime: { kind: config.runtime.kind, wake: (namespaceId) => reconciler?.wake(namespaceId) },
+      addressClasses: options.addressClasses ?? config.addressClasses?.classifier ?? NO_ADDRESS_CLASSES,
     };
     if (options.pauses !== undefined) holdTestPauses(deps, options.pauses);
     // The namespaces module owns its view cache: every write of a namespace goes through it.

@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { type AddressClassifier, parseAddressClasses } from './lib/address-classes.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -469,6 +470,14 @@ const SCHEMA = {
   ),
   /** Fastify's `trustProxy`: which proxies may say who the client is (X-Forwarded-For). */
   trustProxy: setting('GCM_TRUST_PROXY', readTrustProxy, { documentedDefault: '`false`' }),
+  /**
+   * Which client addresses are hosting, proxy, Tor or VPN ones, for the mm-config's caps of those: read
+   * once at start from the file named (lib/address-classes.ts); unset, every address is ordinary.
+   */
+  addressClasses: setting('GCM_ADDRESS_CLASSES_FILE', readAddressClassesFile, {
+    documentedDefault: '(unset)',
+    show: (classes) => classes?.path,
+  }),
   /** Per client address and window; 0 turns a limit off. */
   rateLimits: group({
     windowMs: seconds('GCM_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
@@ -820,6 +829,33 @@ function readTrustProxy({ raw, problem }: Reading): false | readonly string[] {
     return false;
   }
   return Object.freeze(entries);
+}
+
+/** Bigger files are refused before they are read: a million entries fit well within this. */
+const ADDRESS_CLASSES_FILE_BYTES_MAX = 64 * 1024 * 1024;
+
+function readAddressClassesFile({
+  raw,
+  problem,
+}: Reading): { path: string; classifier: AddressClassifier } | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let text: string;
+  try {
+    if (statSync(raw).size > ADDRESS_CLASSES_FILE_BYTES_MAX) {
+      problem(`GCM_ADDRESS_CLASSES_FILE (${raw}) is larger than 64 MiB`);
+      return undefined;
+    }
+    text = readFileSync(raw, 'utf8');
+  } catch (err) {
+    problem(`GCM_ADDRESS_CLASSES_FILE (${raw}) cannot be read: ${(err as Error).message}`);
+    return undefined;
+  }
+  const parsed = parseAddressClasses(text);
+  if ('problem' in parsed) {
+    problem(`GCM_ADDRESS_CLASSES_FILE (${raw}) ${parsed.problem}`);
+    return undefined;
+  }
+  return { path: raw, classifier: parsed };
 }
 
 /** proxy-addr's names for whole ranges. */

@@ -6,6 +6,7 @@ import type { PasswordHashing } from './identity/password-hashing.js';
 import type { People } from './identity/people.js';
 import type { SignInLimit } from './identity/sign-in-limit.js';
 import type { TokenAuthority } from './identity/token-authority.js';
+import type { AddressClassifier } from './lib/address-classes.js';
 import type { BlobStorage } from './lib/blob/blob-storage.js';
 import type { CacheCoherence } from './lib/cache-coherence.js';
 import type { ChangeNotifier } from './lib/change-notifier.js';
@@ -90,4 +91,6 @@ export interface Deps {
   readonly origins: TrustedOrigins;
   /** Runs lobbies (GCM_RUNTIME=docker), or nothing (none). */
   readonly runtime: LobbyRuntime;
+  /** Which client addresses are hosting, proxy, Tor or VPN ones (mm-config's caps of those); none by default. */
+  readonly addressClasses: AddressClassifier;
 }

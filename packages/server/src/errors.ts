@@ -226,11 +226,13 @@ export const errors = {
       providers,
     }),
   matchmakerCaptchaInvalid: (message: string) => make('MATCHMAKER_CAPTCHA_INVALID', message),
-  matchmakerTooManyPlayersFromClient: (max: number) =>
+  matchmakerTooManyPlayersFromClient: (max: number, addressClass?: string) =>
     make(
       'MATCHMAKER_TOO_MANY_PLAYERS_FROM_CLIENT',
-      `this client address already holds max_players_per_client (${max}) players in this namespace`,
-      { max },
+      addressClass === undefined
+        ? `this client address already holds max_players_per_client (${max}) players in this namespace`
+        : `this client address is a ${addressClass} address and already holds max_players_per_client_${addressClass} (${max}) players in this namespace`,
+      addressClass === undefined ? { max } : { max, address_class: addressClass },
     ),
   playerTokenInvalid: (reason: 'unknown' | 'used' | 'expired' | 'other_lobby', message: string) =>
     make('PLAYER_TOKEN_INVALID', message, { reason }),

@@ -11,6 +11,7 @@ import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import type { GameClientCaller } from '../../identity/callers.js';
+import type { AddressClass } from '../../lib/address-classes.js';
 import { newId } from '../../lib/ids.js';
 import { gameModesOf, type NamespaceWish } from '../runtime/runtime.service.js';
 import { admitPlayer } from './admission.js';
@@ -123,6 +124,23 @@ export async function findLobby(
 }
 
 /**
+ * The players one client address may hold in the namespace: max_players_per_client, or the lowest cap of
+ * the classes (hosting, proxy, Tor, VPN) the address is in, naming that class (mm-config sets all five
+ * alike today, so a classed address is refused at the same count, but told why).
+ */
+function clientCap(
+  ns: NamespaceWish,
+  classes: readonly AddressClass[],
+): { max: number; addressClass?: AddressClass } {
+  let cap: { max: number; addressClass?: AddressClass } = { max: ns.mm_max_players_per_client };
+  for (const addressClass of classes) {
+    const max = ns[`mm_max_players_per_client_${addressClass}`];
+    if (max <= cap.max) cap = { max, addressClass };
+  }
+  return cap;
+}
+
+/**
  * In one transaction: the client's cap (mm-config max_players_per_client, by address), one slot (`take`)
  * and the player's pending row; then the player token naming the lobby and the player. Undefined when `take`
  * took nothing.
@@ -137,16 +155,10 @@ async function takeWithToken(
   const now = deps.clock.now();
   const deadline = now + deps.config.runtime.playerConnectTimeoutMs;
   const playerId = newId();
+  const cap = clientCap(ns, deps.addressClasses.classesOf(clientAddr));
   const lobby = await deps.db.transaction().execute(async (trx) => {
-    const held = await repo.countClientPlayers(
-      trx,
-      ns.namespace_id,
-      clientAddr,
-      ns.mm_max_players_per_client,
-    );
-    if (held >= ns.mm_max_players_per_client) {
-      throw errors.matchmakerTooManyPlayersFromClient(ns.mm_max_players_per_client);
-    }
+    const held = await repo.countClientPlayers(trx, ns.namespace_id, clientAddr, cap.max);
+    if (held >= cap.max) throw errors.matchmakerTooManyPlayersFromClient(cap.max, cap.addressClass);
     const taken = await take(trx);
     if (taken === undefined) return undefined;
     await repo.insertPendingPlayer(trx, {

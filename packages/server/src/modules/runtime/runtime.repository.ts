@@ -14,6 +14,10 @@ export interface NamespaceWish {
   version_id: string;
   mm_lobby_count_max: number;
   mm_max_players_per_client: number;
+  mm_max_players_per_client_hosting: number;
+  mm_max_players_per_client_proxy: number;
+  mm_max_players_per_client_tor: number;
+  mm_max_players_per_client_vpn: number;
   config_json: string;
 }
 
@@ -29,6 +33,10 @@ export function namespaceWishes(db: Db, namespaceId?: string): Promise<Namespace
       'namespaces.version_id',
       'namespaces.mm_lobby_count_max',
       'namespaces.mm_max_players_per_client',
+      'namespaces.mm_max_players_per_client_hosting',
+      'namespaces.mm_max_players_per_client_proxy',
+      'namespaces.mm_max_players_per_client_tor',
+      'namespaces.mm_max_players_per_client_vpn',
       'versions.config_json',
     ])
     .where('namespaces.delete_ts', 'is', null)
