@@ -218,7 +218,14 @@ export async function createService(config: Config, options: StartOptions = {}) 
       metrics,
       webhooks,
       origins,
-      runtime: { kind: config.runtime.kind, wake: (namespaceId) => reconciler?.wake(namespaceId) },
+      runtime: {
+        kind: config.runtime.kind,
+        wake: (namespaceId) => reconciler?.wake(namespaceId),
+        placeNow: (request) =>
+          reconciler === undefined
+            ? Promise.resolve({ placed: false, why: 'no-runtime' })
+            : reconciler.placeNow(request),
+      },
     };
     if (options.pauses !== undefined) holdTestPauses(deps, options.pauses);
     // The namespaces module owns its view cache: every write of a namespace goes through it.

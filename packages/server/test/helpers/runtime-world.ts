@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { after, before } from 'node:test';
 import type { LobbiesTable } from '../../src/db/database.js';
 import { ownerOf } from '../../src/modules/runtime/runtime.service.js';
@@ -119,6 +120,8 @@ export interface GameModeSpec {
   max: number;
   regions?: string[];
   env?: Record<string, string>;
+  /** More of the game mode's config (max_players, actions, taggable, ...). */
+  config?: Record<string, unknown>;
 }
 
 /** A version whose game modes run the build with host networking and a `game` port; deployed to the namespace. */
@@ -142,6 +145,7 @@ export async function deploy(
               ports: { game: { port: 7777, protocol: 'tcp' } },
               env: gm.env ?? {},
             },
+            ...gm.config,
           },
         ]),
       ),
@@ -202,4 +206,22 @@ export async function reportPlayer(
     }),
     'report a player',
   );
+}
+
+/** Sends one line to a lobby's game port (the busybox test server) and answers the line it sends back. */
+export function sayToLobby(host: string, port: number, line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, host);
+    let got = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${line}\n`));
+    socket.on('data', (chunk: string) => {
+      got += chunk;
+      if (got.includes('\n')) {
+        socket.destroy();
+        resolve(got.trim());
+      }
+    });
+    socket.on('error', reject);
+  });
 }

@@ -1,0 +1,165 @@
+/**
+ * Lobbies made for players, on real lobbies of the test engine (helpers/dockerd.ts), on both stores: find
+ * with no lobby creates one and answers once it is ready (the player's port and token work); it never
+ * creates one with prevent_auto_create_lobby, nor more than lobby_count_max under a burst, nor puts more
+ * players in one than its maximum; a lobby not ready within GCM_MATCHMAKER_READY_WAIT_SECONDS is a 503 and
+ * its slot is free again.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { JoinLobbyAnswer } from '@gcm/contract';
+import { RivetClient } from '@rivet-gg/api';
+import { dockerSkipReason } from '../helpers/dockerd.js';
+import { assertError } from '../helpers/error-answer.js';
+import { mintPublicToken } from '../helpers/runtime-lobbies.js';
+import {
+  deploy,
+  isLive,
+  lobbiesOf,
+  runtimeGame,
+  sayToLobby,
+  startRuntimeService,
+  uploadBuild,
+  useRuntimeEngine,
+} from '../helpers/runtime-world.js';
+import type { TestService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
+
+const skip = dockerSkipReason('matchmaker-auto-create.test.ts');
+/** A range per test: lobbies outlive their service, and each test's service knows only its own. */
+const PORT_RANGES = ['28000-28029', '28030-28059', '28060-28099'];
+const WAIT_MS = 90_000;
+
+const say = sayToLobby;
+
+async function sayWhenUp(host: string, port: number, line: string): Promise<string> {
+  await until(
+    'the game port answers',
+    WAIT_MS,
+    () =>
+      say(host, port, 'hello').then(
+        () => true,
+        () => false,
+      ),
+    100,
+  );
+  return say(host, port, line);
+}
+
+function findBody(body: Record<string, unknown> = {}) {
+  return { game_modes: ['default'], regions: ['eu'], ...body };
+}
+
+async function setCaps(
+  svc: TestService,
+  ids: { gameId: string; namespaceId: string },
+  lobbyCountMax: number,
+) {
+  const res = await svc.call('POST', `/cloud/games/${ids.gameId}/namespaces/${ids.namespaceId}/mm-config`, {
+    body: { lobby_count_max: lobbyCountMax, max_players: 10_000 },
+  });
+  assert.ok(res.statusCode < 300, res.body);
+}
+
+describe('lobbies created for players', { skip }, () => {
+  const engine = useRuntimeEngine();
+
+  it('find with no lobby creates one, answers once it is ready; a burst stays within lobby_count_max', async (t) => {
+    const { svc, publicUrl } = await startRuntimeService({
+      dockerHost: engine.dockerd.dockerHost,
+      portRange: PORT_RANGES[0] as string,
+    });
+    try {
+      const ids = await runtimeGame(svc, 'auto-create');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      await deploy(svc, ids, { default: { buildId, min: 0, max: 1, config: { max_players: 2 } } });
+      const publicToken = await mintPublicToken(svc, ids);
+
+      // prevent_auto_create_lobby: no lobby, and none is created.
+      const prevented = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody({ prevent_auto_create_lobby: true }),
+      });
+      assert.equal(
+        assertError(prevented, 503, 'MATCHMAKER_NO_CAPACITY').metadata?.reason,
+        'prevent-auto-create-lobby',
+      );
+      assert.ok(Number(prevented.headers['retry-after']) > 0);
+      assert.deepEqual(await lobbiesOf(svc, ids.namespaceId), []);
+
+      // No lobby: find creates one and answers when it is ready, through the original's client.
+      const client = new RivetClient({ environment: publicUrl, token: publicToken });
+      const found = await client.matchmaker.lobbies.find({ gameModes: ['default'], regions: ['eu'] });
+      const [lobby, ...others] = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(others.length, 0, 'one lobby created');
+      assert.equal(lobby?.lobby_id, found.lobby.lobbyId);
+      assert.equal(lobby?.run_state, 'ready', 'answered once ready');
+      assert.equal(lobby?.player_count, 1, "the player's slot was held from the placement");
+      const game = found.ports.game;
+      assert.ok(game?.port !== undefined, JSON.stringify(found.ports));
+      assert.equal(await sayWhenUp(game.hostname, game.port, `player ${found.player.token}`), 'admitted');
+
+      // A lobby holding a player is not idle: the reconciler (idle max 1) leaves it alone.
+      await svc.reconciler?.pass();
+      assert.equal((await lobbiesOf(svc, ids.namespaceId)).find(isLive)?.lobby_id, lobby?.lobby_id);
+
+      // A burst into a namespace of at most 2 lobbies of 2 players: never a third lobby, never a third player.
+      assert.equal(await say(game.hostname, game.port, `leave ${found.player.token}`), 'left');
+      await setCaps(svc, ids, 2);
+      const burst = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          svc.call('POST', '/matchmaker/lobbies/find', { token: publicToken, body: findBody() }),
+        ),
+      );
+      const admitted = burst.filter((r) => r.statusCode === 200);
+      for (const res of burst.filter((r) => r.statusCode !== 200)) {
+        assertError(res, 503, 'MATCHMAKER_NO_CAPACITY');
+      }
+      const live = (await lobbiesOf(svc, ids.namespaceId)).filter(isLive);
+      assert.ok(live.length <= 2, `${live.length} lobbies for lobby_count_max 2`);
+      for (const row of live) assert.ok((row.player_count ?? 0) <= 2, `a lobby has ${row.player_count} of 2`);
+      t.diagnostic(`${admitted.length} of 8 finds admitted into ${live.length} lobbies of 2`);
+      assert.ok(admitted.length >= 2 && admitted.length <= 4, `${admitted.length} admitted`);
+      const perLobby = new Map<string, number>();
+      for (const res of admitted) {
+        const id = res.json<JoinLobbyAnswer>().lobby.lobby_id;
+        perLobby.set(id, (perLobby.get(id) ?? 0) + 1);
+      }
+      for (const [id, n] of perLobby) assert.ok(n <= 2, `lobby ${id} was answered to ${n} players`);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('a lobby not ready within the wait is a 503, and the slot it held is free again', async () => {
+    const { svc } = await startRuntimeService({
+      dockerHost: engine.dockerd.dockerHost,
+      portRange: PORT_RANGES[1] as string,
+      env: { GCM_MATCHMAKER_READY_WAIT_SECONDS: '2' },
+    });
+    try {
+      const ids = await runtimeGame(svc, 'never-ready');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      await deploy(svc, ids, { default: { buildId, min: 0, max: 1, env: { TEST_NO_READY: '1' } } });
+      const publicToken = await mintPublicToken(svc, ids);
+      const res = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody(),
+      });
+      const body = assertError(res, 503, 'MATCHMAKER_NO_CAPACITY');
+      assert.equal(body.metadata?.reason, 'ready-timeout');
+      assert.match(body.message, /GCM_MATCHMAKER_READY_WAIT_SECONDS \(2 s\)/);
+      const [lobby] = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(lobby?.run_state, 'starting', 'the lobby was created and never called ready');
+      assert.equal(lobby?.player_count, 0, 'the slot is free again');
+      const players = await svc.deps.db
+        .selectFrom('lobby_players')
+        .select('state')
+        .where('lobby_id', '=', lobby?.lobby_id ?? '')
+        .execute();
+      assert.deepEqual(players, []);
+    } finally {
+      await svc.close();
+    }
+  });
+});
