@@ -181,14 +181,23 @@ export const isLive = (r: LobbyRow) =>
 
 /** The GCM_LOBBY_TOKEN the engine gave the lobby's container, read back from the engine as the server would. */
 export async function lobbyTokenOf(engine: DockerEngine, handle: string): Promise<string> {
+  const token = await containerEnvOf(engine, handle, 'GCM_LOBBY_TOKEN');
+  if (token === undefined) throw new Error(`container ${handle} has no GCM_LOBBY_TOKEN`);
+  return token;
+}
+
+/** The value of `name` in the environment the engine gave the lobby's container (undefined: not set). */
+export async function containerEnvOf(
+  engine: DockerEngine,
+  handle: string,
+  name: string,
+): Promise<string | undefined> {
   const body = await readBody(
     await engine.open({ method: 'GET', path: `/containers/${handle}/json` }),
     1 << 20,
   );
   const env = (JSON.parse(body) as { Config: { Env: string[] } }).Config.Env;
-  const token = env.find((e) => e.startsWith('GCM_LOBBY_TOKEN='))?.slice('GCM_LOBBY_TOKEN='.length);
-  if (token === undefined) throw new Error(`container ${handle} has no GCM_LOBBY_TOKEN`);
-  return token;
+  return env.find((e) => e.startsWith(`${name}=`))?.slice(name.length + 1);
 }
 
 /** The lobby reports player `name` connected (or gone), with its own token, as its server would. */

@@ -3,7 +3,8 @@
  * with no lobby creates one and answers once it is ready (the player's port and token work); it never
  * creates one with prevent_auto_create_lobby, nor more than lobby_count_max under a burst, nor puts more
  * players in one than its maximum; a lobby not ready within GCM_MATCHMAKER_READY_WAIT_SECONDS is a 503 and
- * its slot is free again.
+ * its slot is free again. POST /matchmaker/lobbies/create, through the original's published client: a private
+ * custom lobby with its lobby_config in the container's environment, joined by id, never found nor listed.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -13,6 +14,7 @@ import { dockerSkipReason } from '../helpers/dockerd.js';
 import { assertError } from '../helpers/error-answer.js';
 import { mintPublicToken } from '../helpers/runtime-lobbies.js';
 import {
+  containerEnvOf,
   deploy,
   isLive,
   lobbiesOf,
@@ -158,6 +160,97 @@ describe('lobbies created for players', { skip }, () => {
         .where('lobby_id', '=', lobby?.lobby_id ?? '')
         .execute();
       assert.deepEqual(players, []);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('create: a private custom lobby with its lobby_config, joined by id, never found nor listed', async () => {
+    const { svc, publicUrl } = await startRuntimeService({
+      dockerHost: engine.dockerd.dockerHost,
+      portRange: PORT_RANGES[2] as string,
+    });
+    try {
+      const ids = await runtimeGame(svc, 'custom-lobby');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      await deploy(svc, ids, {
+        default: {
+          buildId,
+          min: 0,
+          max: 1,
+          config: {
+            max_players: 8,
+            taggable: true,
+            allow_dynamic_max_players: true,
+            actions: { create: { enabled: true, enable_public: false, enable_private: true } },
+          },
+        },
+        closed: { buildId, min: 0, max: 0 },
+      });
+      const publicToken = await mintPublicToken(svc, ids);
+      const create = (body: Record<string, unknown>) =>
+        svc.call('POST', '/matchmaker/lobbies/create', { token: publicToken, body });
+
+      // What create refuses, before any lobby is made.
+      assertError(await create({ game_mode: 'closed' }), 403, 'MATCHMAKER_ACTION_DISABLED');
+      assertError(
+        await create({ game_mode: 'default', publicity: 'public' }),
+        403,
+        'MATCHMAKER_ACTION_DISABLED',
+      );
+      assertError(
+        await create({ game_mode: 'default', publicity: 'private', max_players: 9 }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      assertError(
+        await create({ game_mode: 'default', publicity: 'private', lobby_config: 'x'.repeat(17 * 1024) }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      assert.deepEqual(await lobbiesOf(svc, ids.namespaceId), []);
+
+      const client = new RivetClient({ environment: publicUrl, token: publicToken });
+      const lobbyConfig = { map: 'dust', rounds: 3 };
+      const created = await client.matchmaker.lobbies.create({
+        gameMode: 'default',
+        region: 'eu',
+        publicity: 'private',
+        tags: { mode: 'ranked' },
+        maxPlayers: 4,
+        lobbyConfig,
+      });
+      const [row] = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(row?.lobby_id, created.lobby.lobbyId);
+      assert.equal(row?.run_state, 'ready');
+      assert.equal(row?.publicity, 'private');
+      assert.equal(row?.tags_json, JSON.stringify({ mode: 'ranked' }));
+      assert.equal(row?.max_players, 4, 'max_players as asked');
+      assert.equal(row?.player_count, 1, "the creator's slot");
+      for (const name of ['GCM_LOBBY_CONFIG', 'RIVET_LOBBY_CONFIG']) {
+        assert.equal(
+          await containerEnvOf(engine.dockerd.engine, row?.runtime_handle ?? '', name),
+          JSON.stringify(lobbyConfig),
+          name,
+        );
+      }
+      const game = created.ports.game;
+      assert.ok(game?.port !== undefined);
+      assert.equal(await sayWhenUp(game.hostname, game.port, `player ${created.player.token}`), 'admitted');
+
+      // Private: find (same tags) and list do not see it; join by its id does.
+      const found = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody({ tags: { mode: 'ranked' }, prevent_auto_create_lobby: true }),
+      });
+      assertError(found, 503, 'MATCHMAKER_NO_CAPACITY');
+      const listed = await client.matchmaker.lobbies.list({});
+      assert.deepEqual(
+        listed.lobbies.map((l) => l.lobbyId),
+        [],
+      );
+      const joined = await client.matchmaker.lobbies.join({ lobbyId: created.lobby.lobbyId });
+      assert.equal(joined.lobby.lobbyId, created.lobby.lobbyId);
     } finally {
       await svc.close();
     }

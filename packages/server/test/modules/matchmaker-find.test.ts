@@ -229,6 +229,15 @@ describe('finding a lobby', () => {
     );
     assert.equal(noRuntime.metadata?.reason, 'no-runtime');
     assert.match(noRuntime.message, /this service runs no lobbies itself \(GCM_RUNTIME=none\)/);
+    const noRuntimeCreate = assertError(
+      await svc.call('POST', '/matchmaker/lobbies/create', {
+        token: emptyToken,
+        body: { game_mode: 'default' },
+      }),
+      503,
+      'MATCHMAKER_NO_CAPACITY',
+    );
+    assert.equal(noRuntimeCreate.metadata?.reason, 'no-runtime');
 
     const disabled = await svc.call('POST', `/cloud/games/${empty.gameId}/versions`, {
       body: {

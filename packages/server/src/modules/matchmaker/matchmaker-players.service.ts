@@ -1,4 +1,6 @@
 import {
+  type CaptchaAnswer,
+  type CreateCustomLobbyBody,
   type DevelopmentTarget,
   type FindLobbyBody,
   type JoinLobbyAnswer,
@@ -94,11 +96,7 @@ export async function findLobby(
       verification,
       captcha: index === 0 ? captchaOf(ns) : null,
       regions: body.regions ?? Object.keys(gm.regions),
-      clientAddr,
-      ...(client.userAgent === undefined ? {} : { userAgent: client.userAgent }),
-      tokenId: caller.tokenId,
-      ...(body.captcha === undefined ? {} : { captchaAnswer: body.captcha }),
-      ...(body.verification_data === undefined ? {} : { verificationData: body.verification_data }),
+      ...askedBy(caller, client, body),
     });
   }
   if (caller.development !== null) {
@@ -137,6 +135,21 @@ export async function findLobby(
     }
   }
   throw noRoom(ns, refused, full);
+}
+
+/** Who asks and what they answered, as admission reads it, from find's, join's or create's body. */
+function askedBy(
+  caller: GameClientCaller,
+  client: GameClient,
+  body: { captcha?: CaptchaAnswer; verification_data?: unknown },
+) {
+  return {
+    clientAddr: client.addr,
+    ...(client.userAgent === undefined ? {} : { userAgent: client.userAgent }),
+    tokenId: caller.tokenId,
+    ...(body.captcha === undefined ? {} : { captchaAnswer: body.captcha }),
+    ...(body.verification_data === undefined ? {} : { verificationData: body.verification_data }),
+  };
 }
 
 /** find/join/create's game mode by name, when the namespace's version has it and it enables the action. */
@@ -336,6 +349,85 @@ async function answerWhenReady(deps: Deps, ns: NamespaceWish, slot: HeldSlot): P
 }
 
 /**
+ * POST /matchmaker/lobbies/create: a custom lobby of a game mode whose actions.create is enabled (and
+ * enable_public/enable_private for its publicity), with its tags (taggable), max_players
+ * (allow_dynamic_max_players) and lobby_config (the container's GCM_LOBBY_CONFIG); the creator holds its
+ * first slot, answered once the lobby is ready, as find's auto-create is. A private lobby is never found
+ * nor listed: players join it by id.
+ */
+export async function createLobby(
+  deps: Deps,
+  caller: GameClientCaller,
+  body: CreateCustomLobbyBody,
+  client: GameClient,
+): Promise<JoinLobbyAnswer> {
+  const clientAddr = client.addr;
+  const ns = await clientNamespace(deps, caller);
+  const modes = gameModesOf(ns, deps.config.regions);
+  const name = body.game_mode;
+  const gm = gameModeFor(modes, name, 'create');
+  const publicity = body.publicity ?? 'public';
+  if (!(publicity === 'public' ? gm.actions.create.enable_public : gm.actions.create.enable_private)) {
+    throw errors.matchmakerActionDisabled(
+      'create',
+      `game mode ${JSON.stringify(name)} does not enable ${publicity} custom lobbies`,
+    );
+  }
+  const region = body.region ?? deps.config.regions.find((r) => Object.hasOwn(gm.regions, r));
+  if (region !== undefined && !deps.config.regions.includes(region)) {
+    throw errors.matchmakerRegionNotFound(region);
+  }
+  if (region === undefined || !Object.hasOwn(gm.regions, region)) {
+    throw errors.validation([
+      {
+        path: ['region', 'not-enabled'],
+        message: `game mode ${JSON.stringify(name)} runs in no region ${region === undefined ? 'of the service' : JSON.stringify(region)}`,
+      },
+    ]);
+  }
+  const tagsJson = canonicalTags(body.tags);
+  if (tagsJson !== null && !gm.taggable) {
+    throw errors.validation([
+      { path: ['tags', 'not-allowed'], message: `game mode ${JSON.stringify(name)} is not taggable` },
+    ]);
+  }
+  const maxPlayers = dynamicMaxPlayers(gm, name, body.max_players);
+  checkJsonSize('verification_data', body.verification_data);
+  checkJsonSize('lobby_config', body.lobby_config);
+  await admitPlayer(deps, {
+    action: 'create',
+    namespaceId: ns.namespace_id,
+    gameId: ns.game_id,
+    gameMode: name,
+    verification: gm.actions.create.verification ?? null,
+    captcha: captchaOf(ns),
+    regions: [region],
+    ...askedBy(caller, client, body),
+    create: {
+      publicity,
+      tags: body.tags ?? {},
+      max_players: maxPlayers ?? null,
+      lobby_config: body.lobby_config ?? null,
+    },
+  });
+  if (caller.development !== null) {
+    return developmentAnswer(deps, ns.namespace_id, caller.development, region);
+  }
+  const prefix = 'no custom lobby can be created';
+  if (deps.runtime.kind === 'none') throw noRuntime(prefix);
+  const placed = await placeWithSlot(deps, ns, clientAddr, {
+    gameMode: name,
+    region,
+    tagsJson,
+    publicity,
+    lobbyConfigJson: body.lobby_config === undefined ? null : JSON.stringify(body.lobby_config),
+    ...(maxPlayers === undefined ? {} : { maxPlayers }),
+  });
+  if (!placed.placed) throw noRoom(ns, placed, prefix);
+  return answerWhenReady(deps, ns, placed);
+}
+
+/**
  * In one transaction: the client's cap (mm-config max_players_per_client, by address), one slot (`take`)
  * and the player's pending row; then the player token naming the lobby and the player. Undefined when `take`
  * took nothing.
@@ -424,11 +516,7 @@ export async function joinLobby(
     captcha: captchaOf(ns),
     regions: [lobby.region_id],
     lobby: { lobby_id: lobby.lobby_id, region_id: lobby.region_id, state: null },
-    clientAddr,
-    ...(client.userAgent === undefined ? {} : { userAgent: client.userAgent }),
-    tokenId: caller.tokenId,
-    ...(body.captcha === undefined ? {} : { captchaAnswer: body.captcha }),
-    ...(body.verification_data === undefined ? {} : { verificationData: body.verification_data }),
+    ...askedBy(caller, client, body),
   });
   const answer = await takeWithToken(deps, ns, clientAddr, 'direct', (trx) =>
     repo.takeDirectSlot(trx, ns.namespace_id, lobby.lobby_id),
