@@ -2,9 +2,10 @@
  * Lobbies made for players, on real lobbies of the test engine (helpers/dockerd.ts), on both stores: find
  * with no lobby creates one and answers once it is ready (the player's port and token work); it never
  * creates one with prevent_auto_create_lobby, nor more than lobby_count_max under a burst, nor puts more
- * players in one than its maximum; a lobby not ready within GCM_MATCHMAKER_READY_WAIT_SECONDS is a 503 and
- * its slot is free again. POST /matchmaker/lobbies/create, through the original's published client: a private
- * custom lobby with its lobby_config in the container's environment, joined by id, never found nor listed.
+ * players in one than its maximum; a lobby not ready within GCM_MATCHMAKER_READY_WAIT_SECONDS, or one that
+ * stops first, is a 503 and its slot is free again. POST /matchmaker/lobbies/create, through the original's
+ * published client: a private custom lobby with its lobby_config in the container's environment, joined by
+ * id, never found nor listed.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -29,7 +30,7 @@ import { until } from '../helpers/until.js';
 
 const skip = dockerSkipReason('matchmaker-auto-create.test.ts');
 /** A range per test: lobbies outlive their service, and each test's service knows only its own. */
-const PORT_RANGES = ['28000-28029', '28030-28059', '28060-28099'];
+const PORT_RANGES = ['28000-28029', '28030-28059', '28060-28099', '28100-28129'];
 const WAIT_MS = 90_000;
 
 const say = sayToLobby;
@@ -61,6 +62,11 @@ async function setCaps(
     body: { lobby_count_max: lobbyCountMax, max_players: 10_000 },
   });
   assert.ok(res.statusCode < 300, res.body);
+}
+
+/** The player rows (slots held) of a lobby. */
+function playersOf(svc: TestService, lobbyId: string) {
+  return svc.deps.db.selectFrom('lobby_players').select('state').where('lobby_id', '=', lobbyId).execute();
 }
 
 describe('lobbies created for players', { skip }, () => {
@@ -115,7 +121,9 @@ describe('lobbies created for players', { skip }, () => {
       );
       const admitted = burst.filter((r) => r.statusCode === 200);
       for (const res of burst.filter((r) => r.statusCode !== 200)) {
-        assertError(res, 503, 'MATCHMAKER_NO_CAPACITY');
+        const refused = assertError(res, 503, 'MATCHMAKER_NO_CAPACITY');
+        assert.equal(refused.metadata?.reason, 'namespace-full', refused.message);
+        assert.match(refused.message, /lobby_count_max \(2\)/);
       }
       const live = (await lobbiesOf(svc, ids.namespaceId)).filter(isLive);
       assert.ok(live.length <= 2, `${live.length} lobbies for lobby_count_max 2`);
@@ -154,12 +162,35 @@ describe('lobbies created for players', { skip }, () => {
       const [lobby] = await lobbiesOf(svc, ids.namespaceId);
       assert.equal(lobby?.run_state, 'starting', 'the lobby was created and never called ready');
       assert.equal(lobby?.player_count, 0, 'the slot is free again');
-      const players = await svc.deps.db
-        .selectFrom('lobby_players')
-        .select('state')
-        .where('lobby_id', '=', lobby?.lobby_id ?? '')
-        .execute();
+      const players = await playersOf(svc, lobby?.lobby_id ?? '');
       assert.deepEqual(players, []);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('a lobby that stops before it is ready is a 503 at once, and the slot it held is free again', async () => {
+    const { svc } = await startRuntimeService({
+      dockerHost: engine.dockerd.dockerHost,
+      portRange: PORT_RANGES[3] as string,
+    });
+    try {
+      const ids = await runtimeGame(svc, 'crash-at-start');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      const crash = { TEST_NO_READY: '1', TEST_EXIT_AFTER: '0', TEST_EXIT_CODE: '1' };
+      await deploy(svc, ids, { default: { buildId, min: 0, max: 1, env: crash } });
+      const publicToken = await mintPublicToken(svc, ids);
+      const started = Date.now();
+      const res = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody(),
+      });
+      assert.equal(assertError(res, 503, 'MATCHMAKER_NO_CAPACITY').metadata?.reason, 'lobby-stopped');
+      assert.ok(Date.now() - started < 30_000, 'answered when the lobby stopped, not at the end of the wait');
+      const [lobby] = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(lobby?.failed, 1, 'the lobby was recorded failed');
+      const players = await playersOf(svc, lobby?.lobby_id ?? '');
+      assert.deepEqual(players, [], 'the slot is free again');
     } finally {
       await svc.close();
     }
