@@ -553,6 +553,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/matchmaker/lobbies/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a custom lobby (when the game mode's actions.create enables it) and take its first slot: answers once the lobby is ready, with where to connect and a single-use player token
+         * @description Who may call: a game client, with a namespace's public or development token; it acts in that namespace.
+         */
+        post: operations["matchmaker.lobbies.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/matchmaker/lobbies/list": {
         parameters: {
             query?: never;
@@ -1710,6 +1730,25 @@ export interface components {
                     proxy?: ("none" | "game_guard") | null;
                 };
             } | null;
+        };
+        CreateCustomLobbyBody: {
+            game_mode: string;
+            region?: string;
+            publicity?: "public" | "private";
+            tags?: {
+                [key: string]: string;
+            };
+            max_players?: number;
+            lobby_config?: unknown;
+            captcha?: {
+                hcaptcha?: {
+                    client_response: string;
+                };
+                turnstile?: {
+                    client_response: string;
+                };
+            };
+            verification_data?: unknown;
         };
         CreateDevelopmentTokenBody: {
             /** @description the developer's machine: a host name or an IP address */
@@ -2967,6 +3006,7 @@ export type SchemaCompleteDeviceLinkBody = components['schemas']['CompleteDevice
 export type SchemaCompleteSetupBody = components['schemas']['CompleteSetupBody'];
 export type SchemaCompleteSetupResponse = components['schemas']['CompleteSetupResponse'];
 export type SchemaContainerRuntime = components['schemas']['ContainerRuntime'];
+export type SchemaCreateCustomLobbyBody = components['schemas']['CreateCustomLobbyBody'];
 export type SchemaCreateDevelopmentTokenBody = components['schemas']['CreateDevelopmentTokenBody'];
 export type SchemaCreateGameBody = components['schemas']['CreateGameBody'];
 export type SchemaCreateGameResponse = components['schemas']['CreateGameResponse'];
@@ -4592,6 +4632,53 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["JoinLobbyBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JoinLobbyAnswer"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "matchmaker.lobbies.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "game_mode": "example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCustomLobbyBody"];
             };
         };
         responses: {

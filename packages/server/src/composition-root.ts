@@ -224,7 +224,14 @@ export async function createService(config: Config, options: StartOptions = {}) 
       metrics,
       webhooks,
       origins,
-      runtime: { kind: config.runtime.kind, wake: (namespaceId) => reconciler?.wake(namespaceId) },
+      runtime: {
+        kind: config.runtime.kind,
+        wake: (namespaceId) => reconciler?.wake(namespaceId),
+        placeNow: (request) =>
+          reconciler === undefined
+            ? Promise.resolve({ placed: false, why: 'no-runtime' })
+            : reconciler.placeNow(request),
+      },
       addressClasses: options.addressClasses ?? config.addressClasses?.classifier ?? NO_ADDRESS_CLASSES,
     };
     if (options.pauses !== undefined) holdTestPauses(deps, options.pauses);

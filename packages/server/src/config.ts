@@ -596,6 +596,8 @@ const SCHEMA = {
     readyTimeoutMs: seconds('GCM_LOBBY_READY_TIMEOUT', 300, 1, 86_400),
     /** A player token not reported connected this long after find/join/create frees its slot. */
     playerConnectTimeoutMs: seconds('GCM_PLAYER_CONNECT_TIMEOUT', 90, 1, 3_600),
+    /** How long find (auto-create) and create wait for the lobby they started to call ready. */
+    readyWaitMs: seconds('GCM_MATCHMAKER_READY_WAIT_SECONDS', 30, 1, 600),
     /** After a rollout, lobbies of the old version with players run at most this long; 0 stops them at once. */
     drainTimeoutMs: seconds('GCM_DRAIN_TIMEOUT', 7_200, 0, 30 * 86_400),
     /** SIGTERM, then SIGKILL this long after, when the service stops a lobby. */

@@ -59,7 +59,33 @@ export interface LobbyRuntime {
   readonly kind: 'none' | 'docker';
   /** Asks for a reconciling pass soon (of `namespaceId`, or of all); coalesced; does nothing without a runtime. */
   wake(namespaceId?: string): void;
+  /**
+   * Places a lobby of the namespace's current version now, for players (find's auto-create, create), within
+   * lobby_count_max and the host's capacity, and starts its container; `within` runs in the placement's
+   * transaction (the player's slot). Refused with why when there is no room (or no runtime).
+   */
+  placeNow(request: LobbyPlacementRequest): Promise<LobbyPlacementResult>;
 }
+
+export interface LobbyPlacementRequest {
+  namespaceId: string;
+  gameMode: string;
+  region: string;
+  /** allow_dynamic_max_players: the lobby's maximum (each count capped at the game mode's own). */
+  maxPlayers?: number;
+  publicity?: 'public' | 'private';
+  tagsJson?: string | null;
+  lobbyConfigJson?: string | null;
+  within: (trx: Db, lobbyId: string) => Promise<void>;
+}
+
+export type LobbyPlacementResult =
+  | { placed: true; lobbyId: string }
+  | {
+      placed: false;
+      /** not-run: the game mode runs no container in that region (no build, or no host for the region). */
+      why: 'namespace-full' | 'host-full' | 'no-ports' | 'not-run' | 'image' | 'no-runtime';
+    };
 
 /** What services need, passed in explicitly so tests can swap the clock and the data directory. */
 export interface Deps {

@@ -215,9 +215,10 @@ export const errors = {
     make('MATCHMAKER_LOBBY_NOT_FOUND', 'no lobby with this lobby_id takes players in this namespace'),
   matchmakerActionDisabled: (action: string, message: string) =>
     make('MATCHMAKER_ACTION_DISABLED', message, { action }),
-  matchmakerNoCapacity: (retryAfterSeconds: number, message: string) =>
+  matchmakerNoCapacity: (retryAfterSeconds: number, message: string, reason?: string) =>
     make('MATCHMAKER_NO_CAPACITY', `${message}; retry in ${retryAfterSeconds} s`, {
       retry_after_seconds: retryAfterSeconds,
+      ...(reason === undefined ? {} : { reason }),
     }),
   matchmakerVerificationFailed: (status: number | null, message: string) =>
     make('MATCHMAKER_VERIFICATION_FAILED', message, { status }),

@@ -90,6 +90,8 @@ export async function switchToRuntimeVersion(
             default: {
               container: { image_id: world.buildId },
               idle_lobbies: idle,
+              // Custom lobbies of either publicity, so POST /matchmaker/lobbies/create gets past its checks.
+              actions: { create: { enabled: true, enable_public: true, enable_private: true } },
               regions: { 'lnd-atl': {}, 'lnd-fra': fraIdle === undefined ? {} : { idle_lobbies: fraIdle } },
             },
           },

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { after, before } from 'node:test';
 import type { LobbiesTable } from '../../src/db/database.js';
 import { ownerOf } from '../../src/modules/runtime/runtime.service.js';
@@ -119,6 +120,8 @@ export interface GameModeSpec {
   max: number;
   regions?: string[];
   env?: Record<string, string>;
+  /** More of the game mode's config (max_players, actions, taggable, ...). */
+  config?: Record<string, unknown>;
 }
 
 /** A version whose game modes run the build with host networking and a `game` port; deployed to the namespace. */
@@ -142,6 +145,7 @@ export async function deploy(
               ports: { game: { port: 7777, protocol: 'tcp' } },
               env: gm.env ?? {},
             },
+            ...gm.config,
           },
         ]),
       ),
@@ -177,14 +181,23 @@ export const isLive = (r: LobbyRow) =>
 
 /** The GCM_LOBBY_TOKEN the engine gave the lobby's container, read back from the engine as the server would. */
 export async function lobbyTokenOf(engine: DockerEngine, handle: string): Promise<string> {
+  const token = await containerEnvOf(engine, handle, 'GCM_LOBBY_TOKEN');
+  if (token === undefined) throw new Error(`container ${handle} has no GCM_LOBBY_TOKEN`);
+  return token;
+}
+
+/** The value of `name` in the environment the engine gave the lobby's container (undefined: not set). */
+export async function containerEnvOf(
+  engine: DockerEngine,
+  handle: string,
+  name: string,
+): Promise<string | undefined> {
   const body = await readBody(
     await engine.open({ method: 'GET', path: `/containers/${handle}/json` }),
     1 << 20,
   );
   const env = (JSON.parse(body) as { Config: { Env: string[] } }).Config.Env;
-  const token = env.find((e) => e.startsWith('GCM_LOBBY_TOKEN='))?.slice('GCM_LOBBY_TOKEN='.length);
-  if (token === undefined) throw new Error(`container ${handle} has no GCM_LOBBY_TOKEN`);
-  return token;
+  return env.find((e) => e.startsWith(`${name}=`))?.slice(name.length + 1);
 }
 
 /** The lobby reports player `name` connected (or gone), with its own token, as its server would. */
@@ -202,4 +215,22 @@ export async function reportPlayer(
     }),
     'report a player',
   );
+}
+
+/** Sends one line to a lobby's game port (the busybox test server) and answers the line it sends back. */
+export function sayToLobby(host: string, port: number, line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, host);
+    let got = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${line}\n`));
+    socket.on('data', (chunk: string) => {
+      got += chunk;
+      if (got.includes('\n')) {
+        socket.destroy();
+        resolve(got.trim());
+      }
+    });
+    socket.on('error', reject);
+  });
 }

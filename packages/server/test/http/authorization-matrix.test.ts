@@ -395,6 +395,13 @@ const MATRIX: Record<string, Row> = {
     // The lobby is the target namespace's: not one the other game's client may join.
     expect: { 'other-public': 404 },
   },
+  // The matrix's service runs no lobbies (GCM_RUNTIME=none): a public token's create is admitted, then told
+  // so (503); a development token's is answered with the developer's own server.
+  'matchmaker.lobbies.create': {
+    rule: 'matchmaker',
+    request: () => ({ body: { game_mode: 'default' } }),
+    expect: { public: 503, 'other-public': 503 },
+  },
   'matchmaker.lobbies.list': { rule: 'matchmaker' },
   'matchmaker.lobbies.setState': { rule: 'lobby', request: () => ({ body: { round: 1 } }) },
   // Another game's public token reads no lobby of this namespace: not found, as any unknown id.

@@ -148,6 +148,8 @@ const NOT_CREATING: Record<string, string> = {
     'a game client: a repeat takes another slot of the lobby, which expires unused within GCM_PLAYER_CONNECT_TIMEOUT',
   'matchmaker.lobbies.find':
     'a game client (no person, no key store per player): a repeat takes another slot, which expires unused within GCM_PLAYER_CONNECT_TIMEOUT',
+  'matchmaker.lobbies.create':
+    'a game client (no person, no key store per player): a repeat makes another lobby, within lobby_count_max and max_players_per_client',
   'matchmaker.players.disconnected': 'a player token not counted is a no-op',
   'builds.complete': 'completing twice is a no-op',
   'games.avatars.completeCustomAvatarUpload': 'completing twice is a no-op',

@@ -5,7 +5,6 @@
  * player leaves and its slot is free. On both stores.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { describe, it } from 'node:test';
 import { RivetClient } from '@rivet-gg/api';
 import { dockerSkipReason } from '../helpers/dockerd.js';
@@ -14,6 +13,7 @@ import {
   deploy,
   lobbiesOf,
   runtimeGame,
+  sayToLobby,
   startRuntimeService,
   uploadBuild,
   useRuntimeEngine,
@@ -24,23 +24,7 @@ const skip = dockerSkipReason('matchmaker-find-runtime.test.ts');
 const PORT_RANGE = '27900-27999';
 const WAIT_MS = 90_000;
 
-/** Sends one line to the lobby's game port and answers the line it sends back. */
-function say(host: string, port: number, line: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, host);
-    let got = '';
-    socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(`${line}\n`));
-    socket.on('data', (chunk: string) => {
-      got += chunk;
-      if (got.includes('\n')) {
-        socket.destroy();
-        resolve(got.trim());
-      }
-    });
-    socket.on('error', reject);
-  });
-}
+const say = sayToLobby;
 
 describe('a player finds a running lobby and connects to it', { skip }, () => {
   const engine = useRuntimeEngine();

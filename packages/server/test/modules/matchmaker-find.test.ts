@@ -221,6 +221,23 @@ describe('finding a lobby', () => {
     await switchToRuntimeVersion(svc, empty, { min: 0, max: 0 });
     const emptyToken = await mintPublicToken(svc, empty);
     assertError(await find(svc, emptyToken), 503, 'MATCHMAKER_NO_CAPACITY');
+    // Auto-create asked of a service that runs no lobbies (GCM_RUNTIME=none): it says so.
+    const noRuntime = assertError(
+      await find(svc, emptyToken, { prevent_auto_create_lobby: false }),
+      503,
+      'MATCHMAKER_NO_CAPACITY',
+    );
+    assert.equal(noRuntime.metadata?.reason, 'no-runtime');
+    assert.match(noRuntime.message, /this service runs no lobbies itself \(GCM_RUNTIME=none\)/);
+    const noRuntimeCreate = assertError(
+      await svc.call('POST', '/matchmaker/lobbies/create', {
+        token: emptyToken,
+        body: { game_mode: 'default' },
+      }),
+      503,
+      'MATCHMAKER_NO_CAPACITY',
+    );
+    assert.equal(noRuntimeCreate.metadata?.reason, 'no-runtime');
 
     const disabled = await svc.call('POST', `/cloud/games/${empty.gameId}/versions`, {
       body: {

@@ -170,3 +170,49 @@ export async function recountPlayers(trx: Db, namespaceId: string, lobbyId: stri
     .where('lobby_id', '=', lobbyId)
     .execute();
 }
+
+/**
+ * Takes one normal slot in a starting lobby of the group with room (one a find or the reconciler placed and
+ * whose container is not ready yet), as takeSlot does for ready ones: its player waits for the lobby's ready.
+ */
+export async function takeStartingSlot(
+  trx: Db,
+  where: { namespaceId: string; gameMode: string; region: string; tagsJson: string | null },
+): Promise<TakenLobby | undefined> {
+  const { namespaceId, gameMode, region, tagsJson } = where;
+  const tags = tagsJson === null ? sql`tags_json is null` : sql`tags_json = ${tagsJson}`;
+  const { rows } = await sql<TakenLobby>`
+    update lobbies set player_count = player_count + 1
+    where namespace_id = ${namespaceId} and player_count < max_players and run_state = 'starting'
+      and lobby_id = (
+        select lobby_id from lobbies
+        where namespace_id = ${namespaceId} and lobby_group_name_id = ${gameMode} and region_id = ${region}
+          and run_state = 'starting' and player_count < max_players
+          and (publicity is null or publicity = 'public') and ${tags}
+        order by player_count desc, create_ts, lobby_id
+        limit 1)
+    returning lobby_id, region_id, ports`.execute(trx);
+  return rows[0];
+}
+
+/** A lobby a player waits on: its state, and what the answer needs once it is ready. */
+export function lobbyForWait(db: Db, namespaceId: string, lobbyId: string) {
+  return db
+    .selectFrom('lobbies')
+    .select(['lobby_id', 'region_id', 'ports', 'run_state'])
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId)
+    .executeTakeFirst();
+}
+
+/** Frees a slot a player never got to use (its lobby did not become ready): the row, then the count. */
+export async function releasePending(trx: Db, namespaceId: string, lobbyId: string, hash: string) {
+  await trx
+    .deleteFrom('lobby_players')
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId)
+    .where('player_token_hash', '=', hash)
+    .where('state', '=', 'pending')
+    .execute();
+  await recountPlayers(trx, namespaceId, lobbyId);
+}

@@ -1,11 +1,11 @@
-import { FindLobbyBody, JoinLobbyAnswer, JoinLobbyBody } from '@gcm/contract';
+import { CreateCustomLobbyBody, FindLobbyBody, JoinLobbyAnswer, JoinLobbyBody } from '@gcm/contract';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { gameClientOf } from '../../http/auth.js';
 import { clientKey } from '../../http/rate-limits.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { findLobby, type GameClient, joinLobby } from './matchmaker-players.service.js';
+import { createLobby, findLobby, type GameClient, joinLobby } from './matchmaker-players.service.js';
 
 /**
  * find's body: game modes and regions are short names, tags, verification_data and a captcha response are
@@ -53,5 +53,23 @@ export function matchmakerPlayersRoutes(app: TypedApp, deps: Deps): void {
       { body: JoinLobbyBody, response: { 200: JoinLobbyAnswer } },
     ),
     async (request) => joinLobby(deps, gameClientOf(request), request.body, clientOf(request)),
+  );
+
+  app.post(
+    '/matchmaker/lobbies/create',
+    routeOptions(
+      {
+        operationId: 'matchmaker.lobbies.create',
+        auth: 'matchmaker',
+        audit: false,
+        // lobby_config and verification_data are bounded at MATCHMAKER_LIMITS.jsonBytes each.
+        bodyLimit: FIND_BODY_LIMIT,
+        summary:
+          "Create a custom lobby (when the game mode's actions.create enables it) and take its first slot: answers once the lobby is ready, with where to connect and a single-use player token",
+        tag: 'matchmaker',
+      },
+      { body: CreateCustomLobbyBody, response: { 200: JoinLobbyAnswer } },
+    ),
+    async (request) => createLobby(deps, gameClientOf(request), request.body, clientOf(request)),
   );
 }

@@ -1,4 +1,6 @@
 import {
+  type CaptchaAnswer,
+  type CreateCustomLobbyBody,
   type DevelopmentTarget,
   type FindLobbyBody,
   type JoinLobbyAnswer,
@@ -8,13 +10,14 @@ import {
   type ResolvedGameMode,
 } from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
-import type { Deps } from '../../deps.js';
+import type { Deps, LobbyPlacementResult } from '../../deps.js';
 import { errors } from '../../errors.js';
 import type { GameClientCaller } from '../../identity/callers.js';
 import type { AddressClass } from '../../lib/address-classes.js';
 import { newId } from '../../lib/ids.js';
 import { gameModesOf, type NamespaceWish } from '../runtime/runtime.service.js';
 import { admitPlayer } from './admission.js';
+import { waitForReady } from './lobby-ready-wait.js';
 import { playerKey } from './matchmaker.service.js';
 import * as repo from './matchmaker-players.repository.js';
 import { clientNamespace } from './matchmaker-regions.service.js';
@@ -71,19 +74,17 @@ export async function findLobby(
   const clientAddr = client.addr;
   const ns = await clientNamespace(deps, caller);
   const modes = gameModesOf(ns, deps.config.regions);
-  const asked: [string, ResolvedGameMode][] = body.game_modes.map((name) => {
-    const gm = Object.hasOwn(modes, name) ? modes[name] : undefined;
-    if (gm === undefined) throw errors.matchmakerGameModeNotFound(name);
-    if (!gm.actions.find.enabled) {
-      throw errors.matchmakerActionDisabled('find', `game mode ${JSON.stringify(name)} does not enable find`);
-    }
-    return [name, gm];
-  });
+  const asked: [string, ResolvedGameMode][] = body.game_modes.map((name) => [
+    name,
+    gameModeFor(modes, name, 'find'),
+  ]);
   for (const region of body.regions ?? []) {
     if (!deps.config.regions.includes(region)) throw errors.matchmakerRegionNotFound(region);
   }
   checkJsonSize('verification_data', body.verification_data);
   const tagsJson = canonicalTags(body.tags);
+  const [firstName, firstMode] = asked[0] as [string, ResolvedGameMode];
+  const maxPlayers = dynamicMaxPlayers(firstMode, firstName, body.max_players);
   // The captcha once; each game mode's find verification (the original verified every mode named).
   for (const [index, [gameMode, gm]] of asked.entries()) {
     const verification = gm.actions.find.verification ?? null;
@@ -96,31 +97,336 @@ export async function findLobby(
       verification,
       captcha: index === 0 ? captchaOf(ns) : null,
       regions: body.regions ?? Object.keys(gm.regions),
-      clientAddr,
-      ...(client.userAgent === undefined ? {} : { userAgent: client.userAgent }),
-      tokenId: caller.tokenId,
-      ...(body.captcha === undefined ? {} : { captchaAnswer: body.captcha }),
-      ...(body.verification_data === undefined ? {} : { verificationData: body.verification_data }),
+      ...askedBy(caller, client, body),
     });
   }
-  const [, firstGm] = asked[0] as [string, ResolvedGameMode];
   if (caller.development !== null) {
-    const region = body.regions?.[0] ?? Object.keys(firstGm.regions)[0] ?? deps.config.regions[0] ?? '';
+    const region = body.regions?.[0] ?? Object.keys(firstMode.regions)[0] ?? deps.config.regions[0] ?? '';
     return developmentAnswer(deps, ns.namespace_id, caller.development, region);
   }
-  for (const [gameMode, gm] of asked) {
-    const regions = (body.regions ?? deps.config.regions).filter((r) => Object.hasOwn(gm.regions, r));
-    for (const region of regions) {
-      const answer = await takeSlotWithToken(deps, ns, { gameMode, region, tagsJson, clientAddr });
-      if (answer !== undefined) return answer;
+  const groups = asked.flatMap(([gameMode, gm]) =>
+    (body.regions ?? deps.config.regions)
+      .filter((r) => Object.hasOwn(gm.regions, r))
+      .map((region) => ({ gameMode, region })),
+  );
+  for (const { gameMode, region } of groups) {
+    const answer = await takeSlotWithToken(deps, ns, { gameMode, region, tagsJson, clientAddr });
+    if (answer !== undefined) return answer;
+  }
+  const full = 'no ready lobby of these game modes and regions has a free slot';
+  if (body.prevent_auto_create_lobby === true) {
+    throw errors.matchmakerNoCapacity(NO_CAPACITY_RETRY_SECONDS, full, 'prevent-auto-create-lobby');
+  }
+  if (deps.runtime.kind === 'none') throw noRuntime(full);
+  // A starting lobby with room first (its player waits for its ready as a new one's would), else a new one:
+  // twice, since a find that lost the last placement to another may find room in the lobby that one placed.
+  let refused: PlacementRefusal | undefined;
+  for (let round = 0; round < 2; round++) {
+    for (const { gameMode, region } of groups) {
+      const where = { gameMode, region, tagsJson };
+      const waiting = await holdStartingSlot(deps, ns, clientAddr, where);
+      if (waiting !== undefined) return answerWhenReady(deps, ns, waiting);
+      const placed = await placeWithSlot(deps, ns, clientAddr, {
+        ...where,
+        ...(maxPlayers === undefined || gameMode !== firstName ? {} : { maxPlayers }),
+      });
+      if (placed.placed) return answerWhenReady(deps, ns, placed);
+      refused = placed;
+      if (placed.why === 'namespace-full') break;
     }
   }
-  throw errors.matchmakerNoCapacity(
+  throw noRoom(ns, refused, full);
+}
+
+/** Who asks and what they answered, as admission reads it, from find's, join's or create's body. */
+function askedBy(
+  caller: GameClientCaller,
+  client: GameClient,
+  body: { captcha?: CaptchaAnswer; verification_data?: unknown },
+) {
+  return {
+    clientAddr: client.addr,
+    ...(client.userAgent === undefined ? {} : { userAgent: client.userAgent }),
+    tokenId: caller.tokenId,
+    ...(body.captcha === undefined ? {} : { captchaAnswer: body.captcha }),
+    ...(body.verification_data === undefined ? {} : { verificationData: body.verification_data }),
+  };
+}
+
+/** find/join/create's game mode by name, when the namespace's version has it and it enables the action. */
+function gameModeFor(
+  modes: Record<string, ResolvedGameMode>,
+  name: string,
+  action: 'find' | 'join' | 'create',
+): ResolvedGameMode {
+  const gm = Object.hasOwn(modes, name) ? modes[name] : undefined;
+  if (gm === undefined) throw errors.matchmakerGameModeNotFound(name);
+  if (!gm.actions[action].enabled) {
+    throw errors.matchmakerActionDisabled(
+      action,
+      `game mode ${JSON.stringify(name)} does not enable ${action}`,
+    );
+  }
+  return gm;
+}
+
+/**
+ * A request's max_players, for a lobby it creates: only when the game mode allows_dynamic_max_players, and
+ * at most its largest count (the original's MATCHMAKER_DYNAMIC_MAX_PLAYERS_* rules, as a 400 naming it).
+ */
+function dynamicMaxPlayers(
+  gm: ResolvedGameMode,
+  name: string,
+  asked: number | undefined,
+): number | undefined {
+  if (asked === undefined) return undefined;
+  if (!gm.allow_dynamic_max_players) {
+    throw errors.validation([
+      {
+        path: ['max_players', 'not-allowed'],
+        message: `game mode ${JSON.stringify(name)} does not allow_dynamic_max_players: leave max_players out`,
+      },
+    ]);
+  }
+  const max = Math.max(gm.max_players, gm.max_players_direct);
+  if (asked > max) {
+    throw errors.validation([
+      {
+        path: ['max_players', 'too-large'],
+        message: `max_players must be at most ${max}, game mode ${JSON.stringify(name)}'s own maximum`,
+      },
+    ]);
+  }
+  return asked;
+}
+
+type PlacementRefusal = Extract<LobbyPlacementResult, { placed: false }> & {
+  gameMode?: string;
+  region?: string;
+};
+
+const noRuntime = (prefix: string) =>
+  errors.matchmakerNoCapacity(
     NO_CAPACITY_RETRY_SECONDS,
-    body.prevent_auto_create_lobby === true
-      ? 'no ready lobby of these game modes and regions has a free slot'
-      : 'no ready lobby of these game modes and regions has a free slot, and none is starting with room',
+    `${prefix}, and this service runs no lobbies itself (GCM_RUNTIME=none): only the lobbies the data plane runs take players`,
+    'no-runtime',
   );
+
+/** MATCHMAKER_NO_CAPACITY naming why no lobby could be created (metadata.reason). */
+function noRoom(ns: NamespaceWish, refused: PlacementRefusal | undefined, prefix: string) {
+  if (refused === undefined) return errors.matchmakerNoCapacity(NO_CAPACITY_RETRY_SECONDS, prefix);
+  if (refused.why === 'no-runtime') return noRuntime(prefix);
+  const where = `region ${JSON.stringify(refused.region ?? '')}`;
+  const why: Record<typeof refused.why, string> = {
+    'namespace-full': `the namespace runs its lobby_count_max (${ns.mm_lobby_count_max}) lobbies already`,
+    'host-full': `${where}'s host runs GCM_RUNTIME_MAX_LOBBIES_PER_HOST lobbies already`,
+    'no-ports': `${where}'s host has no free port of GCM_RUNTIME_PORT_RANGE left`,
+    'not-run': `game mode ${JSON.stringify(refused.gameMode ?? '')} runs no lobby in ${where} (no build in its container, or no host for the region)`,
+    image: `game mode ${JSON.stringify(refused.gameMode ?? '')}'s build failed to load on ${where}'s host; its lobbies wait for the retry`,
+  };
+  return errors.matchmakerNoCapacity(
+    NO_CAPACITY_RETRY_SECONDS,
+    `${prefix}, and no lobby can be created: ${why[refused.why]}`,
+    refused.why,
+  );
+}
+
+/** A slot held for a player in a lobby that is not ready yet: the player's id and the slot's deadline. */
+interface HeldSlot {
+  lobbyId: string;
+  playerId: string;
+  now: number;
+  deadline: number;
+}
+
+/** Until the lobby is ready, and then GCM_PLAYER_CONNECT_TIMEOUT from there at the latest. */
+function heldSlot(deps: Deps): Omit<HeldSlot, 'lobbyId'> {
+  const now = deps.clock.now();
+  const { readyWaitMs, playerConnectTimeoutMs } = deps.config.runtime;
+  return { playerId: newId(), now, deadline: now + readyWaitMs + playerConnectTimeoutMs };
+}
+
+/** In the slot's transaction: the client's cap (max_players_per_client), then the player's pending row. */
+async function checkCapAndHold(
+  deps: Deps,
+  trx: Db,
+  ns: NamespaceWish,
+  clientAddr: string,
+  joinKind: 'normal' | 'direct',
+  slot: HeldSlot,
+): Promise<void> {
+  await assertClientCap(deps, trx, ns, clientAddr);
+  await repo.insertPendingPlayer(trx, {
+    namespaceId: ns.namespace_id,
+    lobbyId: slot.lobbyId,
+    hash: playerKey(slot.playerId),
+    joinKind,
+    now: slot.now,
+    deadline: slot.deadline,
+    clientAddr,
+  });
+}
+
+async function assertClientCap(deps: Deps, trx: Db, ns: NamespaceWish, clientAddr: string): Promise<void> {
+  const cap = clientCap(ns, deps.addressClasses.classesOf(clientAddr));
+  if ((await repo.countClientPlayers(trx, ns.namespace_id, clientAddr, cap.max)) >= cap.max) {
+    throw errors.matchmakerTooManyPlayersFromClient(cap.max, cap.addressClass);
+  }
+}
+
+/** A normal slot in a starting lobby of the group with room; undefined when none has. */
+async function holdStartingSlot(
+  deps: Deps,
+  ns: NamespaceWish,
+  clientAddr: string,
+  where: { gameMode: string; region: string; tagsJson: string | null },
+): Promise<HeldSlot | undefined> {
+  const slot = heldSlot(deps);
+  return deps.db.transaction().execute(async (trx) => {
+    const taken = await repo.takeStartingSlot(trx, { namespaceId: ns.namespace_id, ...where });
+    if (taken === undefined) return undefined;
+    const held = { ...slot, lobbyId: taken.lobby_id };
+    // A client at its cap throws here, and the slot just taken is rolled back with the rest.
+    await checkCapAndHold(deps, trx, ns, clientAddr, 'normal', held);
+    return held;
+  });
+}
+
+/** A new lobby through the runtime's placement, with the player's slot in the same transaction. */
+async function placeWithSlot(
+  deps: Deps,
+  ns: NamespaceWish,
+  clientAddr: string,
+  lobby: {
+    gameMode: string;
+    region: string;
+    tagsJson: string | null;
+    maxPlayers?: number;
+    publicity?: 'public' | 'private';
+    lobbyConfigJson?: string | null;
+  },
+): Promise<({ placed: true } & HeldSlot) | PlacementRefusal> {
+  const slot = heldSlot(deps);
+  const placed = await deps.runtime.placeNow({
+    namespaceId: ns.namespace_id,
+    ...lobby,
+    within: async (trx, lobbyId) => {
+      await checkCapAndHold(deps, trx, ns, clientAddr, 'normal', { ...slot, lobbyId });
+      await repo.recountPlayers(trx, ns.namespace_id, lobbyId);
+    },
+  });
+  if (!placed.placed) return { ...placed, gameMode: lobby.gameMode, region: lobby.region };
+  return { placed: true, ...slot, lobbyId: placed.lobbyId };
+}
+
+/**
+ * Waits (GCM_MATCHMAKER_READY_WAIT_SECONDS at most) for the lobby the player holds a slot in to be ready,
+ * then answers as find does. A lobby that is not ready in time, or stopped, frees the slot: 503.
+ */
+async function answerWhenReady(deps: Deps, ns: NamespaceWish, slot: HeldSlot): Promise<JoinLobbyAnswer> {
+  const waitMs = deps.config.runtime.readyWaitMs;
+  const waited = await waitForReady(deps, ns.namespace_id, slot.lobbyId, waitMs);
+  if (!waited.ready) {
+    await deps.db
+      .transaction()
+      .execute((trx) => repo.releasePending(trx, ns.namespace_id, slot.lobbyId, playerKey(slot.playerId)));
+    deps.runtime.wake(ns.namespace_id);
+    throw errors.matchmakerNoCapacity(
+      NO_CAPACITY_RETRY_SECONDS,
+      waited.why === 'timeout'
+        ? `the lobby started for this request was not ready within GCM_MATCHMAKER_READY_WAIT_SECONDS (${waitMs / 1000} s)`
+        : 'the lobby started for this request stopped before it was ready',
+      waited.why === 'timeout' ? 'ready-timeout' : 'lobby-stopped',
+    );
+  }
+  const token = await deps.tokens.signPlayerToken({
+    namespaceId: ns.namespace_id,
+    lobbyId: slot.lobbyId,
+    playerId: slot.playerId,
+    createTs: slot.now,
+    expireTs: slot.deadline + 999,
+  });
+  deps.runtime.wake(ns.namespace_id);
+  return joinAnswer(deps, waited.lobby, token);
+}
+
+/**
+ * POST /matchmaker/lobbies/create: a custom lobby of a game mode whose actions.create is enabled (and
+ * enable_public/enable_private for its publicity), with its tags (taggable), max_players
+ * (allow_dynamic_max_players) and lobby_config (the container's GCM_LOBBY_CONFIG); the creator holds its
+ * first slot, answered once the lobby is ready, as find's auto-create is. A private lobby is never found
+ * nor listed: players join it by id.
+ */
+export async function createLobby(
+  deps: Deps,
+  caller: GameClientCaller,
+  body: CreateCustomLobbyBody,
+  client: GameClient,
+): Promise<JoinLobbyAnswer> {
+  const clientAddr = client.addr;
+  const ns = await clientNamespace(deps, caller);
+  const modes = gameModesOf(ns, deps.config.regions);
+  const name = body.game_mode;
+  const gm = gameModeFor(modes, name, 'create');
+  const publicity = body.publicity ?? 'public';
+  if (!(publicity === 'public' ? gm.actions.create.enable_public : gm.actions.create.enable_private)) {
+    throw errors.matchmakerActionDisabled(
+      'create',
+      `game mode ${JSON.stringify(name)} does not enable ${publicity} custom lobbies`,
+    );
+  }
+  const region = body.region ?? deps.config.regions.find((r) => Object.hasOwn(gm.regions, r));
+  if (region !== undefined && !deps.config.regions.includes(region)) {
+    throw errors.matchmakerRegionNotFound(region);
+  }
+  if (region === undefined || !Object.hasOwn(gm.regions, region)) {
+    throw errors.validation([
+      {
+        path: ['region', 'not-enabled'],
+        message: `game mode ${JSON.stringify(name)} runs in no region ${region === undefined ? 'of the service' : JSON.stringify(region)}`,
+      },
+    ]);
+  }
+  const tagsJson = canonicalTags(body.tags);
+  if (tagsJson !== null && !gm.taggable) {
+    throw errors.validation([
+      { path: ['tags', 'not-allowed'], message: `game mode ${JSON.stringify(name)} is not taggable` },
+    ]);
+  }
+  const maxPlayers = dynamicMaxPlayers(gm, name, body.max_players);
+  checkJsonSize('verification_data', body.verification_data);
+  checkJsonSize('lobby_config', body.lobby_config);
+  await admitPlayer(deps, {
+    action: 'create',
+    namespaceId: ns.namespace_id,
+    gameId: ns.game_id,
+    gameMode: name,
+    verification: gm.actions.create.verification ?? null,
+    captcha: captchaOf(ns),
+    regions: [region],
+    ...askedBy(caller, client, body),
+    create: {
+      publicity,
+      tags: body.tags ?? {},
+      max_players: maxPlayers ?? null,
+      lobby_config: body.lobby_config ?? null,
+    },
+  });
+  if (caller.development !== null) {
+    return developmentAnswer(deps, ns.namespace_id, caller.development, region);
+  }
+  const prefix = 'no custom lobby can be created';
+  if (deps.runtime.kind === 'none') throw noRuntime(prefix);
+  const placed = await placeWithSlot(deps, ns, clientAddr, {
+    gameMode: name,
+    region,
+    tagsJson,
+    publicity,
+    lobbyConfigJson: body.lobby_config === undefined ? null : JSON.stringify(body.lobby_config),
+    ...(maxPlayers === undefined ? {} : { maxPlayers }),
+  });
+  if (!placed.placed) throw noRoom(ns, placed, prefix);
+  return answerWhenReady(deps, ns, placed);
 }
 
 /**
@@ -155,10 +461,8 @@ async function takeWithToken(
   const now = deps.clock.now();
   const deadline = now + deps.config.runtime.playerConnectTimeoutMs;
   const playerId = newId();
-  const cap = clientCap(ns, deps.addressClasses.classesOf(clientAddr));
   const lobby = await deps.db.transaction().execute(async (trx) => {
-    const held = await repo.countClientPlayers(trx, ns.namespace_id, clientAddr, cap.max);
-    if (held >= cap.max) throw errors.matchmakerTooManyPlayersFromClient(cap.max, cap.addressClass);
+    await assertClientCap(deps, trx, ns, clientAddr);
     const taken = await take(trx);
     if (taken === undefined) return undefined;
     await repo.insertPendingPlayer(trx, {
@@ -220,15 +524,7 @@ export async function joinLobby(
   const ns = await clientNamespace(deps, caller);
   const lobby = await repo.findJoinable(deps.db, ns.namespace_id, body.lobby_id);
   if (lobby === undefined) throw errors.matchmakerLobbyNotFound();
-  const modes = gameModesOf(ns, deps.config.regions);
-  const gm = Object.hasOwn(modes, lobby.lobby_group_name_id) ? modes[lobby.lobby_group_name_id] : undefined;
-  if (gm === undefined) throw errors.matchmakerGameModeNotFound(lobby.lobby_group_name_id);
-  if (!gm.actions.join.enabled) {
-    throw errors.matchmakerActionDisabled(
-      'join',
-      `game mode ${JSON.stringify(lobby.lobby_group_name_id)} does not enable join`,
-    );
-  }
+  const gm = gameModeFor(gameModesOf(ns, deps.config.regions), lobby.lobby_group_name_id, 'join');
   checkJsonSize('verification_data', body.verification_data);
   await admitPlayer(deps, {
     action: 'join',
@@ -239,11 +535,7 @@ export async function joinLobby(
     captcha: captchaOf(ns),
     regions: [lobby.region_id],
     lobby: { lobby_id: lobby.lobby_id, region_id: lobby.region_id, state: null },
-    clientAddr,
-    ...(client.userAgent === undefined ? {} : { userAgent: client.userAgent }),
-    tokenId: caller.tokenId,
-    ...(body.captcha === undefined ? {} : { captchaAnswer: body.captcha }),
-    ...(body.verification_data === undefined ? {} : { verificationData: body.verification_data }),
+    ...askedBy(caller, client, body),
   });
   const answer = await takeWithToken(deps, ns, clientAddr, 'direct', (trx) =>
     repo.takeDirectSlot(trx, ns.namespace_id, lobby.lobby_id),
@@ -260,20 +552,35 @@ function joinAnswer(deps: Deps, lobby: repo.TakenLobby, token: string): JoinLobb
     deps.config.runtime.publicHosts[lobby.region_id] ?? new URL(deps.config.publicUrl).hostname;
   const ports: Record<string, JoinPort> = {};
   for (const p of JSON.parse(lobby.ports ?? '[]') as StoredPort[]) {
-    const isTls = TLS_PROTOCOLS.has(p.protocol);
     ports[p.name] =
       p.port_end === undefined
-        ? { host: `${hostname}:${p.port}`, hostname, port: p.port, is_tls: isTls }
-        : { hostname, port_range: { min: p.port, max: p.port_end }, is_tls: isTls };
+        ? joinPort(hostname, p.protocol, p.port)
+        : joinPort(hostname, p.protocol, undefined, { min: p.port, max: p.port_end });
   }
+  return answerOf(lobby.lobby_id, lobby.region_id, ports, token);
+}
+
+/** One port of the answer: `port` (and `host`) for a single port, else its `port_range` when it has one. */
+function joinPort(
+  hostname: string,
+  protocol: string,
+  port: number | undefined,
+  range?: { min: number; max: number },
+): JoinPort {
+  const isTls = TLS_PROTOCOLS.has(protocol);
+  if (port !== undefined) return { host: `${hostname}:${port}`, hostname, port, is_tls: isTls };
+  return { hostname, ...(range === undefined ? {} : { port_range: range }), is_tls: isTls };
+}
+
+function answerOf(
+  lobbyId: string,
+  region: string,
+  ports: Record<string, JoinPort>,
+  token: string,
+): JoinLobbyAnswer {
   const player = { token };
   return {
-    lobby: {
-      lobby_id: lobby.lobby_id,
-      region: { region_id: lobby.region_id, display_name: lobby.region_id },
-      ports,
-      player,
-    },
+    lobby: { lobby_id: lobbyId, region: { region_id: region, display_name: region }, ports, player },
     ports,
     player,
   };
@@ -301,22 +608,9 @@ async function developmentAnswer(
   });
   const ports: Record<string, JoinPort> = {};
   for (const [name, p] of Object.entries(target.ports)) {
-    const isTls = TLS_PROTOCOLS.has(p.protocol);
-    ports[name] =
-      p.port !== undefined
-        ? { host: `${target.hostname}:${p.port}`, hostname: target.hostname, port: p.port, is_tls: isTls }
-        : {
-            hostname: target.hostname,
-            ...(p.port_range === undefined ? {} : { port_range: p.port_range }),
-            is_tls: isTls,
-          };
+    ports[name] = joinPort(target.hostname, p.protocol, p.port, p.port_range);
   }
-  const player = { token };
-  return {
-    lobby: { lobby_id: lobbyId, region: { region_id: region, display_name: region }, ports, player },
-    ports,
-    player,
-  };
+  return answerOf(lobbyId, region, ports, token);
 }
 
 /** Tags as stored and compared: keys sorted, so equal maps give equal text; none (or {}) is null. */

@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import type { LobbyCaller } from '../../identity/callers.js';
 import { sha256Hex } from '../../identity/token-authority.js';
+import { lobbyBecameReady } from './lobby-ready-wait.js';
 import * as repo from './matchmaker.repository.js';
 import * as players from './matchmaker-players.repository.js';
 
@@ -14,6 +15,7 @@ import * as players from './matchmaker-players.repository.js';
 export async function lobbyReady(deps: Deps, lobby: LobbyCaller): Promise<void> {
   // A repeated ready (or one from a lobby already being stopped) changes nothing and is answered alike.
   if (await repo.markReady(deps.db, lobby.namespaceId, lobby.lobbyId, deps.clock.now())) {
+    lobbyBecameReady(lobby.lobbyId);
     deps.runtime.wake(lobby.namespaceId);
   }
 }

@@ -1,4 +1,4 @@
-import type { Deps, LobbyRuntime } from '../../deps.js';
+import type { Deps, LobbyPlacementRequest, LobbyPlacementResult, LobbyRuntime } from '../../deps.js';
 import {
   ImageLoadError,
   LOBBY_LABELS,
@@ -12,7 +12,7 @@ import { findBuildArchive, hashBuildArchive } from '../builds/builds.service.js'
 import { recordRuntimeStop, tellCreated } from '../lobby-logs/lobby-logs.service.js';
 import { requestStop } from './lobby-control.repository.js';
 import * as repo from './runtime.repository.js';
-import { failedByReason, placeLobby, type Wish, wishesOf } from './runtime.service.js';
+import { failedByReason, namespaceConfig, placeLobby, type Wish, wishesOf } from './runtime.service.js';
 
 type Log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
 
@@ -91,6 +91,82 @@ export class Reconciler implements LobbyRuntime {
       this.wakeTimer = undefined;
       this.pass().catch((err: unknown) => this.options.log('error', { err }, 'a reconciler pass failed'));
     }, WAKE_DELAY_MS);
+  }
+
+  /**
+   * A lobby for players, now (find's auto-create, create): placed like a pass places one (lobby_count_max,
+   * the host's capacity, its ports, under the placement lock), with the player's slot in the same
+   * transaction, then started by this instance at once, not at the next pass (which may be another
+   * instance's on PostgreSQL). A start that fails records the lobby stopped and failed, which its waiting
+   * player reads. Its row has no handle until the container runs, which a pass leaves alone.
+   */
+  async placeNow(request: LobbyPlacementRequest): Promise<LobbyPlacementResult> {
+    if (this.closed) return { placed: false, why: 'no-runtime' };
+    const ns = await namespaceConfig(this.deps, request.namespaceId);
+    const base =
+      ns === undefined
+        ? undefined
+        : wishesOf(ns, this.regions()).find(
+            (w) => w.gameMode === request.gameMode && w.region === request.region,
+          );
+    const host = this.hostOf(request.region);
+    if (ns === undefined || base === undefined || host === undefined)
+      return { placed: false, why: 'not-run' };
+    const backoff = this.imageBackoff.get(`${host.id} ${base.buildId}`);
+    if (backoff !== undefined && this.deps.clock.now() < backoff.until)
+      return { placed: false, why: 'image' };
+    const max = request.maxPlayers;
+    const wish: Wish =
+      max === undefined
+        ? base
+        : {
+            ...base,
+            maxPlayers: {
+              normal: Math.min(max, base.maxPlayers.normal),
+              direct: Math.min(max, base.maxPlayers.direct),
+              party: Math.min(max, base.maxPlayers.party),
+            },
+          };
+    const placed = await placeLobby(this.deps, wish, host, ns.mm_lobby_count_max, this.options.owner, {
+      ...(request.publicity === undefined ? {} : { publicity: request.publicity }),
+      tagsJson: request.tagsJson ?? null,
+      lobbyConfigJson: request.lobbyConfigJson ?? null,
+      within: request.within,
+    });
+    if (!placed.placed) return placed;
+    const starting = this.startSlots
+      .run(async () => {
+        let image: string;
+        try {
+          image = await this.ensureImage(wish, host);
+        } catch (err) {
+          const reason = `image: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
+          this.images.delete(`${host.id} ${wish.buildId}`);
+          await tellCreated(this.deps, wish.gameId, placed.row);
+          await requestStop(
+            this.deps.db,
+            wish.namespaceId,
+            placed.row.lobby_id,
+            this.deps.clock.now(),
+            reason,
+          );
+          const row = await repo.findLiveLobby(this.deps.db, wish.namespaceId, placed.row.lobby_id);
+          if (row !== undefined)
+            await this.recordStop(row, { exitCode: null, failed: true, reason }, wish.gameId);
+          return;
+        }
+        await this.launch(wish, placed.row, { ...placed.spec, image });
+      })
+      .catch((err: unknown) =>
+        this.options.log(
+          'error',
+          { err, lobby_id: placed.row.lobby_id },
+          'starting a lobby for players failed',
+        ),
+      );
+    this.inFlight.add(starting);
+    void starting.finally(() => this.inFlight.delete(starting));
+    return { placed: true, lobbyId: placed.row.lobby_id };
   }
 
   /** A pass soon after any already running: calls while one waits share it. */

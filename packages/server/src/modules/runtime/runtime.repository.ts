@@ -117,7 +117,9 @@ export type NewRuntimeLobby = Pick<
   | 'runtime_host'
   | 'ports'
   | 'ready_deadline_ts'
->;
+> &
+  /** A lobby placed for players (find's auto-create, create): its publicity, tags and lobby_config. */
+  Partial<Pick<LobbiesTable, 'publicity' | 'tags_json' | 'lobby_config_json'>>;
 
 export async function insertStartingLobby(trx: Db, row: NewRuntimeLobby): Promise<void> {
   await trx

@@ -6,6 +6,7 @@ import {
   runtimeTierOf,
   type VersionConfig,
 } from '@gcm/contract';
+import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { newLobbyToken } from '../../identity/lobby-tokens.js';
 import { newId } from '../../lib/ids.js';
@@ -182,6 +183,7 @@ export function lobbyEnv(
   lobbyId: string,
   token: string,
   ports: readonly LobbyPort[],
+  lobbyConfigJson: string | null = null,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(wish.container.env)) {
@@ -199,6 +201,11 @@ export function lobbyEnv(
     GCM_MAX_PLAYERS_DIRECT: String(wish.maxPlayers.direct),
     GCM_MAX_PLAYERS_PARTY: String(wish.maxPlayers.party),
   });
+  if (lobbyConfigJson !== null) {
+    // The original's name too, so a server written for it reads its custom lobby's config unchanged.
+    env.GCM_LOBBY_CONFIG = lobbyConfigJson;
+    env.RIVET_LOBBY_CONFIG = lobbyConfigJson;
+  }
   for (const port of ports) {
     // The label as written (`PORT_game`, as the issue and studios' servers name it) and upper-cased (the
     // form the config validator reserves): both, so either reading works.
@@ -216,6 +223,16 @@ export type Placement =
   | { placed: true; row: repo.NewRuntimeLobby; spec: Omit<LobbySpec, 'image'> }
   | { placed: false; why: 'namespace-full' | 'host-full' | 'no-ports' };
 
+/** What a lobby placed for players (find's auto-create, create) carries beyond its wish. */
+export interface PlacementExtras {
+  publicity?: 'public' | 'private';
+  tagsJson?: string | null;
+  /** The custom lobby's lobby_config as JSON: the container gets it as GCM_LOBBY_CONFIG. */
+  lobbyConfigJson?: string | null;
+  /** Runs in the placement's transaction after the row is in: the player's slot, so both commit or neither. */
+  within?: (trx: Db, lobbyId: string) => Promise<void>;
+}
+
 /**
  * Inserts a 'starting' lobby row for `wish` on `host` (the protocol: the row before the container), unless
  * that would take the namespace past its lobby_count_max or the host past its capacity, or the host has no
@@ -227,6 +244,7 @@ export async function placeLobby(
   host: RuntimeHost,
   lobbyCountMax: number,
   owner: string,
+  extras: PlacementExtras = {},
 ): Promise<Placement> {
   const { config, clock } = deps;
   return deps.db.transaction().execute(async (trx): Promise<Placement> => {
@@ -261,8 +279,12 @@ export async function placeLobby(
       runtime_host: host.id,
       ports: JSON.stringify(stored),
       ready_deadline_ts: now + config.runtime.readyTimeoutMs,
+      ...(extras.publicity === undefined ? {} : { publicity: extras.publicity }),
+      ...(extras.tagsJson == null ? {} : { tags_json: extras.tagsJson }),
+      ...(extras.lobbyConfigJson == null ? {} : { lobby_config_json: extras.lobbyConfigJson }),
     };
     await repo.insertStartingLobby(trx, row);
+    await extras.within?.(trx, lobbyId);
     return {
       placed: true,
       row,
@@ -270,7 +292,7 @@ export async function placeLobby(
         lobbyId,
         region: wish.region,
         args: wish.container.args,
-        env: lobbyEnv(deps, wish, lobbyId, token, ports),
+        env: lobbyEnv(deps, wish, lobbyId, token, ports, extras.lobbyConfigJson ?? null),
         networkMode: wish.container.network_mode === 'host' ? 'host' : 'bridge',
         ports,
         limits: limitsOf(wish.tier),

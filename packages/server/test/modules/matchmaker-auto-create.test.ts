@@ -1,0 +1,289 @@
+/**
+ * Lobbies made for players, on real lobbies of the test engine (helpers/dockerd.ts), on both stores: find
+ * with no lobby creates one and answers once it is ready (the player's port and token work); it never
+ * creates one with prevent_auto_create_lobby, nor more than lobby_count_max under a burst, nor puts more
+ * players in one than its maximum; a lobby not ready within GCM_MATCHMAKER_READY_WAIT_SECONDS, or one that
+ * stops first, is a 503 and its slot is free again. POST /matchmaker/lobbies/create, through the original's
+ * published client: a private custom lobby with its lobby_config in the container's environment, joined by
+ * id, never found nor listed.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { JoinLobbyAnswer } from '@gcm/contract';
+import { RivetClient } from '@rivet-gg/api';
+import { dockerSkipReason } from '../helpers/dockerd.js';
+import { assertError } from '../helpers/error-answer.js';
+import { mintPublicToken } from '../helpers/runtime-lobbies.js';
+import {
+  containerEnvOf,
+  deploy,
+  isLive,
+  lobbiesOf,
+  runtimeGame,
+  sayToLobby,
+  startRuntimeService,
+  uploadBuild,
+  useRuntimeEngine,
+} from '../helpers/runtime-world.js';
+import type { TestService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
+
+const skip = dockerSkipReason('matchmaker-auto-create.test.ts');
+/** A range per test: lobbies outlive their service, and each test's service knows only its own. */
+const PORT_RANGES = ['28000-28029', '28030-28059', '28060-28099', '28100-28129'];
+const WAIT_MS = 90_000;
+
+const say = sayToLobby;
+
+async function sayWhenUp(host: string, port: number, line: string): Promise<string> {
+  await until(
+    'the game port answers',
+    WAIT_MS,
+    () =>
+      say(host, port, 'hello').then(
+        () => true,
+        () => false,
+      ),
+    100,
+  );
+  return say(host, port, line);
+}
+
+function findBody(body: Record<string, unknown> = {}) {
+  return { game_modes: ['default'], regions: ['eu'], ...body };
+}
+
+async function setCaps(
+  svc: TestService,
+  ids: { gameId: string; namespaceId: string },
+  lobbyCountMax: number,
+) {
+  const res = await svc.call('POST', `/cloud/games/${ids.gameId}/namespaces/${ids.namespaceId}/mm-config`, {
+    body: { lobby_count_max: lobbyCountMax, max_players: 10_000 },
+  });
+  assert.ok(res.statusCode < 300, res.body);
+}
+
+/** The player rows (slots held) of a lobby. */
+function playersOf(svc: TestService, lobbyId: string) {
+  return svc.deps.db.selectFrom('lobby_players').select('state').where('lobby_id', '=', lobbyId).execute();
+}
+
+describe('lobbies created for players', { skip }, () => {
+  const engine = useRuntimeEngine();
+
+  it('find with no lobby creates one, answers once it is ready; a burst stays within lobby_count_max', async (t) => {
+    const { svc, publicUrl } = await startRuntimeService({
+      dockerHost: engine.dockerd.dockerHost,
+      portRange: PORT_RANGES[0] as string,
+    });
+    try {
+      const ids = await runtimeGame(svc, 'auto-create');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      await deploy(svc, ids, { default: { buildId, min: 0, max: 1, config: { max_players: 2 } } });
+      const publicToken = await mintPublicToken(svc, ids);
+
+      // prevent_auto_create_lobby: no lobby, and none is created.
+      const prevented = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody({ prevent_auto_create_lobby: true }),
+      });
+      assert.equal(
+        assertError(prevented, 503, 'MATCHMAKER_NO_CAPACITY').metadata?.reason,
+        'prevent-auto-create-lobby',
+      );
+      assert.ok(Number(prevented.headers['retry-after']) > 0);
+      assert.deepEqual(await lobbiesOf(svc, ids.namespaceId), []);
+
+      // No lobby: find creates one and answers when it is ready, through the original's client.
+      const client = new RivetClient({ environment: publicUrl, token: publicToken });
+      const found = await client.matchmaker.lobbies.find({ gameModes: ['default'], regions: ['eu'] });
+      const [lobby, ...others] = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(others.length, 0, 'one lobby created');
+      assert.equal(lobby?.lobby_id, found.lobby.lobbyId);
+      assert.equal(lobby?.run_state, 'ready', 'answered once ready');
+      assert.equal(lobby?.player_count, 1, "the player's slot was held from the placement");
+      const game = found.ports.game;
+      assert.ok(game?.port !== undefined, JSON.stringify(found.ports));
+      assert.equal(await sayWhenUp(game.hostname, game.port, `player ${found.player.token}`), 'admitted');
+
+      // A lobby holding a player is not idle: the reconciler (idle max 1) leaves it alone.
+      await svc.reconciler?.pass();
+      assert.equal((await lobbiesOf(svc, ids.namespaceId)).find(isLive)?.lobby_id, lobby?.lobby_id);
+
+      // A burst into a namespace of at most 2 lobbies of 2 players: never a third lobby, never a third player.
+      assert.equal(await say(game.hostname, game.port, `leave ${found.player.token}`), 'left');
+      await setCaps(svc, ids, 2);
+      const burst = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          svc.call('POST', '/matchmaker/lobbies/find', { token: publicToken, body: findBody() }),
+        ),
+      );
+      const admitted = burst.filter((r) => r.statusCode === 200);
+      for (const res of burst.filter((r) => r.statusCode !== 200)) {
+        const refused = assertError(res, 503, 'MATCHMAKER_NO_CAPACITY');
+        assert.equal(refused.metadata?.reason, 'namespace-full', refused.message);
+        assert.match(refused.message, /lobby_count_max \(2\)/);
+      }
+      const live = (await lobbiesOf(svc, ids.namespaceId)).filter(isLive);
+      assert.ok(live.length <= 2, `${live.length} lobbies for lobby_count_max 2`);
+      for (const row of live) assert.ok((row.player_count ?? 0) <= 2, `a lobby has ${row.player_count} of 2`);
+      t.diagnostic(`${admitted.length} of 8 finds admitted into ${live.length} lobbies of 2`);
+      assert.ok(admitted.length >= 2 && admitted.length <= 4, `${admitted.length} admitted`);
+      const perLobby = new Map<string, number>();
+      for (const res of admitted) {
+        const id = res.json<JoinLobbyAnswer>().lobby.lobby_id;
+        perLobby.set(id, (perLobby.get(id) ?? 0) + 1);
+      }
+      for (const [id, n] of perLobby) assert.ok(n <= 2, `lobby ${id} was answered to ${n} players`);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('a lobby not ready within the wait is a 503, and the slot it held is free again', async () => {
+    const { svc } = await startRuntimeService({
+      dockerHost: engine.dockerd.dockerHost,
+      portRange: PORT_RANGES[1] as string,
+      env: { GCM_MATCHMAKER_READY_WAIT_SECONDS: '2' },
+    });
+    try {
+      const ids = await runtimeGame(svc, 'never-ready');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      await deploy(svc, ids, { default: { buildId, min: 0, max: 1, env: { TEST_NO_READY: '1' } } });
+      const publicToken = await mintPublicToken(svc, ids);
+      const res = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody(),
+      });
+      const body = assertError(res, 503, 'MATCHMAKER_NO_CAPACITY');
+      assert.equal(body.metadata?.reason, 'ready-timeout');
+      assert.match(body.message, /GCM_MATCHMAKER_READY_WAIT_SECONDS \(2 s\)/);
+      const [lobby] = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(lobby?.run_state, 'starting', 'the lobby was created and never called ready');
+      assert.equal(lobby?.player_count, 0, 'the slot is free again');
+      const players = await playersOf(svc, lobby?.lobby_id ?? '');
+      assert.deepEqual(players, []);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('a lobby that stops before it is ready is a 503 at once, and the slot it held is free again', async () => {
+    const { svc } = await startRuntimeService({
+      dockerHost: engine.dockerd.dockerHost,
+      portRange: PORT_RANGES[3] as string,
+    });
+    try {
+      const ids = await runtimeGame(svc, 'crash-at-start');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      const crash = { TEST_NO_READY: '1', TEST_EXIT_AFTER: '0', TEST_EXIT_CODE: '1' };
+      await deploy(svc, ids, { default: { buildId, min: 0, max: 1, env: crash } });
+      const publicToken = await mintPublicToken(svc, ids);
+      const started = Date.now();
+      const res = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody(),
+      });
+      assert.equal(assertError(res, 503, 'MATCHMAKER_NO_CAPACITY').metadata?.reason, 'lobby-stopped');
+      assert.ok(Date.now() - started < 30_000, 'answered when the lobby stopped, not at the end of the wait');
+      const [lobby] = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(lobby?.failed, 1, 'the lobby was recorded failed');
+      const players = await playersOf(svc, lobby?.lobby_id ?? '');
+      assert.deepEqual(players, [], 'the slot is free again');
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('create: a private custom lobby with its lobby_config, joined by id, never found nor listed', async () => {
+    const { svc, publicUrl } = await startRuntimeService({
+      dockerHost: engine.dockerd.dockerHost,
+      portRange: PORT_RANGES[2] as string,
+    });
+    try {
+      const ids = await runtimeGame(svc, 'custom-lobby');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      await deploy(svc, ids, {
+        default: {
+          buildId,
+          min: 0,
+          max: 1,
+          config: {
+            max_players: 8,
+            taggable: true,
+            allow_dynamic_max_players: true,
+            actions: { create: { enabled: true, enable_public: false, enable_private: true } },
+          },
+        },
+        closed: { buildId, min: 0, max: 0 },
+      });
+      const publicToken = await mintPublicToken(svc, ids);
+      const create = (body: Record<string, unknown>) =>
+        svc.call('POST', '/matchmaker/lobbies/create', { token: publicToken, body });
+
+      // What create refuses, before any lobby is made.
+      assertError(await create({ game_mode: 'closed' }), 403, 'MATCHMAKER_ACTION_DISABLED');
+      assertError(
+        await create({ game_mode: 'default', publicity: 'public' }),
+        403,
+        'MATCHMAKER_ACTION_DISABLED',
+      );
+      assertError(
+        await create({ game_mode: 'default', publicity: 'private', max_players: 9 }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      assertError(
+        await create({ game_mode: 'default', publicity: 'private', lobby_config: 'x'.repeat(17 * 1024) }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      assert.deepEqual(await lobbiesOf(svc, ids.namespaceId), []);
+
+      const client = new RivetClient({ environment: publicUrl, token: publicToken });
+      const lobbyConfig = { map: 'dust', rounds: 3 };
+      const created = await client.matchmaker.lobbies.create({
+        gameMode: 'default',
+        region: 'eu',
+        publicity: 'private',
+        tags: { mode: 'ranked' },
+        maxPlayers: 4,
+        lobbyConfig,
+      });
+      const [row] = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(row?.lobby_id, created.lobby.lobbyId);
+      assert.equal(row?.run_state, 'ready');
+      assert.equal(row?.publicity, 'private');
+      assert.equal(row?.tags_json, JSON.stringify({ mode: 'ranked' }));
+      assert.equal(row?.max_players, 4, 'max_players as asked');
+      assert.equal(row?.player_count, 1, "the creator's slot");
+      for (const name of ['GCM_LOBBY_CONFIG', 'RIVET_LOBBY_CONFIG']) {
+        assert.equal(
+          await containerEnvOf(engine.dockerd.engine, row?.runtime_handle ?? '', name),
+          JSON.stringify(lobbyConfig),
+          name,
+        );
+      }
+      const game = created.ports.game;
+      assert.ok(game?.port !== undefined);
+      assert.equal(await sayWhenUp(game.hostname, game.port, `player ${created.player.token}`), 'admitted');
+
+      // Private: find (same tags) and list do not see it; join by its id does.
+      const found = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody({ tags: { mode: 'ranked' }, prevent_auto_create_lobby: true }),
+      });
+      assertError(found, 503, 'MATCHMAKER_NO_CAPACITY');
+      const listed = await client.matchmaker.lobbies.list({});
+      assert.deepEqual(
+        listed.lobbies.map((l) => l.lobbyId),
+        [],
+      );
+      const joined = await client.matchmaker.lobbies.join({ lobbyId: created.lobby.lobbyId });
+      assert.equal(joined.lobby.lobbyId, created.lobby.lobbyId);
+    } finally {
+      await svc.close();
+    }
+  });
+});
