@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Schema, unwrap } from '@gcm/sdk';
 import type { Command } from 'commander';
 import { type Context, UsageError, UUID } from '../context.js';
@@ -72,13 +73,8 @@ async function everyUntilInterrupted(interval: number, tick: (signal: AbortSigna
   process.once('SIGINT', () => stop.abort());
   process.once('SIGTERM', () => stop.abort());
   while (!stop.signal.aborted) {
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, interval);
-      stop.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve(undefined);
-      });
-    });
+    // Aborted, the wait rejects at once; its listener goes with it (one per wait would pile up).
+    await sleep(interval, undefined, { signal: stop.signal }).catch(() => undefined);
     if (stop.signal.aborted) break;
     try {
       await tick(stop.signal);
