@@ -79,3 +79,48 @@ export const NamespaceRollout = Type.Object({
   failed: Type.Array(FailedLobby, { maxItems: ROLLOUT_FAILED_MAX }),
 });
 export type NamespaceRollout = Static<typeof NamespaceRollout>;
+
+/** GET …/analytics/matchmaker/live answers at most this many lobbies, the newest first. */
+export const LIVE_LOBBIES_MAX = 1000;
+
+/**
+ * One live lobby as the studio sees it (the original's cloud LobbySummaryAnalytics). The original's uuids
+ * for a lobby group and a region are ours as docs/interface-notes.md says: lobby_group_id is derived from
+ * the lobby's version and game mode, region_id is the region's name id.
+ */
+export const LobbySummaryAnalytics = Type.Object({
+  lobby_id: Id,
+  lobby_group_id: Type.String({
+    format: 'uuid',
+    description: "UUIDv5 of the lobby's version id and game mode: one per game mode of each version",
+  }),
+  lobby_group_name_id: Type.String({ maxLength: 64, description: 'the game mode' }),
+  region_id: Type.String({ maxLength: 64, description: "the region's name id, e.g. lnd-atl" }),
+  create_ts: Timestamp,
+  is_ready: Type.Boolean({ description: 'the lobby called ready; false while it starts' }),
+  is_idle: Type.Boolean({
+    description: 'ready, open, and with no player (pending or connected): what the reconciler counts as idle',
+  }),
+  is_closed: Type.Boolean({ description: 'the lobby closed itself to new players' }),
+  is_outdated: Type.Boolean({ description: 'it runs a version other than the namespace runs now' }),
+  max_players_normal: Type.Integer({ minimum: 0 }),
+  max_players_direct: Type.Integer({ minimum: 0 }),
+  max_players_party: Type.Integer({ minimum: 0 }),
+  total_player_count: Type.Integer({
+    minimum: 0,
+    description: 'players holding a slot: connected, and issued a player token not yet connected',
+  }),
+  registered_player_count: Type.Integer({ minimum: 0, description: 'players the lobby reported connected' }),
+});
+export type LobbySummaryAnalytics = Static<typeof LobbySummaryAnalytics>;
+
+export const GetAnalyticsMatchmakerLiveResponse = Type.Object({
+  lobbies: Type.Array(LobbySummaryAnalytics, {
+    maxItems: LIVE_LOBBIES_MAX,
+    description: `the namespace's starting and ready lobbies, newest first, at most ${LIVE_LOBBIES_MAX}`,
+  }),
+  truncated: Type.Boolean({
+    description: `true: the namespace has more than ${LIVE_LOBBIES_MAX} live lobbies and the oldest are left out`,
+  }),
+});
+export type GetAnalyticsMatchmakerLiveResponse = Static<typeof GetAnalyticsMatchmakerLiveResponse>;

@@ -673,6 +673,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cloud/games/{game_id}/namespaces/{namespace_id}/analytics/matchmaker/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The namespace's starting and ready lobbies with their player counts, newest first (at most 1000; truncated says more exist)
+         * @description Who may call: the operator, or a game cloud token of this game. Or a signed-in person (session cookie) with the viewer role or stronger in the team that owns the game.
+         */
+        get: operations["games.namespaces.analytics.getAnalyticsMatchmakerLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games/{game_id}/environments/{environment_id}/builds/prepare": {
         parameters: {
             query?: never;
@@ -2026,6 +2046,12 @@ export interface components {
             team_id?: string;
             avatar_url?: string;
         };
+        GetAnalyticsMatchmakerLiveResponse: {
+            /** @description the namespace's starting and ready lobbies, newest first, at most 1000 */
+            lobbies: components["schemas"]["LobbySummaryAnalytics"][];
+            /** @description true: the namespace has more than 1000 live lobbies and the oldest are left out */
+            truncated: boolean;
+        };
         GetBuildResponse: {
             build: components["schemas"]["Build"];
         };
@@ -2299,6 +2325,42 @@ export interface components {
                     version_id?: string;
                 };
             };
+        };
+        LobbySummaryAnalytics: {
+            /**
+             * Format: uuid
+             * @description a UUID
+             */
+            lobby_id: string;
+            /**
+             * Format: uuid
+             * @description UUIDv5 of the lobby's version id and game mode: one per game mode of each version
+             */
+            lobby_group_id: string;
+            /** @description the game mode */
+            lobby_group_name_id: string;
+            /** @description the region's name id, e.g. lnd-atl */
+            region_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 with milliseconds, UTC
+             */
+            create_ts: string;
+            /** @description the lobby called ready; false while it starts */
+            is_ready: boolean;
+            /** @description ready, open, and with no player (pending or connected): what the reconciler counts as idle */
+            is_idle: boolean;
+            /** @description the lobby closed itself to new players */
+            is_closed: boolean;
+            /** @description it runs a version other than the namespace runs now */
+            is_outdated: boolean;
+            max_players_normal: number;
+            max_players_direct: number;
+            max_players_party: number;
+            /** @description players holding a slot: connected, and issued a player token not yet connected */
+            total_player_count: number;
+            /** @description players the lobby reported connected */
+            registered_player_count: number;
         };
         MatchmakerConfigBody: {
             lobby_count_max: number;
@@ -3031,6 +3093,7 @@ export type SchemaGameBilling = components['schemas']['GameBilling'];
 export type SchemaGameFull = components['schemas']['GameFull'];
 export type SchemaGameList = components['schemas']['GameList'];
 export type SchemaGameSummary = components['schemas']['GameSummary'];
+export type SchemaGetAnalyticsMatchmakerLiveResponse = components['schemas']['GetAnalyticsMatchmakerLiveResponse'];
 export type SchemaGetBuildResponse = components['schemas']['GetBuildResponse'];
 export type SchemaGetGameResponse = components['schemas']['GetGameResponse'];
 export type SchemaGetLobbyResponse = components['schemas']['GetLobbyResponse'];
@@ -3051,6 +3114,7 @@ export type SchemaLobbyEventBody = components['schemas']['LobbyEventBody'];
 export type SchemaLobbyList = components['schemas']['LobbyList'];
 export type SchemaLobbyRunning = components['schemas']['LobbyRunning'];
 export type SchemaLobbySummary = components['schemas']['LobbySummary'];
+export type SchemaLobbySummaryAnalytics = components['schemas']['LobbySummaryAnalytics'];
 export type SchemaMatchmakerConfigBody = components['schemas']['MatchmakerConfigBody'];
 export type SchemaNamespaceFull = components['schemas']['NamespaceFull'];
 export type SchemaNamespaceList = components['schemas']['NamespaceList'];
@@ -4899,6 +4963,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NamespaceRollout"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "games.namespaces.analytics.getAnalyticsMatchmakerLive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a UUID */
+                game_id: string;
+                /** @description a UUID */
+                namespace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetAnalyticsMatchmakerLiveResponse"];
                 };
             };
             /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */

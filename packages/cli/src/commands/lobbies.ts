@@ -1,10 +1,13 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Schema, unwrap } from '@gcm/sdk';
 import type { Command } from 'commander';
-import { UsageError, UUID } from '../context.js';
+import { type Context, UsageError, UUID } from '../context.js';
 import { note, output, printJson, printLine, table } from '../output.js';
 import { withContext } from './shared.js';
 
 type LobbySummary = Schema<'LobbySummary'>;
+type LiveLobbies = Schema<'GetAnalyticsMatchmakerLiveResponse'>;
+type LiveLobby = LiveLobbies['lobbies'][number];
 
 function statusOf(lobby: LobbySummary): string {
   // A lobby the service runs says its live state itself (starting, ready, closed, stopping).
@@ -36,9 +39,87 @@ const rowOf = (l: LobbySummary) => [
 /** What --follow compares: a change of status or of players is printed. */
 const changeKey = (l: LobbySummary) => `${statusOf(l)} ${playersOf(l)}`;
 
+/** A live lobby's state in a word: starting, idle (ready, no players), ready, closed; and outdated. */
+function liveStateOf(l: LiveLobby): string {
+  const state = !l.is_ready ? 'starting' : l.is_closed ? 'closed' : l.is_idle ? 'idle' : 'ready';
+  return l.is_outdated ? `${state} (outdated)` : state;
+}
+
+const LIVE_HEADERS = ['LOBBY ID', 'GAME MODE', 'REGION', 'CREATED', 'PLAYERS', 'CONNECTED', 'STATE'];
+const liveRowOf = (l: LiveLobby) => [
+  l.lobby_id,
+  l.lobby_group_name_id,
+  l.region_id,
+  l.create_ts,
+  `${l.total_player_count}/${l.max_players_normal}`,
+  String(l.registered_player_count),
+  liveStateOf(l),
+];
+
+function liveTable(answer: LiveLobbies): string {
+  const rows = table(LIVE_HEADERS, answer.lobbies.map(liveRowOf));
+  const more = answer.truncated
+    ? `\n(the ${answer.lobbies.length} newest shown; the namespace has more)`
+    : '';
+  return answer.lobbies.length === 0 ? 'No live lobbies.' : `${rows}${more}`;
+}
+
+/**
+ * Runs `tick` every `interval` ms until SIGINT or SIGTERM, which end the wait or the request under way
+ * at once: following ends there, and the command exits 0.
+ */
+async function everyUntilInterrupted(interval: number, tick: (signal: AbortSignal) => Promise<void>) {
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  process.once('SIGTERM', () => stop.abort());
+  while (!stop.signal.aborted) {
+    // Aborted, the wait rejects at once; its listener goes with it (one per wait would pile up).
+    await sleep(interval, undefined, { signal: stop.signal }).catch(() => undefined);
+    if (stop.signal.aborted) break;
+    try {
+      await tick(stop.signal);
+    } catch (err) {
+      if (stop.signal.aborted) break;
+      throw err;
+    }
+  }
+}
+
+/**
+ * `lobbies list --live`: the namespace's starting and ready lobbies with their players
+ * (GET …/analytics/matchmaker/live); with --follow the whole view again each time it changes.
+ */
+async function listLive(ctx: Context, gameId: string, namespaceId: string, options: ListOptions) {
+  const read = (signal?: AbortSignal) =>
+    unwrap(
+      ctx.api.GET('/cloud/games/{game_id}/namespaces/{namespace_id}/analytics/matchmaker/live', {
+        params: { path: { game_id: gameId, namespace_id: namespaceId } },
+        ...(signal === undefined ? {} : { signal }),
+      }),
+    );
+  const show = (answer: LiveLobbies, heading: boolean) => {
+    if (ctx.json) printJson(answer);
+    else printLine(heading ? `-- ${new Date().toISOString()}\n${liveTable(answer)}` : liveTable(answer));
+  };
+  let last = await read();
+  if (options.follow !== true) {
+    show(last, false);
+    return;
+  }
+  show(last, true);
+  if (!ctx.json) note(`Following, every ${options.intervalMs} ms; Ctrl-C to stop.`);
+  await everyUntilInterrupted(Number(options.intervalMs), async (signal) => {
+    const next = await read(signal);
+    if (JSON.stringify(next) === JSON.stringify(last)) return;
+    last = next;
+    show(next, true);
+  });
+}
+
 interface ListOptions {
   namespace: string;
   follow?: boolean;
+  live?: boolean;
   limit: string;
   intervalMs: string;
 }
@@ -70,6 +151,10 @@ export function registerLobbies(program: Command): void {
     .requiredOption('--namespace <namespace>', 'the namespace (id or name_id)')
     .option('--limit <n>', 'how many lobbies to show at most (pages of the service are followed)', '100')
     .option('--follow', 'keep printing new lobbies and changes of status until interrupted')
+    .option(
+      '--live',
+      'the live lobbies (starting or ready) with their players; with --follow, again on change',
+    )
     .option('--interval-ms <ms>', 'with --follow: how often to look for changes', '2000')
     .action(
       withContext(async (ctx, options: ListOptions) => {
@@ -81,6 +166,10 @@ export function registerLobbies(program: Command): void {
           throw new UsageError('--interval-ms: at least 100');
         const gameId = await ctx.gameId();
         const namespaceId = await ctx.namespaceId(gameId, options.namespace);
+        if (options.live === true) {
+          await listLive(ctx, gameId, namespaceId, options);
+          return;
+        }
         const path = { game_id: gameId, namespace_id: namespaceId };
         // Pages of the service run by (create_ts, lobby_id), newest first.
         const shown: LobbySummary[] = [];
@@ -112,22 +201,12 @@ export function registerLobbies(program: Command): void {
           emit(lobby, 'lobby');
         }
         if (!ctx.json) note('Following; Ctrl-C to stop.');
-        const stop = new AbortController();
-        process.once('SIGINT', () => stop.abort());
-        process.once('SIGTERM', () => stop.abort());
-        while (!stop.signal.aborted) {
-          await new Promise((resolve) => {
-            const timer = setTimeout(resolve, interval);
-            stop.signal.addEventListener('abort', () => {
-              clearTimeout(timer);
-              resolve(undefined);
-            });
-          });
-          if (stop.signal.aborted) break;
+        await everyUntilInterrupted(interval, async (signal) => {
           // The newest page is where new lobbies land; a lobby's status changes are seen while it is on it.
           const page = await unwrap(
             ctx.api.GET('/cloud/games/{game_id}/namespaces/{namespace_id}/logs/lobbies', {
               params: { path },
+              signal,
             }),
           );
           for (const lobby of [...page.lobbies].reverse()) {
@@ -137,7 +216,7 @@ export function registerLobbies(program: Command): void {
             seen.set(lobby.lobby_id, status);
             emit(lobby, before === undefined ? 'lobby' : 'status');
           }
-        }
+        });
       }),
     );
 }

@@ -10,6 +10,7 @@ export type TokenSummary = components['schemas']['TokenSummary'];
 export type TokenResponse = components['schemas']['TokenResponse'];
 export type NamespaceSummary = components['schemas']['NamespaceSummary'];
 export type NamespaceRollout = components['schemas']['NamespaceRollout'];
+export type LiveLobby = components['schemas']['LobbySummaryAnalytics'];
 
 /** The plans, cheapest first (the order the service ranks them in), from the contract's typebox-free part. */
 export { PLANS } from '@gcm/contract/limits';
@@ -19,6 +20,9 @@ export const liveKeys = {
   lobbies: (gameId: string, namespaceId: string, cursor: string | undefined) =>
     ['games', gameId, 'lobbies', namespaceId, cursor ?? 'newest'] as const,
   billing: (gameId: string) => ['games', gameId, 'billing'] as const,
+  /** A namespace's live lobbies; under `allLobbies` so a stop refreshes them too (no cursor is 'live'). */
+  liveLobbies: (gameId: string, namespaceId: string) =>
+    ['games', gameId, 'lobbies', namespaceId, 'live'] as const,
   /** Every page of every namespace's lobby log of the game: what a stop refreshes. */
   allLobbies: (gameId: string) => ['games', gameId, 'lobbies'] as const,
   rollout: (gameId: string, namespaceId: string) => ['games', gameId, 'rollout', namespaceId] as const,
@@ -86,6 +90,26 @@ export function useLobbies(gameId: string, namespaceId: string | undefined, curs
     refetchInterval: cursor === undefined ? (query) => pollDelay(query.state) : false,
     // A failed poll is retried by the next interval; the table keeps the last good page meanwhile.
     retry: cursor === undefined ? false : undefined,
+  });
+}
+
+/**
+ * A namespace's live lobbies with their players (GET …/analytics/matchmaker/live), read again every
+ * LOBBY_POLL_MS while the tab is visible, like the newest lobby page (the route has no `watch_index`
+ * either), waiting longer after failures.
+ */
+export function useLiveLobbies(gameId: string, namespaceId: string) {
+  return useQuery({
+    queryKey: liveKeys.liveLobbies(gameId, namespaceId),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET('/cloud/games/{game_id}/namespaces/{namespace_id}/analytics/matchmaker/live', {
+          params: { path: { game_id: gameId, namespace_id: namespaceId } },
+          signal,
+        }),
+      ),
+    refetchInterval: (query) => pollDelay(query.state),
+    retry: false,
   });
 }
 

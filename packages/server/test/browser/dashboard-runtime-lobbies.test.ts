@@ -9,7 +9,12 @@ import { createGameWorld, type GameWorld } from '../helpers/api-world.js';
 import { DashboardBrowser, dashboardSkipReason, LOOKS, launchBrowser } from '../helpers/browser.js';
 import { startListening } from '../helpers/listening.js';
 import { addMember, giveGame, newTeam, type Team } from '../helpers/people.js';
-import { seedRuntimeLobby, switchToRuntimeVersion } from '../helpers/runtime-lobbies.js';
+import {
+  find,
+  mintPublicToken,
+  seedRuntimeLobby,
+  switchToRuntimeVersion,
+} from '../helpers/runtime-lobbies.js';
 import type { TestService } from '../helpers/service.js';
 
 /**
@@ -222,11 +227,57 @@ describe('dashboard: lobbies the service runs', { skip, timeout: 240_000 }, () =
     assert.deepEqual(web.problems, []);
   });
 
+  const liveRows = (page: Page) => page.locator('section[aria-labelledby="live-lobbies"] tbody tr');
+  const liveCell = (page: Page, lobbyId: string, label: string) =>
+    liveRows(page)
+      .filter({ has: page.locator(`th .mono:text-is("${lobbyId}")`) })
+      .locator(`td[data-label="${label}"]`);
+
+  it('shows each live lobby’s players, and a player found into one without a reload', async () => {
+    // A game of its own: find fills the fullest lobby with room, which here is the one lobby seeded.
+    const game = await createGameWorld(svc, 'runtime-live');
+    await giveGame(svc, game.gameId, team.teamId);
+    const version = await switchToRuntimeVersion(svc, game, { min: 0, max: 0 });
+    const publicToken = await mintPublicToken(svc, game);
+    const lobby = await seedRuntimeLobby(
+      svc,
+      { namespaceId: game.namespaceId, versionId: version },
+      {
+        runState: 'ready',
+        maxPlayers: 4,
+      },
+    );
+    const gone = await seedRuntimeLobby(
+      svc,
+      { namespaceId: game.namespaceId, versionId: version },
+      {
+        runState: 'stopped',
+      },
+    );
+    const { context, page } = await web.signedIn(viewerEmail);
+    await page.goto(`${publicUrl}/teams/${team.teamId}/games/${game.gameId}/lobbies`);
+    const players = liveCell(page, lobby.lobbyId, 'Players');
+    await players.filter({ hasText: /^0 \/ 4$/ }).waitFor(LIVE_WAIT);
+    assert.equal(await liveCell(page, lobby.lobbyId, 'State').innerText(), 'Idle');
+    assert.equal(await liveCell(page, lobby.lobbyId, 'Connected').innerText(), '0');
+    assert.equal(await liveRows(page).count(), 1, `no stopped lobby (${gone.lobbyId}) or reported one`);
+    // A mark on the document: a reload would lose it.
+    await page.evaluate('document.body.dataset.unreloaded = "yes"');
+    const found = await find(svc, publicToken);
+    assert.equal(found.statusCode, 200, found.body);
+    await players.filter({ hasText: /^1 \/ 4$/ }).waitFor(LIVE_WAIT);
+    assert.equal(await liveCell(page, lobby.lobbyId, 'State').innerText(), 'Ready');
+    assert.equal(await page.evaluate('document.body.dataset.unreloaded'), 'yes', 'no reload');
+    await context.close();
+    assert.deepEqual(web.problems, []);
+  });
+
   it('has no serious or critical accessibility violations, at 360 and 1440 px, light and dark', async () => {
     for (const look of LOOKS) {
       const { context, page } = await web.signedIn(memberEmail, { ...look, bypassCSP: true });
       await page.goto(`${publicUrl}${base}/lobbies`);
       await row(page, starting).waitFor();
+      await liveRows(page).first().waitFor();
       await row(page, starting)
         .getByRole('button', { name: /^Stop lobby/ })
         .click();

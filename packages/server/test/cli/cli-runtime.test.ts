@@ -9,9 +9,16 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { finished, runCli, startCli } from '../helpers/cli.js';
+import type { GetAnalyticsMatchmakerLiveResponse } from '@gcm/contract';
+import { createGameWorld } from '../helpers/api-world.js';
+import { finished, lineReader, runCli, startCli } from '../helpers/cli.js';
 import { startListening } from '../helpers/listening.js';
-import { seedRuntimeLobby } from '../helpers/runtime-lobbies.js';
+import {
+  find,
+  mintPublicToken,
+  seedRuntimeLobby,
+  switchToRuntimeVersion,
+} from '../helpers/runtime-lobbies.js';
 import { createGameFixture, type TestService } from '../helpers/service.js';
 import { sqliteOnly } from '../helpers/stores.js';
 import { until } from '../helpers/until.js';
@@ -149,5 +156,74 @@ describe('gcm and the lobbies the service runs', sqliteOnly, () => {
     const second = await timedOut.done;
     assert.equal(second.code, 1, second.stderr);
     assert.match(second.stderr, /not ready within 1 s/);
+  });
+
+  it('lists the live lobbies with their players, and --follow prints the view again when a find changes it', async () => {
+    const world = await createGameWorld(svc, 'cli-live');
+    const env = {
+      GCM_CONFIG_DIR: path.join(dir, 'cli-live'),
+      GCM_URL: publicUrl,
+      GCM_TOKEN: world.cloudToken,
+    };
+    const versionId = await switchToRuntimeVersion(svc, world, { min: 0, max: 0 });
+    const publicToken = await mintPublicToken(svc, world);
+    const lobby = await seedRuntimeLobby(
+      svc,
+      { namespaceId: world.namespaceId, versionId },
+      {
+        runState: 'ready',
+        maxPlayers: 8,
+      },
+    );
+    const gone = await seedRuntimeLobby(
+      svc,
+      { namespaceId: world.namespaceId, versionId },
+      {
+        runState: 'stopped',
+      },
+    );
+
+    const list = await runCli(['lobbies', 'list', '--namespace', 'prod', '--live'], env);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /PLAYERS\s+CONNECTED\s+STATE/);
+    assert.match(list.stdout, new RegExp(`${lobby.lobbyId}.*0/8\\s+0\\s+idle`));
+    assert.doesNotMatch(list.stdout, new RegExp(gone.lobbyId));
+
+    const child = startCli(
+      ['--json', 'lobbies', 'list', '--namespace', 'prod', '--live', '--follow', '--interval-ms', '100'],
+      env,
+    );
+    const line = lineReader(child);
+    const next = async () => JSON.parse(await line()) as GetAnalyticsMatchmakerLiveResponse;
+    const first = await next();
+    assert.deepEqual(
+      first.lobbies.map((l) => [l.lobby_id, l.total_player_count]),
+      [[lobby.lobbyId, 0]],
+    );
+    const found = await find(svc, publicToken);
+    assert.equal(found.statusCode, 200, found.body);
+    const second = await next();
+    assert.deepEqual(
+      second.lobbies.map((l) => [l.lobby_id, l.total_player_count, l.registered_player_count, l.is_idle]),
+      [[lobby.lobbyId, 1, 0, false]],
+    );
+    const connected = await svc.call('POST', '/matchmaker/players/connected', {
+      token: lobby.token,
+      body: { player_token: found.json<{ player: { token: string } }>().player.token },
+    });
+    assert.equal(connected.statusCode, 200, connected.body);
+    assert.equal((await next()).lobbies[0]?.registered_player_count, 1);
+    child.kill('SIGINT');
+    assert.equal((await finished(child)).code, 0);
+
+    const unknown = await runCli(['lobbies', 'list', '--namespace', 'nope', '--live'], env);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no namespace named nope/);
+    const otherId = await runCli(
+      ['lobbies', 'list', '--namespace', '00000000-0000-4000-8000-000000000000', '--live'],
+      env,
+    );
+    assert.equal(otherId.code, 1);
+    assert.match(otherId.stderr, /NAMESPACE_NOT_FOUND/);
   });
 });

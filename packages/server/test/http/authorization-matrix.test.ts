@@ -346,6 +346,7 @@ const MATRIX: Record<string, Row> = {
     }),
   },
   'games.namespaces.getNamespaceRollout': { rule: 'game' },
+  'games.namespaces.analytics.getAnalyticsMatchmakerLive': { rule: 'game' },
   'builds.prepare': {
     rule: 'game',
     request: ({ seq }) => ({ body: { name: `b-${seq}`, image_file: { path: 'b.tar', content_length: 16 } } }),

@@ -1,7 +1,15 @@
 import { roleCovers } from '@gcm/contract/roles';
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { LOBBY_PAGE_SIZE, type LobbySummary, lobbyCursorOf, useLobbies, useStopLobby } from '../../api/live';
+import {
+  type LiveLobby,
+  LOBBY_PAGE_SIZE,
+  type LobbySummary,
+  lobbyCursorOf,
+  useLiveLobbies,
+  useLobbies,
+  useStopLobby,
+} from '../../api/live';
 import { useTeamRole } from '../../api/queries';
 import { ConfirmStep } from '../../components/ConfirmStep';
 import { CopyId } from '../../components/CopyButton';
@@ -52,16 +60,23 @@ export function LobbiesPage() {
     );
   else
     body = (
-      <LobbyLog
-        key={`${namespace.namespace_id}/${cursor ?? ''}`}
-        gameId={gameId}
-        gameBase={`/teams/${teamId}/games/${gameId}`}
-        versionNames={new Map(game.versions.map((v) => [v.version_id, v.display_name]))}
-        canStop={canStop}
-        namespaceId={namespace.namespace_id}
-        namespaceParam={namespace.name_id}
-        cursor={cursor}
-      />
+      <>
+        {/* Only the service's own lobbies are live here: a data plane's reported ones have no players. */}
+        {game.runtime !== 'none' && (
+          <LiveLobbies key={namespace.namespace_id} gameId={gameId} namespaceId={namespace.namespace_id} />
+        )}
+        <LobbyLog
+          key={`${namespace.namespace_id}/${cursor ?? ''}`}
+          gameId={gameId}
+          gameBase={`/teams/${teamId}/games/${gameId}`}
+          versionNames={new Map(game.versions.map((v) => [v.version_id, v.display_name]))}
+          canStop={canStop}
+          namespaceId={namespace.namespace_id}
+          namespaceParam={namespace.name_id}
+          cursor={cursor}
+          titled={game.runtime !== 'none'}
+        />
+      </>
     );
 
   return (
@@ -90,6 +105,83 @@ export function LobbiesPage() {
       )}
       {body}
     </>
+  );
+}
+
+const LIVE_STATE_WORDS = { starting: 'Starting', idle: 'Idle', ready: 'Ready', closed: 'Closed' } as const;
+
+function liveStateOf(lobby: LiveLobby): keyof typeof LIVE_STATE_WORDS {
+  if (!lobby.is_ready) return 'starting';
+  if (lobby.is_closed) return 'closed';
+  return lobby.is_idle ? 'idle' : 'ready';
+}
+
+/**
+ * The namespace's starting and ready lobbies with their players as they are now, whatever page of the log
+ * they are on: read again every few seconds while the tab is visible.
+ */
+function LiveLobbies({ gameId, namespaceId }: { gameId: string; namespaceId: string }) {
+  const live = useLiveLobbies(gameId, namespaceId);
+  let content: React.ReactNode;
+  if (live.isPending) content = <Loading what="live lobbies" />;
+  else if (live.isError && live.data === undefined)
+    content = <ErrorMessage error={live.error} title="Could not load the live lobbies" />;
+  else {
+    const rows = live.data?.lobbies ?? [];
+    content = (
+      <>
+        {live.isError && (
+          <ErrorMessage error={live.error} title="Live updates paused; trying again shortly" />
+        )}
+        {rows.length === 0 ? (
+          <p className="fine">No lobby of this namespace is starting or ready.</p>
+        ) : (
+          <Table
+            labelledBy="live-lobbies"
+            className="live-table"
+            columns={['Lobby id', 'Game mode', 'Region', 'State', 'Players', 'Connected']}
+          >
+            {rows.map((lobby) => {
+              const state = liveStateOf(lobby);
+              return (
+                <tr key={lobby.lobby_id}>
+                  <th scope="row" className="live-nowrap">
+                    <CopyId id={lobby.lobby_id} what="lobby id" />
+                  </th>
+                  <td data-label="Game mode">{lobby.lobby_group_name_id}</td>
+                  <td data-label="Region">{lobby.region_id}</td>
+                  <td data-label="State">
+                    <span className={state === 'starting' ? 'badge badge-pending' : 'badge badge-running'}>
+                      {LIVE_STATE_WORDS[state]}
+                    </span>
+                    {lobby.is_outdated && ' · older version'}
+                  </td>
+                  <td className="live-nowrap" data-label="Players">
+                    {`${lobby.total_player_count} / ${lobby.max_players_normal}`}
+                  </td>
+                  <td className="live-nowrap" data-label="Connected">
+                    {lobby.registered_player_count}
+                  </td>
+                </tr>
+              );
+            })}
+          </Table>
+        )}
+        {live.data?.truncated === true && (
+          <p className="fine">The {rows.length} newest are shown; the namespace has more live lobbies.</p>
+        )}
+      </>
+    );
+  }
+  return (
+    <section aria-labelledby="live-lobbies">
+      <h2 id="live-lobbies">Live now</h2>
+      <p className="fine live-line">
+        <span className="live-dot" aria-hidden="true" />
+        Starting and ready lobbies with their players (holding a slot / most), updated every few seconds.
+      </p>
+      {content}
+    </section>
   );
 }
 
@@ -145,8 +237,10 @@ function LobbyLog(props: {
   namespaceId: string;
   namespaceParam: string;
   cursor: string | undefined;
+  /** Its heading shows, where the live lobbies stand above it. */
+  titled: boolean;
 }) {
-  const { gameId, gameBase, versionNames, canStop, namespaceId, namespaceParam, cursor } = props;
+  const { gameId, gameBase, versionNames, canStop, namespaceId, namespaceParam, cursor, titled } = props;
   const live = cursor === undefined;
   const lobbies = useLobbies(gameId, namespaceId, cursor);
   const { fresh, note } = useChanges(lobbies.data?.lobbies, live);
@@ -182,8 +276,15 @@ function LobbyLog(props: {
       ? `?${new URLSearchParams({ namespace: namespaceParam, cursor: lobbyCursorOf(last) })}`
       : undefined;
 
+  // Under Live now the log's heading shows, above its own live line; alone on the page it is implied.
+  const heading = (
+    <h2 id="lobby-log" className={titled ? undefined : 'visually-hidden'}>
+      Lobby log
+    </h2>
+  );
   return (
     <>
+      {titled && heading}
       {liveLine}
       {lobbies.isError && (
         <ErrorMessage error={lobbies.error} title="Live updates paused; trying again shortly" />
@@ -195,9 +296,7 @@ function LobbyLog(props: {
         </Empty>
       ) : (
         <section aria-labelledby="lobby-log">
-          <h2 id="lobby-log" className="visually-hidden">
-            Lobby log
-          </h2>
+          {!titled && heading}
           <Table
             labelledBy="lobby-log"
             className="live-table"

@@ -27,6 +27,7 @@ import * as m0025 from './0025_runtime_checks.js';
 import * as m0026 from './0026_development_tokens.js';
 import * as m0027 from './0027_matchmaker_players.js';
 import * as m0028 from './0028_lobbies_listed.js';
+import * as m0029 from './0029_lobbies_live_recent.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '0026_development_tokens': m0026,
   '0027_matchmaker_players': m0027,
   '0028_lobbies_listed': m0028,
+  '0029_lobbies_live_recent': m0029,
 };
 
 /** The schema versions this code knows, oldest first (a restore refuses a store past the last). */

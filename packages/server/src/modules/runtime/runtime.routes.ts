@@ -1,6 +1,8 @@
 import {
   DeleteMatchmakerLobbyResponse,
   GameLobbyParams,
+  GetAnalyticsMatchmakerLiveResponse,
+  LIVE_LOBBIES_MAX,
   NamespaceParams,
   NamespaceRollout,
 } from '@gcm/contract';
@@ -8,6 +10,7 @@ import type { Deps } from '../../deps.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
+import { getLiveLobbies } from './live-lobbies.js';
 import { getRollout, stopLobby } from './lobby-control.js';
 
 /** A studio's controls over the lobbies the runtime runs, and the view of a namespace's rollout. */
@@ -39,5 +42,19 @@ export function runtimeRoutes(app: TypedApp, deps: Deps & WithNamespaces): void 
       { params: NamespaceParams, response: { 200: NamespaceRollout } },
     ),
     async (request) => getRollout(deps, request.params.game_id, request.params.namespace_id),
+  );
+
+  app.get(
+    '/cloud/games/:game_id/namespaces/:namespace_id/analytics/matchmaker/live',
+    routeOptions(
+      {
+        operationId: 'games.namespaces.analytics.getAnalyticsMatchmakerLive',
+        auth: 'game',
+        summary: `The namespace's starting and ready lobbies with their player counts, newest first (at most ${LIVE_LOBBIES_MAX}; truncated says more exist)`,
+        tag: 'namespaces',
+      },
+      { params: NamespaceParams, response: { 200: GetAnalyticsMatchmakerLiveResponse } },
+    ),
+    async (request) => getLiveLobbies(deps, request.params.game_id, request.params.namespace_id),
   );
 }
