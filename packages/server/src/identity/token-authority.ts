@@ -83,6 +83,12 @@ export class TokenAuthority {
    * cached row's last_used_ts goes stale: `usesRecorded` covers it.)
    */
   private readonly rows: ReadCache<string, repo.TokenRow>;
+  /**
+   * The caller a cached row and its token's claims made, so the hot path builds no new object per request.
+   * Keyed by the row object: a revocation drops the row from `rows` and the next read is a new object, so
+   * an entry never outlives the row it was made from; the times are checked again on every use.
+   */
+  private readonly callers = new WeakMap<repo.TokenRow, { claims: CloudClaims; caller: TokenCaller }>();
   /** The last use this process recorded (or began recording) per token id, newer than a cached row's. */
   private readonly usesRecorded = new Map<string, number>();
   /** Use records under way, so closing can wait for them before the store goes. */
@@ -282,8 +288,18 @@ export class TokenAuthority {
     }
     const row = this.rows.peek(claims.tokenId);
     if (row === undefined) return undefined;
+    const made = this.callers.get(row);
+    if (made !== undefined && made.claims === claims) {
+      // What verdict() decides from time alone; the rest depends on the claims and row, which are the same.
+      const now = this.clock.now();
+      if (claims.exp * 1000 <= now || row.expire_ts <= now) return undefined;
+      this.noteUse(claims.tokenId, row.last_used_ts);
+      return made.caller;
+    }
     const verdict = this.verdict(claims, row);
-    return verdict instanceof AppError ? undefined : verdict;
+    if (verdict instanceof AppError) return undefined;
+    this.callers.set(row, { claims, caller: Object.freeze(verdict) });
+    return verdict;
   }
 
   /** A lobby's token works while its lobby has not stopped; a stopped one says so (LOBBY_TOKEN_STOPPED). */

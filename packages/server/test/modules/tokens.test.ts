@@ -357,6 +357,16 @@ describe('tokens', () => {
       assertError(await inspect(minted.token), 401, 'TOKEN_REVOKED');
     });
 
+    it('refuses a token at once when it is revoked while memory answers for it', async () => {
+      const minted = await mintOk(a.gameId);
+      const read = () => svc.call('GET', `/cloud/games/${a.gameId}`, { token: minted.token });
+      // The first use checks the store; the next ones are answered from memory (signature, row, caller).
+      for (let i = 0; i < 3; i++) assert.equal((await read()).statusCode, 200, `use ${i}`);
+      assert.equal((await revoke(minted.token_id)).statusCode, 204);
+      assertError(await read(), 401, 'TOKEN_REVOKED');
+      assertError(await inspect(minted.token), 401, 'TOKEN_REVOKED');
+    });
+
     it('revokes only the named token', async () => {
       const one = await mintOk(a.gameId);
       const two = await mintOk(a.gameId);
