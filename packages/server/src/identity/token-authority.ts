@@ -46,6 +46,8 @@ function lifetime(times: { createTs: number; expireTs: number }) {
 }
 
 const BEARER = /^Bearer +(\S+)\s*$/i;
+/** How much of an Authorization value's end keys the hot path's memo: within an Ed25519 JWT's signature. */
+const HEADER_TAIL_CHARS = 32;
 
 /** The token of a `Bearer <token>` header value; undefined when the value has another form. */
 function bearerToken(header: string): string | undefined {
@@ -89,6 +91,12 @@ export class TokenAuthority {
    * an entry never outlives the row it was made from; the times are checked again on every use.
    */
   private readonly callers = new WeakMap<repo.TokenRow, { claims: CloudClaims; caller: TokenCaller }>();
+  /**
+   * Authorization header values seen on the hot path and their tokens, by the last characters of the value
+   * (a JWT's signature): finding one hashes those few characters instead of the whole token, and the full
+   * value is compared before its token is used. A value whose tail another value took is looked up anew.
+   */
+  private readonly headerTokens = new Map<string, { header: string; token: string }>();
   /** The last use this process recorded (or began recording) per token id, newer than a cached row's. */
   private readonly usesRecorded = new Map<string, number>();
   /** Use records under way, so closing can wait for them before the store goes. */
@@ -280,11 +288,17 @@ export class TokenAuthority {
    * other case, good or bad, which `authenticate` then decides and explains.
    */
   cachedCaller(header: string): TokenCaller | undefined {
-    const token = bearerToken(header);
+    const tail = header.slice(-HEADER_TAIL_CHARS);
+    const seen = this.headerTokens.get(tail);
+    const token = seen !== undefined && seen.header === header ? seen.token : bearerToken(header);
     if (token === undefined) return undefined;
     const claims = this.signatures.peek(token);
     if (claims === undefined) {
       return this.operatorHashes.has(sha256Hex(token)) ? { kind: 'operator' } : undefined;
+    }
+    if (seen?.header !== header) {
+      if (this.headerTokens.size >= CACHE_SIZE) this.headerTokens.clear();
+      this.headerTokens.set(tail, { header, token });
     }
     const row = this.rows.peek(claims.tokenId);
     if (row === undefined) return undefined;
