@@ -5,7 +5,7 @@ import { errors } from './errors.js';
 import { registerAuth } from './http/auth.js';
 import { registerBodylessRoutesParser } from './http/bodyless-routes.js';
 import { connectionServerOptions, registerConnectionLimits } from './http/connection-limits.js';
-import { registerCors, registerGameClientCors } from './http/cors.js';
+import { answerGameClientCors, registerCors } from './http/cors.js';
 import { DEFAULT_DASHBOARD_DIR, dashboardRoutes, dashboardStylesheets } from './http/dashboard.js';
 import { frameworkErrorHandler, registerErrorHandling, sendError } from './http/errors.js';
 import { registerGameClientLimits } from './http/game-client-limits.js';
@@ -148,6 +148,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     reply.header('x-ray-id', request.id);
     // Shutting down: requests that still arrive (on a keep-alive connection) go to another instance.
     if (readiness.shuttingDown) return sendError(request, reply, errors.serviceUnavailable('shutting_down'));
+    // The game clients' CORS in this hook rather than one of its own: a hook step fewer per request.
+    if (answerGameClientCors(request, reply)) return;
     done();
   });
   registerSecurityHeaders(app, everyAnswer);
@@ -166,7 +168,6 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
     if (typeof address === 'object' && address !== null) cookieOrigins.listeningOn(address.port);
     done();
   });
-  registerGameClientCors(app);
   await registerCors(app, { origins: deps.config.corsOrigins, cookieOrigins });
   registerErrorHandling(app, deps.config.bodyLimitBytes);
   // After the auth hook (onRequest) and before the route's schema: no id or query value with a control

@@ -1,6 +1,6 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '@gcm/contract';
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Every method a route of the API answers. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -49,29 +49,29 @@ export async function registerCors(app: FastifyInstance, settings: CorsSettings)
 const GAME_CLIENT_PREFIX = '/matchmaker/';
 const GAME_CLIENT_METHODS = 'GET, POST, PUT';
 const GAME_CLIENT_HEADERS = 'authorization, content-type';
+const GAME_CLIENT_EXPOSED_HEADERS = EXPOSED_HEADERS.join(', ');
 
 /**
  * CORS for `/matchmaker/*`, whatever GCM_CORS_ORIGINS says: a browser game calls these with its namespace's
  * public token from the game's own page, on any origin a studio hosts it at (as the original's public API
  * allowed). Any origin is safe there because nothing is sent with cookies (no credentials are allowed) and
  * the token is a bearer token the page holds anyway. A preflight is answered here, before the auth hook and
- * before any route, and the other routes are left to registerCors.
+ * before any route, and the other routes are left to registerCors. Called from the app's first onRequest
+ * hook rather than being a hook of its own: every request would pay the hook runner's step for it.
+ * Returns true when it answered (a preflight): the request goes no further.
  */
-export function registerGameClientCors(app: FastifyInstance): void {
-  const answer: onRequestHookHandler = (request, reply, done) => {
-    if (!request.url.startsWith(GAME_CLIENT_PREFIX)) return done();
-    reply.header('access-control-allow-origin', '*');
-    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
-      reply
-        .code(204)
-        .header('access-control-allow-methods', GAME_CLIENT_METHODS)
-        .header('access-control-allow-headers', GAME_CLIENT_HEADERS)
-        .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS))
-        .send();
-      return;
-    }
-    reply.header('access-control-expose-headers', EXPOSED_HEADERS.join(', '));
-    done();
-  };
-  app.addHook('onRequest', answer);
+export function answerGameClientCors(request: FastifyRequest, reply: FastifyReply): boolean {
+  if (!request.url.startsWith(GAME_CLIENT_PREFIX)) return false;
+  reply.header('access-control-allow-origin', '*');
+  if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
+    reply
+      .code(204)
+      .header('access-control-allow-methods', GAME_CLIENT_METHODS)
+      .header('access-control-allow-headers', GAME_CLIENT_HEADERS)
+      .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS))
+      .send();
+    return true;
+  }
+  reply.header('access-control-expose-headers', GAME_CLIENT_EXPOSED_HEADERS);
+  return false;
 }

@@ -70,15 +70,25 @@ function badField(path: (string | number)[], problem: string, what?: string) {
  */
 export function assertCleanRequestStrings(where: 'params' | 'querystring', values: unknown): void {
   if (typeof values !== 'object' || values === null) return;
-  for (const [name, raw] of Object.entries(values)) {
-    for (const value of Array.isArray(raw) ? raw : [raw]) {
-      if (typeof value !== 'string') continue;
-      const problem = textProblem(value, false);
-      if (problem === undefined) continue;
-      if (where === 'params') {
-        throw errors.badParams(`path parameter "${name}" ${problem}`, { field: name });
-      }
-      throw errors.badQuery(`query parameter "${name}" ${problem}`, { field: name });
+  // Every request runs this: no entry arrays or one-value arrays, only the strings themselves.
+  const record = values as Record<string, unknown>;
+  for (const name in record) {
+    if (!Object.hasOwn(record, name)) continue;
+    const raw = record[name];
+    if (Array.isArray(raw)) {
+      for (const value of raw) assertCleanRequestString(where, name, value);
+    } else {
+      assertCleanRequestString(where, name, raw);
     }
   }
+}
+
+function assertCleanRequestString(where: 'params' | 'querystring', name: string, value: unknown): void {
+  if (typeof value !== 'string') return;
+  const problem = textProblem(value, false);
+  if (problem === undefined) return;
+  if (where === 'params') {
+    throw errors.badParams(`path parameter "${name}" ${problem}`, { field: name });
+  }
+  throw errors.badQuery(`query parameter "${name}" ${problem}`, { field: name });
 }

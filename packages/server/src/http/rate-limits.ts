@@ -24,10 +24,31 @@ declare module 'fastify' {
   }
 }
 
+/** Addresses seen lately and their keys; bounded, and forgetting costs one more normalization. */
+const clientKeys = new Map<string, string>();
+const CLIENT_KEYS_MAX = 10_000;
+
 /** What counts as one client: the address (after GCM_TRUST_PROXY), an IPv6 client by its /64. */
 export function clientKey(request: FastifyRequest): string {
-  return rateLimit.normalizeIP(request.ip);
+  return clientKeyOf(request.ip);
 }
+
+/**
+ * The key of an address, remembered: normalizing runs a regex (and parses an IPv6 address) on every
+ * request otherwise, and a keep-alive connection asks for the same address each time.
+ */
+function clientKeyOf(ip: string): string {
+  let key = clientKeys.get(ip);
+  if (key === undefined) {
+    if (clientKeys.size >= CLIENT_KEYS_MAX) clientKeys.clear();
+    key = rateLimit.normalizeIP(ip);
+    clientKeys.set(ip, key);
+  }
+  return key;
+}
+
+/** The auth-failure counter's keys by client key, so a request builds no new string to look one up. */
+const failureKeys = new Map<string, string>();
 
 /**
  * Counts failed bearer-token checks per client address. Once an address has failed `max` times in a
@@ -66,7 +87,14 @@ export class AuthFailureGuard {
   }
 
   private key(request: FastifyRequest): string {
-    return `auth-failures:${clientKey(request)}`;
+    const client = clientKey(request);
+    let key = failureKeys.get(client);
+    if (key === undefined) {
+      if (failureKeys.size >= CLIENT_KEYS_MAX) failureKeys.clear();
+      key = `auth-failures:${client}`;
+      failureKeys.set(client, key);
+    }
+    return key;
   }
 
   private refusal(resetTs: number) {

@@ -46,6 +46,8 @@ function lifetime(times: { createTs: number; expireTs: number }) {
 }
 
 const BEARER = /^Bearer +(\S+)\s*$/i;
+/** How much of an Authorization value's end keys the hot path's memo: within an Ed25519 JWT's signature. */
+const HEADER_TAIL_CHARS = 32;
 
 /** The token of a `Bearer <token>` header value; undefined when the value has another form. */
 function bearerToken(header: string): string | undefined {
@@ -83,6 +85,18 @@ export class TokenAuthority {
    * cached row's last_used_ts goes stale: `usesRecorded` covers it.)
    */
   private readonly rows: ReadCache<string, repo.TokenRow>;
+  /**
+   * The caller a cached row and its token's claims made, so the hot path builds no new object per request.
+   * Keyed by the row object: a revocation drops the row from `rows` and the next read is a new object, so
+   * an entry never outlives the row it was made from; the times are checked again on every use.
+   */
+  private readonly callers = new WeakMap<repo.TokenRow, { claims: CloudClaims; caller: TokenCaller }>();
+  /**
+   * Authorization header values seen on the hot path and their tokens, by the last characters of the value
+   * (a JWT's signature): finding one hashes those few characters instead of the whole token, and the full
+   * value is compared before its token is used. A value whose tail another value took is looked up anew.
+   */
+  private readonly headerTokens = new Map<string, { header: string; token: string }>();
   /** The last use this process recorded (or began recording) per token id, newer than a cached row's. */
   private readonly usesRecorded = new Map<string, number>();
   /** Use records under way, so closing can wait for them before the store goes. */
@@ -274,16 +288,32 @@ export class TokenAuthority {
    * other case, good or bad, which `authenticate` then decides and explains.
    */
   cachedCaller(header: string): TokenCaller | undefined {
-    const token = bearerToken(header);
+    const tail = header.slice(-HEADER_TAIL_CHARS);
+    const seen = this.headerTokens.get(tail);
+    const token = seen !== undefined && seen.header === header ? seen.token : bearerToken(header);
     if (token === undefined) return undefined;
     const claims = this.signatures.peek(token);
     if (claims === undefined) {
       return this.operatorHashes.has(sha256Hex(token)) ? { kind: 'operator' } : undefined;
     }
+    if (seen?.header !== header) {
+      if (this.headerTokens.size >= CACHE_SIZE) this.headerTokens.clear();
+      this.headerTokens.set(tail, { header, token });
+    }
     const row = this.rows.peek(claims.tokenId);
     if (row === undefined) return undefined;
+    const made = this.callers.get(row);
+    if (made !== undefined && made.claims === claims) {
+      // What verdict() decides from time alone; the rest depends on the claims and row, which are the same.
+      const now = this.clock.now();
+      if (claims.exp * 1000 <= now || row.expire_ts <= now) return undefined;
+      this.noteUse(claims.tokenId, row.last_used_ts);
+      return made.caller;
+    }
     const verdict = this.verdict(claims, row);
-    return verdict instanceof AppError ? undefined : verdict;
+    if (verdict instanceof AppError) return undefined;
+    this.callers.set(row, { claims, caller: Object.freeze(verdict) });
+    return verdict;
   }
 
   /** A lobby's token works while its lobby has not stopped; a stopped one says so (LOBBY_TOKEN_STOPPED). */

@@ -221,6 +221,23 @@ describe('tokens', () => {
       }
     });
 
+    it('refuses a malformed header that ends as a good one just served from memory does', async () => {
+      const read = (authorization: string) =>
+        svc.call('GET', `/cloud/games/${a.gameId}`, { token: null, headers: { authorization } });
+      const good = `Bearer ${a.cloudToken}`;
+      // Used until memory answers for it: the hot path then knows this header by its last characters.
+      for (let i = 0; i < 3; i++) assert.equal((await read(good)).statusCode, 200, `use ${i}`);
+      for (const authorization of [
+        `xBearer ${a.cloudToken}`,
+        `Bearer ${a.cloudToken.slice(1)}`,
+        `Basic ${a.cloudToken}`,
+        a.cloudToken.slice(-40),
+      ]) {
+        assertError(await read(authorization), 401, 'API_UNAUTHORIZED');
+      }
+      assert.equal((await read(good)).statusCode, 200);
+    });
+
     it('takes the Bearer scheme in any case, after one or more spaces, with white space after the token', async () => {
       // RFC 9110 11.1: the scheme is case-insensitive; RFC 9110 5.6.3 allows more than one space.
       for (const authorization of [
@@ -354,6 +371,16 @@ describe('tokens', () => {
       const second = await revoke(minted.token_id);
       assert.equal(second.statusCode, 204, second.body);
       assert.equal(second.body, '');
+      assertError(await inspect(minted.token), 401, 'TOKEN_REVOKED');
+    });
+
+    it('refuses a token at once when it is revoked while memory answers for it', async () => {
+      const minted = await mintOk(a.gameId);
+      const read = () => svc.call('GET', `/cloud/games/${a.gameId}`, { token: minted.token });
+      // The first use checks the store; the next ones are answered from memory (signature, row, caller).
+      for (let i = 0; i < 3; i++) assert.equal((await read()).statusCode, 200, `use ${i}`);
+      assert.equal((await revoke(minted.token_id)).statusCode, 204);
+      assertError(await read(), 401, 'TOKEN_REVOKED');
       assertError(await inspect(minted.token), 401, 'TOKEN_REVOKED');
     });
 
