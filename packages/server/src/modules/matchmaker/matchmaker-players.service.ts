@@ -7,6 +7,7 @@ import {
   MATCHMAKER_LIMITS,
   type ResolvedGameMode,
 } from '@gcm/contract';
+import { inGroupCommit } from '../../db/group-commit.js';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
@@ -137,7 +138,8 @@ async function takeWithToken(
   const now = deps.clock.now();
   const deadline = now + deps.config.runtime.playerConnectTimeoutMs;
   const playerId = newId();
-  const lobby = await deps.db.transaction().execute(async (trx) => {
+  // Group commit: on SQLite the finds of one moment share a commit (one fsync), each answered once durable.
+  const lobby = await inGroupCommit(deps.db, async (trx) => {
     const held = await repo.countClientPlayers(
       trx,
       ns.namespace_id,
