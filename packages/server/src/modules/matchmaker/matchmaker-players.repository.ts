@@ -149,25 +149,29 @@ export function expiredPending(db: Db, now: number, limit: number) {
     .execute();
 }
 
-/** Deletes these rows if they are still pending and past their deadline (a connect may have won meanwhile). */
+/**
+ * Deletes these rows if they are still pending and past their deadline (a connect may have won meanwhile),
+ * in one statement (the rows are at most the expiry pass's batch).
+ */
 export async function deleteExpired(
   trx: Db,
   rows: { namespace_id: string; lobby_id: string; player_token_hash: string }[],
   now: number,
 ): Promise<number> {
-  let deleted = 0;
-  for (const row of rows) {
-    const result = await trx
-      .deleteFrom('lobby_players')
-      .where('namespace_id', '=', row.namespace_id)
-      .where('lobby_id', '=', row.lobby_id)
-      .where('player_token_hash', '=', row.player_token_hash)
-      .where('state', '=', 'pending')
-      .where('connect_deadline_ts', '<=', now)
-      .executeTakeFirst();
-    deleted += Number(result.numDeletedRows);
-  }
-  return deleted;
+  if (rows.length === 0) return 0;
+  const result = await trx
+    .deleteFrom('lobby_players')
+    .where((eb) =>
+      eb(
+        eb.refTuple('namespace_id', 'lobby_id', 'player_token_hash'),
+        'in',
+        rows.map((row) => eb.tuple(row.namespace_id, row.lobby_id, row.player_token_hash)),
+      ),
+    )
+    .where('state', '=', 'pending')
+    .where('connect_deadline_ts', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** player_count := the lobby's player rows (pending and connected). */
