@@ -7,8 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { JoinLobbyAnswer } from '@gcm/contract';
+import { sql } from 'kysely';
 import { createGameWorld, type GameWorld } from '../helpers/api-world.js';
 import { assertError } from '../helpers/error-answer.js';
+import { onPostgres } from '../helpers/postgres.js';
 import {
   find,
   mintPublicToken,
@@ -122,6 +124,61 @@ describe('finding a lobby', () => {
     // a holds one player and has room: it is filled before the empty b.
     for (let i = 0; i < 3; i++) await playerTokenOf(svc, publicToken, a.lobbyId);
     await playerTokenOf(svc, publicToken, b.lobbyId);
+  });
+
+  /** A transaction of the test's own holding lobby `lobbyId`'s row lock (PostgreSQL), until `release`. */
+  async function holdLobby(lobbyId: string) {
+    const holder = await svc.deps.db.startTransaction().execute();
+    await sql`select lobby_id from lobbies where lobby_id = ${lobbyId} for update`.execute(holder);
+    let released: Promise<void> | undefined;
+    return {
+      release: () => {
+        released ??= holder.rollback().execute();
+        return released;
+      },
+    };
+  }
+
+  it('on PostgreSQL takes the fullest lobby no other find holds, not waiting for the held one', {
+    skip: !onPostgres,
+  }, async () => {
+    await closeAll();
+    const a = await seed('lnd-atl', 4);
+    await playerTokenOf(svc, publicToken, a.lobbyId);
+    const b = await seed('lnd-atl', 4);
+    const hold = await holdLobby(a.lobbyId);
+    // Let go after 10 s should the find wait for a (as every find did, one after another, before).
+    const fallback = setTimeout(() => void hold.release(), 10_000);
+    try {
+      const res = await find(svc, publicToken, { regions: ['lnd-atl'] });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json<JoinLobbyAnswer>().lobby.lobby_id, b.lobbyId, 'the lobby nobody held');
+    } finally {
+      clearTimeout(fallback);
+      await hold.release();
+    }
+  });
+
+  it('on PostgreSQL waits for the held lobby when it is the only one with room, rather than refusing', {
+    skip: !onPostgres,
+  }, async () => {
+    await closeAll();
+    const a = await seed('lnd-atl', 4);
+    const hold = await holdLobby(a.lobbyId);
+    try {
+      const pending = find(svc, publicToken, { regions: ['lnd-atl'] });
+      await until('a find waits for the lobby lock', 20_000, async () => {
+        const { rows } = await sql<{ n: number | string }>`select count(*) as n from pg_stat_activity
+          where wait_event_type = 'Lock' and datname = current_database()`.execute(svc.deps.db);
+        return Number(rows[0]?.n) > 0;
+      });
+      await hold.release();
+      const res = await pending;
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json<JoinLobbyAnswer>().lobby.lobby_id, a.lobbyId);
+    } finally {
+      await hold.release();
+    }
   });
 
   it('takes the first game mode and region, in the order given, that has room', async () => {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/open-db.js';
+import { type Db, isPostgres } from '../../db/open-db.js';
 
 /** A lobby a slot was taken in, with what the answer needs. */
 export interface TakenLobby {
@@ -8,29 +8,49 @@ export interface TakenLobby {
   ports: string | null;
 }
 
+/** Which lobbies a find's group is: namespace, game mode, region and tags. */
+export interface SlotGroup {
+  namespaceId: string;
+  gameMode: string;
+  region: string;
+  tagsJson: string | null;
+}
+
+/** The lobbies of the group a find may take a normal slot in now: ready, open, public, with room. */
+function openWithRoom({ namespaceId, gameMode, region, tagsJson }: SlotGroup) {
+  const tags = tagsJson === null ? sql`tags_json is null` : sql`tags_json = ${tagsJson}`;
+  return sql`namespace_id = ${namespaceId} and lobby_group_name_id = ${gameMode} and region_id = ${region}
+    and run_state = 'ready' and is_closed = 0 and player_count < max_players
+    and (publicity is null or publicity = 'public') and ${tags}`;
+}
+
 /**
  * Takes one normal slot in the fullest ready, open lobby of (namespace, game mode, region) whose tags are
  * `tagsJson` and that has room, in ONE statement: the outer `player_count < max_players` is checked again on
- * the row itself when it is written, so on PostgreSQL a find that waited on another's lock and finds the
- * lobby full takes nothing (and the caller tries again), and on SQLite the one writer serializes them.
- * Fullest first packs players into few lobbies, leaving the others idle for the reconciler to count.
+ * the row itself when it is written, so a find that finds the lobby full takes nothing (and the caller tries
+ * again); on SQLite the one writer serializes them. Fullest first packs players into few lobbies, leaving the
+ * others idle for the reconciler to count.
+ *
+ * On PostgreSQL, `skipLocked` picks the fullest lobby no other find holds (`for update skip locked`), so
+ * concurrent finds fill several lobbies side by side instead of queuing on one row's lock: fullness order is
+ * then approximate while finds overlap. Without it the candidate is locked, waiting for its holder (the
+ * caller's last resort when every candidate was held: it then tells "full" from "held" exactly).
  */
 export async function takeSlot(
   trx: Db,
-  where: { namespaceId: string; gameMode: string; region: string; tagsJson: string | null },
+  group: SlotGroup,
+  options: { skipLocked: boolean },
 ): Promise<TakenLobby | undefined> {
-  const { namespaceId, gameMode, region, tagsJson } = where;
-  const tags = tagsJson === null ? sql`tags_json is null` : sql`tags_json = ${tagsJson}`;
+  const lock = !isPostgres(trx) ? sql`` : options.skipLocked ? sql`for update skip locked` : sql`for update`;
   const { rows } = await sql<TakenLobby>`
     update lobbies set player_count = player_count + 1
-    where namespace_id = ${namespaceId} and player_count < max_players and run_state = 'ready' and is_closed = 0
+    where namespace_id = ${group.namespaceId} and player_count < max_players and run_state = 'ready'
+      and is_closed = 0
       and lobby_id = (
         select lobby_id from lobbies
-        where namespace_id = ${namespaceId} and lobby_group_name_id = ${gameMode} and region_id = ${region}
-          and run_state = 'ready' and is_closed = 0 and player_count < max_players
-          and (publicity is null or publicity = 'public') and ${tags}
+        where ${openWithRoom(group)}
         order by player_count desc, create_ts, lobby_id
-        limit 1)
+        limit 1 ${lock})
     returning lobby_id, region_id, ports`.execute(trx);
   return rows[0];
 }
@@ -63,18 +83,9 @@ export async function takeDirectSlot(
 }
 
 /** Whether some lobby of the group could take a player: the retry loop's way to tell "full" from "raced". */
-export async function hasRoom(
-  db: Db,
-  where: { namespaceId: string; gameMode: string; region: string; tagsJson: string | null },
-): Promise<boolean> {
-  const { namespaceId, gameMode, region, tagsJson } = where;
-  const tags = tagsJson === null ? sql`tags_json is null` : sql`tags_json = ${tagsJson}`;
+export async function hasRoom(db: Db, group: SlotGroup): Promise<boolean> {
   const { rows } = await sql<{ one: number }>`
-    select 1 as one from lobbies
-    where namespace_id = ${namespaceId} and lobby_group_name_id = ${gameMode} and region_id = ${region}
-      and run_state = 'ready' and is_closed = 0 and player_count < max_players
-      and (publicity is null or publicity = 'public') and ${tags}
-    limit 1`.execute(db);
+    select 1 as one from lobbies where ${openWithRoom(group)} limit 1`.execute(db);
   return rows.length > 0;
 }
 
@@ -138,25 +149,29 @@ export function expiredPending(db: Db, now: number, limit: number) {
     .execute();
 }
 
-/** Deletes these rows if they are still pending and past their deadline (a connect may have won meanwhile). */
+/**
+ * Deletes these rows if they are still pending and past their deadline (a connect may have won meanwhile),
+ * in one statement (the rows are at most the expiry pass's batch).
+ */
 export async function deleteExpired(
   trx: Db,
   rows: { namespace_id: string; lobby_id: string; player_token_hash: string }[],
   now: number,
 ): Promise<number> {
-  let deleted = 0;
-  for (const row of rows) {
-    const result = await trx
-      .deleteFrom('lobby_players')
-      .where('namespace_id', '=', row.namespace_id)
-      .where('lobby_id', '=', row.lobby_id)
-      .where('player_token_hash', '=', row.player_token_hash)
-      .where('state', '=', 'pending')
-      .where('connect_deadline_ts', '<=', now)
-      .executeTakeFirst();
-    deleted += Number(result.numDeletedRows);
-  }
-  return deleted;
+  if (rows.length === 0) return 0;
+  const result = await trx
+    .deleteFrom('lobby_players')
+    .where((eb) =>
+      eb(
+        eb.refTuple('namespace_id', 'lobby_id', 'player_token_hash'),
+        'in',
+        rows.map((row) => eb.tuple(row.namespace_id, row.lobby_id, row.player_token_hash)),
+      ),
+    )
+    .where('state', '=', 'pending')
+    .where('connect_deadline_ts', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** player_count := the lobby's player rows (pending and connected). */

@@ -9,6 +9,7 @@ import {
   MATCHMAKER_LIMITS,
   type ResolvedGameMode,
 } from '@gcm/contract';
+import { inGroupCommit } from '../../db/group-commit.js';
 import type { Db } from '../../db/open-db.js';
 import type { Deps, LobbyPlacementResult } from '../../deps.js';
 import { errors } from '../../errors.js';
@@ -22,7 +23,7 @@ import { playerKey } from './matchmaker.service.js';
 import * as repo from './matchmaker-players.repository.js';
 import { clientNamespace } from './matchmaker-regions.service.js';
 
-/** On PostgreSQL a find that lost its lobby's last slot to another tries the next; this many times at most. */
+/** On PostgreSQL a find whose lobbies were held or filled by others tries again; this many times at most. */
 const TAKE_ATTEMPTS = 16;
 /** What a client is told to wait when no lobby has room (the reconciler starts idle ones within seconds). */
 const NO_CAPACITY_RETRY_SECONDS = 5;
@@ -461,7 +462,8 @@ async function takeWithToken(
   const now = deps.clock.now();
   const deadline = now + deps.config.runtime.playerConnectTimeoutMs;
   const playerId = newId();
-  const lobby = await deps.db.transaction().execute(async (trx) => {
+  // Group commit: on SQLite the finds of one moment share a commit (one fsync), each answered once durable.
+  const lobby = await inGroupCommit(deps.db, async (trx) => {
     await assertClientCap(deps, trx, ns, clientAddr);
     const taken = await take(trx);
     if (taken === undefined) return undefined;
@@ -491,7 +493,13 @@ async function takeWithToken(
   return joinAnswer(deps, lobby, token);
 }
 
-/** A normal slot in the group's fullest lobby with room, trying the next when another find took the last. */
+/**
+ * A normal slot in the group's fullest lobby with room, trying again when another find held or took the
+ * lobby chosen. On PostgreSQL the tries alternate: one takes the fullest lobby no other find holds (so
+ * concurrent finds fill lobbies side by side), and when every lobby with room was held, the next waits for
+ * the fullest one's lock, so a busy group costs a wait, not a spin. No capacity is answered only once a
+ * try took nothing and no lobby of the group has room.
+ */
 async function takeSlotWithToken(
   deps: Deps,
   ns: NamespaceWish,
@@ -499,11 +507,12 @@ async function takeSlotWithToken(
 ): Promise<JoinLobbyAnswer | undefined> {
   const group = { namespaceId: ns.namespace_id, ...where };
   for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
+    const skipLocked = attempt % 2 === 0;
     const answer = await takeWithToken(deps, ns, where.clientAddr, 'normal', (trx) =>
-      repo.takeSlot(trx, group),
+      repo.takeSlot(trx, group, { skipLocked }),
     );
     if (answer !== undefined) return answer;
-    // Nothing taken: every lobby is full, or (PostgreSQL) the one chosen filled while this find waited.
+    // Nothing taken: every lobby is full, or (PostgreSQL) each was held or filled while this find waited.
     if (!(await repo.hasRoom(deps.db, group))) return undefined;
   }
   return undefined;
