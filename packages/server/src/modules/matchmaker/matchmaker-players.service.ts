@@ -38,11 +38,6 @@ interface StoredPort {
 
 const TLS_PROTOCOLS = new Set(['https', 'tcp_tls']);
 
-/**
- * POST /matchmaker/lobbies/find: the first game mode and region, in the order given (without regions: each
- * region the mode runs in, in GCM_REGIONS' order), with a ready, open lobby that has a normal slot; the slot
- * is the player's from this answer until its token is used or expires (GCM_PLAYER_CONNECT_TIMEOUT).
- */
 /** Who asks, as admission sees them: the client's address (GCM_TRUST_PROXY applied) and User-Agent. */
 export interface GameClient {
   addr: string;
@@ -66,6 +61,11 @@ function captchaOf(ns: NamespaceWish): unknown | null {
   return captcha;
 }
 
+/**
+ * POST /matchmaker/lobbies/find: the first game mode and region, in the order given (without regions: each
+ * region the mode runs in, in GCM_REGIONS' order), with a ready, open lobby that has a normal slot; the slot
+ * is the player's from this answer until its token is used or expires (GCM_PLAYER_CONNECT_TIMEOUT).
+ */
 export async function findLobby(
   deps: Deps,
   caller: GameClientCaller,
@@ -340,15 +340,7 @@ async function answerWhenReady(deps: Deps, ns: NamespaceWish, slot: HeldSlot): P
       waited.why === 'timeout' ? 'ready-timeout' : 'lobby-stopped',
     );
   }
-  const token = await deps.tokens.signPlayerToken({
-    namespaceId: ns.namespace_id,
-    lobbyId: slot.lobbyId,
-    playerId: slot.playerId,
-    createTs: slot.now,
-    expireTs: slot.deadline + 999,
-  });
-  deps.runtime.wake(ns.namespace_id);
-  return joinAnswer(deps, waited.lobby, token);
+  return answerHeld(deps, ns, waited.lobby, slot);
 }
 
 /**
@@ -481,14 +473,28 @@ async function takeWithToken(
   if (lobby === undefined) return undefined;
   // Signed after the commit: on SQLite a transaction holds the one connection, and an await inside it (the
   // signature is asynchronous) held every other request of the service for as long as the event loop took.
-  const token = await deps.tokens.signPlayerToken({
-    namespaceId: ns.namespace_id,
-    lobbyId: lobby.lobby_id,
-    playerId,
-    createTs: now,
-    // Whole seconds in the token, rounded up: it must not expire before its slot does.
-    expireTs: deadline + 999,
+  return answerHeld(deps, ns, lobby, { lobbyId: lobby.lobby_id, playerId, now, deadline });
+}
+
+/** A held slot's player token: whole seconds in the token, rounded up, so it never expires before its slot. */
+function signHeld(deps: Deps, namespaceId: string, slot: HeldSlot): Promise<string> {
+  return deps.tokens.signPlayerToken({
+    namespaceId,
+    lobbyId: slot.lobbyId,
+    playerId: slot.playerId,
+    createTs: slot.now,
+    expireTs: slot.deadline + 999,
   });
+}
+
+/** The answer for a slot held in `lobby`, with its player token; the reconciler woken, as its players changed. */
+async function answerHeld(
+  deps: Deps,
+  ns: NamespaceWish,
+  lobby: Parameters<typeof joinAnswer>[1],
+  slot: HeldSlot,
+): Promise<JoinLobbyAnswer> {
+  const token = await signHeld(deps, ns.namespace_id, slot);
   deps.runtime.wake(ns.namespace_id);
   return joinAnswer(deps, lobby, token);
 }
@@ -608,13 +614,8 @@ async function developmentAnswer(
 ): Promise<JoinLobbyAnswer> {
   const lobbyId = newId();
   const now = deps.clock.now();
-  const token = await deps.tokens.signPlayerToken({
-    namespaceId,
-    lobbyId,
-    playerId: newId(),
-    createTs: now,
-    expireTs: now + deps.config.runtime.playerConnectTimeoutMs + 999,
-  });
+  const deadline = now + deps.config.runtime.playerConnectTimeoutMs;
+  const token = await signHeld(deps, namespaceId, { lobbyId, playerId: newId(), now, deadline });
   const ports: Record<string, JoinPort> = {};
   for (const [name, p] of Object.entries(target.ports)) {
     ports[name] = joinPort(target.hostname, p.protocol, p.port, p.port_range);
