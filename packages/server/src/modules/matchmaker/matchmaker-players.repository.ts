@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
+import { inGroupCommit } from '../../db/group-commit.js';
 import { type Db, isPostgres } from '../../db/open-db.js';
 
 /** A lobby a slot was taken in, with what the answer needs. */
@@ -25,34 +26,35 @@ function openWithRoom({ namespaceId, gameMode, region, tagsJson }: SlotGroup) {
 }
 
 /**
- * Takes one normal slot in the fullest ready, open lobby of (namespace, game mode, region) whose tags are
- * `tagsJson` and that has room, in ONE statement: the outer `player_count < max_players` is checked again on
- * the row itself when it is written, so a find that finds the lobby full takes nothing (and the caller tries
- * again); on SQLite the one writer serializes them. Fullest first packs players into few lobbies, leaving the
- * others idle for the reconciler to count.
+ * The statement that takes one slot of `target`, when `condition` holds. A find's slot is in the fullest
+ * ready, open lobby of (namespace, game mode, region) whose tags are `tagsJson` and that has room: the outer
+ * `player_count < max_players` is checked again on the row itself when it is written, so a find that finds
+ * the lobby full takes nothing (and the caller tries again); on SQLite the one writer serializes them.
+ * Fullest first packs players into few lobbies, leaving the others idle for the reconciler to count. A
+ * join's slot counts against the lobby's direct maximum, checked the same way.
  *
  * On PostgreSQL, `skipLocked` picks the fullest lobby no other find holds (`for update skip locked`), so
  * concurrent finds fill several lobbies side by side instead of queuing on one row's lock: fullness order is
  * then approximate while finds overlap. Without it the candidate is locked, waiting for its holder (the
  * caller's last resort when every candidate was held: it then tells "full" from "held" exactly).
  */
-export async function takeSlot(
-  trx: Db,
-  group: SlotGroup,
-  options: { skipLocked: boolean },
-): Promise<TakenLobby | undefined> {
-  const lock = !isPostgres(trx) ? sql`` : options.skipLocked ? sql`for update skip locked` : sql`for update`;
-  const { rows } = await sql<TakenLobby>`
-    update lobbies set player_count = player_count + 1
-    where namespace_id = ${group.namespaceId} and player_count < max_players and run_state = 'ready'
-      and is_closed = 0
+function takeStatement(target: SlotTarget, condition: RawBuilder<unknown>, postgres: boolean) {
+  if (target.kind === 'lobby') {
+    return sql`update lobbies set player_count = player_count + 1
+      where namespace_id = ${target.namespaceId} and lobby_id = ${target.lobbyId} and run_state = 'ready'
+        and player_count < coalesce(max_players_direct, max_players) and ${condition}
+      returning lobby_id, region_id, ports`;
+  }
+  const lock = !postgres ? sql`` : target.skipLocked ? sql`for update skip locked` : sql`for update`;
+  return sql`update lobbies set player_count = player_count + 1
+    where namespace_id = ${target.group.namespaceId} and player_count < max_players and run_state = 'ready'
+      and is_closed = 0 and ${condition}
       and lobby_id = (
         select lobby_id from lobbies
-        where ${openWithRoom(group)}
+        where ${openWithRoom(target.group)}
         order by player_count desc, create_ts, lobby_id
         limit 1 ${lock})
-    returning lobby_id, region_id, ports`.execute(trx);
-  return rows[0];
+    returning lobby_id, region_id, ports`;
 }
 
 /** A lobby players may join by id: ready, in the namespace; with its direct maximum. */
@@ -66,20 +68,6 @@ export async function findJoinable(db: Db, namespaceId: string, lobbyId: string)
     .executeTakeFirst();
   if (row === undefined) return undefined;
   return { ...row, max_direct: row.max_players_direct ?? row.max_players ?? 0 };
-}
-
-/** One direct slot in this lobby (join), checked on the row as it is written, as takeSlot does. */
-export async function takeDirectSlot(
-  trx: Db,
-  namespaceId: string,
-  lobbyId: string,
-): Promise<TakenLobby | undefined> {
-  const { rows } = await sql<TakenLobby>`
-    update lobbies set player_count = player_count + 1
-    where namespace_id = ${namespaceId} and lobby_id = ${lobbyId} and run_state = 'ready'
-      and player_count < coalesce(max_players_direct, max_players)
-    returning lobby_id, region_id, ports`.execute(trx);
-  return rows[0];
 }
 
 /** Whether some lobby of the group could take a player: the retry loop's way to tell "full" from "raced". */
@@ -136,6 +124,78 @@ export async function insertPendingPlayer(
       client_addr: row.clientAddr,
     })
     .execute();
+}
+
+/** Where a slot is taken: the group's fullest lobby with room (find), or one lobby by id (join). */
+export type SlotTarget =
+  | { kind: 'group'; group: SlotGroup; skipLocked: boolean }
+  | { kind: 'lobby'; namespaceId: string; lobbyId: string };
+
+/** The pending player row a taken slot gets, and the client's cap it is held to. */
+export interface PendingHold {
+  namespaceId: string;
+  hash: string;
+  joinKind: 'normal' | 'direct';
+  now: number;
+  deadline: number;
+  clientAddr: string;
+  /** max_players_per_client (or its address class's): nothing is taken when the address holds this many. */
+  cap: number;
+}
+
+/**
+ * The client's count (up to its cap), one slot of `target` and the player's pending row, atomically:
+ * `held` is what the address held before (at its cap, nothing was taken), `lobby` the lobby whose slot was
+ * taken, undefined when none was. On PostgreSQL this is ONE statement (data-modifying CTEs run once, all in
+ * one snapshot, atomic without BEGIN/COMMIT): a find held a pool connection for five round trips (BEGIN,
+ * count, take, insert, COMMIT), and with 64 finds in flight the pool, not the store, set the pace. On
+ * SQLite the statements share a group commit (one fsync for the finds of one event-loop turn).
+ */
+export async function takeAndHold(
+  db: Db,
+  target: SlotTarget,
+  hold: PendingHold,
+): Promise<{ held: number; lobby: TakenLobby | undefined }> {
+  if (isPostgres(db)) return takeAndHoldInOneStatement(db, target, hold);
+  return inGroupCommit(db, async (trx) => {
+    const held = await countClientPlayers(trx, hold.namespaceId, hold.clientAddr, hold.cap);
+    if (held >= hold.cap) return { held, lobby: undefined };
+    const { rows } = await sql<TakenLobby>`${takeStatement(target, sql`1 = 1`, false)}`.execute(trx);
+    const lobby = rows[0];
+    if (lobby !== undefined) await insertPendingPlayer(trx, { ...hold, lobbyId: lobby.lobby_id });
+    return { held, lobby };
+  });
+}
+
+async function takeAndHoldInOneStatement(
+  db: Db,
+  target: SlotTarget,
+  hold: PendingHold,
+): Promise<{ held: number; lobby: TakenLobby | undefined }> {
+  const take = takeStatement(target, sql`(select n from held) < ${hold.cap}`, true);
+  const { rows } = await sql<{
+    held: number | string;
+    lobby_id: string | null;
+    region_id: string | null;
+    ports: string | null;
+  }>`
+    with held as (
+      select count(*) as n from (
+        select 1 from lobby_players where namespace_id = ${hold.namespaceId} and client_addr = ${hold.clientAddr}
+        limit ${hold.cap}) as mine
+    ), taken as (${take}), pending as (
+      insert into lobby_players (namespace_id, lobby_id, player_token_hash, state, join_kind, issued_ts,
+        connect_deadline_ts, client_addr)
+      select ${hold.namespaceId}, lobby_id, ${hold.hash}, 'pending', ${hold.joinKind}, ${hold.now}::bigint,
+        ${hold.deadline}::bigint, ${hold.clientAddr} from taken
+    )
+    select (select n from held) as held, taken.lobby_id, taken.region_id, taken.ports
+    from (select 1) as one left join taken on true`.execute(db);
+  const row = rows[0];
+  const held = Number(row?.held ?? 0);
+  // The left join's row: its lobby columns are null when nothing was taken.
+  if (!row?.lobby_id || !row.region_id) return { held, lobby: undefined };
+  return { held, lobby: { lobby_id: row.lobby_id, region_id: row.region_id, ports: row.ports } };
 }
 
 /** The lobbies with player tokens past their deadline, at most `limit` rows (the partial index's range). */

@@ -9,7 +9,6 @@ import {
   MATCHMAKER_LIMITS,
   type ResolvedGameMode,
 } from '@gcm/contract';
-import { inGroupCommit } from '../../db/group-commit.js';
 import type { Db } from '../../db/open-db.js';
 import type { Deps, LobbyPlacementResult } from '../../deps.js';
 import { errors } from '../../errors.js';
@@ -440,36 +439,31 @@ function clientCap(
 }
 
 /**
- * In one transaction: the client's cap (mm-config max_players_per_client, by address), one slot (`take`)
- * and the player's pending row; then the player token naming the lobby and the player. Undefined when `take`
- * took nothing.
+ * Atomically: the client's cap (mm-config max_players_per_client, by address), one slot of `target` and the
+ * player's pending row (repo.takeAndHold); then the player token naming the lobby and the player. Undefined
+ * when nothing was taken.
  */
 async function takeWithToken(
   deps: Deps,
   ns: NamespaceWish,
   clientAddr: string,
   joinKind: 'normal' | 'direct',
-  take: (trx: Db) => Promise<repo.TakenLobby | undefined>,
+  target: repo.SlotTarget,
 ): Promise<JoinLobbyAnswer | undefined> {
   const now = deps.clock.now();
   const deadline = now + deps.config.runtime.playerConnectTimeoutMs;
   const playerId = newId();
-  // Group commit: on SQLite the finds of one moment share a commit (one fsync), each answered once durable.
-  const lobby = await inGroupCommit(deps.db, async (trx) => {
-    await assertClientCap(deps, trx, ns, clientAddr);
-    const taken = await take(trx);
-    if (taken === undefined) return undefined;
-    await repo.insertPendingPlayer(trx, {
-      namespaceId: ns.namespace_id,
-      lobbyId: taken.lobby_id,
-      hash: playerKey(playerId),
-      joinKind,
-      now,
-      deadline,
-      clientAddr,
-    });
-    return taken;
+  const cap = clientCap(ns, deps.addressClasses.classesOf(clientAddr));
+  const { held, lobby } = await repo.takeAndHold(deps.db, target, {
+    namespaceId: ns.namespace_id,
+    hash: playerKey(playerId),
+    joinKind,
+    now,
+    deadline,
+    clientAddr,
+    cap: cap.max,
   });
+  if (held >= cap.max) throw errors.matchmakerTooManyPlayersFromClient(cap.max, cap.addressClass);
   if (lobby === undefined) return undefined;
   // Signed after the commit: on SQLite a transaction holds the one connection, and an await inside it (the
   // signature is asynchronous) held every other request of the service for as long as the event loop took.
@@ -514,9 +508,11 @@ async function takeSlotWithToken(
   const group = { namespaceId: ns.namespace_id, ...where };
   for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
     const skipLocked = attempt % 2 === 0;
-    const answer = await takeWithToken(deps, ns, where.clientAddr, 'normal', (trx) =>
-      repo.takeSlot(trx, group, { skipLocked }),
-    );
+    const answer = await takeWithToken(deps, ns, where.clientAddr, 'normal', {
+      kind: 'group',
+      group,
+      skipLocked,
+    });
     if (answer !== undefined) return answer;
     // Nothing taken: every lobby is full, or (PostgreSQL) each was held or filled while this find waited.
     if (!(await repo.hasRoom(deps.db, group))) return undefined;
@@ -552,9 +548,11 @@ export async function joinLobby(
     lobby: { lobby_id: lobby.lobby_id, region_id: lobby.region_id, state: null },
     ...askedBy(caller, client, body),
   });
-  const answer = await takeWithToken(deps, ns, clientAddr, 'direct', (trx) =>
-    repo.takeDirectSlot(trx, ns.namespace_id, lobby.lobby_id),
-  );
+  const answer = await takeWithToken(deps, ns, clientAddr, 'direct', {
+    kind: 'lobby',
+    namespaceId: ns.namespace_id,
+    lobbyId: lobby.lobby_id,
+  });
   if (answer !== undefined) return answer;
   const now = await repo.findJoinable(deps.db, ns.namespace_id, body.lobby_id);
   if (now === undefined) throw errors.matchmakerLobbyNotFound();
