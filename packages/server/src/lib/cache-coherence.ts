@@ -123,6 +123,14 @@ export class CacheCoherence implements CacheTrust {
     for (const listener of this.listeners) listener.apply(invalidation);
   }
 
+  /**
+   * This instance's own write committed (or rolled back): its caches drop what it changed now, without
+   * waiting for its notification (or, on the embedded store, where there is none).
+   */
+  wrote(invalidation: Invalidation): void {
+    for (const listener of this.listeners) listener.apply(invalidation);
+  }
+
   /** The relay heard back its own heartbeat, sent at `sentAt` (performance.now() of this process). */
   heartbeat(sentAt: number): void {
     if (sentAt > this.confirmedAt) this.confirmedAt = sentAt;

@@ -272,6 +272,10 @@ describe('finding a lobby', () => {
     for (let i = 0; i < 2; i++) assert.equal((await find(svc, cappedToken)).statusCode, 200);
     const over = assertError(await find(svc, cappedToken), 429, 'MATCHMAKER_TOO_MANY_PLAYERS_FROM_CLIENT');
     assert.equal(over.metadata?.max, 2);
+    // The namespace's config is cached for find: a new cap applies to the very next find.
+    await mmConfig(capped, 3);
+    assert.equal((await find(svc, cappedToken)).statusCode, 200);
+    assertError(await find(svc, cappedToken), 429, 'MATCHMAKER_TOO_MANY_PLAYERS_FROM_CLIENT');
 
     // Namespace A's public token finds nothing of namespace B, however many lobbies B has free.
     const empty = await createGameWorld(svc, 'find-empty');

@@ -191,7 +191,8 @@ export class Namespaces {
         return result;
       });
     } finally {
-      this.#views.invalidate(viewKey(gameId, namespaceId));
+      // Every cache of namespaces (this view, the matchmaker's namespace config) drops it.
+      this.deps.caches.wrote({ kind: 'namespace', gameId, namespaceId });
     }
   }
 
@@ -412,8 +413,7 @@ export class Namespaces {
         return result;
       });
     } finally {
-      const prefix = viewKey(gameId, '');
-      this.#views.invalidateWhere((key) => key.startsWith(prefix));
+      this.deps.caches.wrote({ kind: 'game-namespaces', gameId });
     }
   }
 

@@ -10,6 +10,7 @@ import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { newLobbyToken } from '../../identity/lobby-tokens.js';
 import { newId } from '../../lib/ids.js';
+import type { ReadCache } from '../../lib/read-cache.js';
 import {
   LOBBY_LABELS,
   type LobbyLimits,
@@ -68,11 +69,38 @@ export function wishesOf(ns: repo.NamespaceWish, regions: readonly string[]): Wi
  * One live namespace of a live game with its current version's config (undefined when either is deleted):
  * the one read the reconciler, the matchmaker's regions and find share.
  */
-export async function namespaceConfig(
-  deps: Deps,
-  namespaceId: string,
-): Promise<repo.NamespaceWish | undefined> {
-  return (await repo.namespaceWishes(deps.db, namespaceId))[0];
+export function namespaceConfig(deps: Deps, namespaceId: string): Promise<repo.NamespaceWish | undefined> {
+  return wishCacheOf(deps).get(
+    namespaceId,
+    async () => (await repo.namespaceWishes(deps.db, namespaceId))[0],
+  );
+}
+
+/** Namespace configs held at most (a find reads its namespace's on every request). */
+const WISH_CACHE_ENTRIES = 10_000;
+const wishCaches = new WeakMap<Deps['caches'], ReadCache<string, repo.NamespaceWish>>();
+
+/**
+ * The cache of namespace configs: a find read its namespace, game and version config from the store on every
+ * request (on PostgreSQL a round trip of its own, beside the one statement that takes the slot). A namespace
+ * row changes only through the namespaces module's writes, which invalidate it here (on a shared store,
+ * other instances' writes arrive within cache-coherence's bound); a version's config never changes; a
+ * game is retired with its namespaces.
+ */
+function wishCacheOf(deps: Deps): ReadCache<string, repo.NamespaceWish> {
+  const known = wishCaches.get(deps.caches);
+  if (known !== undefined) return known;
+  const cache = deps.caches.newCache<string, repo.NamespaceWish>(WISH_CACHE_ENTRIES);
+  deps.caches.listen({
+    apply: (invalidation) => {
+      if (invalidation.kind === 'namespace') cache.invalidate(invalidation.namespaceId);
+      // A game's namespaces are not keyed by game here: a game retired (rare) drops them all.
+      else if (invalidation.kind === 'game-namespaces') cache.clear();
+    },
+    clear: () => cache.clear(),
+  });
+  wishCaches.set(deps.caches, cache);
+  return cache;
 }
 
 /** Resolved game modes by version: a version's config never changes, so each is parsed once. */
