@@ -4,14 +4,16 @@
  * creates one with prevent_auto_create_lobby, nor more than lobby_count_max under a burst, nor puts more
  * players in one than its maximum; a lobby not ready within GCM_MATCHMAKER_READY_WAIT_SECONDS, or one that
  * stops first, is a 503 and its slot is free again; a full host, too few ports or a build that failed to
- * load is a 503 naming it that writes nothing.
+ * load is a 503 naming it that writes nothing; a build with no archive digest yet is hashed for the lobby.
  * POST /matchmaker/lobbies/create, through the original's published client: a private custom lobby with its
  * lobby_config in the container's environment, joined by id, never found nor listed.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { JoinLobbyAnswer } from '@gcm/contract';
 import { RivetClient } from '@rivet-gg/api';
+import { recordedArchiveDigest } from '../helpers/api-world.js';
 import { dockerSkipReason } from '../helpers/dockerd.js';
 import { assertError } from '../helpers/error-answer.js';
 import { mintPublicToken } from '../helpers/runtime-lobbies.js';
@@ -390,9 +392,15 @@ describe('lobbies created for players', { skip }, () => {
       assert.deepEqual(await engine.containersOf(svc), [], 'no container');
     });
 
-    it('host-full: a lobby on the one-lobby host leaves no room for another', async () => {
-      const ids = await runtimeGame(svc, 'host-full');
+    it('a build with no archive digest yet is hashed, and its lobby answers; then the host is full', async () => {
+      const ids = await runtimeGame(svc, 'no-digest');
       const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      // As a build completed before digests were recorded (or one still hashed in the background).
+      await svc.deps.db
+        .updateTable('builds')
+        .set({ archive_sha256: null })
+        .where('build_id', '=', buildId)
+        .execute();
       await deploy(svc, ids, { default: { buildId, min: 0, max: 1, config: { max_players: 1 } } });
       const publicToken = await mintPublicToken(svc, ids);
       const found = await svc.call('POST', '/matchmaker/lobbies/find', {
@@ -404,6 +412,10 @@ describe('lobbies created for players', { skip }, () => {
       const [lobby] = await lobbiesOf(svc, ids.namespaceId);
       assert.equal(lobby?.lobby_id, answer.lobby.lobby_id);
       assert.equal(lobby?.run_state, 'ready');
+      assert.equal(
+        await recordedArchiveDigest(svc, buildId),
+        createHash('sha256').update(engine.image.archive).digest('hex'),
+      );
 
       // That lobby is full (max_players 1) and is the host's one: the next find can create none.
       const full = await svc.call('POST', '/matchmaker/lobbies/find', {

@@ -146,7 +146,14 @@ export class Reconciler implements LobbyRuntime {
     return { placed: true, lobbyId: placed.row.lobby_id };
   }
 
-  /** Starts a lobby placeNow placed; a build that fails to load fails it, and holds off its next ones. */
+  /**
+   * Starts a lobby placeNow placed. A build whose archive digest is not recorded yet (a large upload is
+   * hashed in the background, and builds from before digests were recorded have none) is hashed first,
+   * joining a hashing already under way: a pass skips such a build until its digest is in, but this lobby
+   * has a player waiting, whose ready wait bounds the answer meanwhile. The wait is outside the start slots,
+   * so a long hash does not hold back other lobbies' starts; a hash that fails (the file gone) fails the
+   * lobby as a load would.
+   */
   private async startPlaced(
     wish: Wish,
     host: RuntimeHost,
@@ -154,6 +161,20 @@ export class Reconciler implements LobbyRuntime {
     spec: Omit<Parameters<RuntimeDriver['start']>[0], 'image'>,
   ): Promise<void> {
     const imageKey = `${host.id} ${wish.buildId}`;
+    if (!this.images.has(imageKey)) {
+      try {
+        const archive = await findBuildArchive(this.deps, wish.gameId, wish.buildId);
+        if (archive?.sha256 === null) {
+          await hashBuildArchive(this.deps, wish.gameId, wish.buildId);
+          // A hash longer than the lobby's ready timeout: the pass has ended the row, so nothing starts.
+          const live = await repo.findLiveLobby(this.deps.db, wish.namespaceId, row.lobby_id);
+          if (live?.run_state !== 'starting') return;
+        }
+      } catch (err) {
+        await this.failPlaced(wish, row, this.noteImageFailure(imageKey, err));
+        return;
+      }
+    }
     await this.startSlots.run(async () => {
       let image: string;
       try {
