@@ -83,7 +83,12 @@ export type LobbyPlacementResult =
   | { placed: true; lobbyId: string }
   | {
       placed: false;
-      /** not-run: the game mode runs no container in that region (no build, or no host for the region). */
+      /**
+       * not-run: the game mode runs no container in that region (no build, or no host for the region). Not
+       * reachable by one request alone: every region runs on a host (GCM_RUNTIME_HOSTS, else DOCKER_HOST) and a
+       * version whose game mode has no build is refused, so only a version switched (or a namespace deleted)
+       * between find's read and its placement meets it; no test reaches it through HTTP.
+       */
       why: 'namespace-full' | 'host-full' | 'no-ports' | 'not-run' | 'image' | 'no-runtime';
     };
 

@@ -3,14 +3,17 @@
  * with no lobby creates one and answers once it is ready (the player's port and token work); it never
  * creates one with prevent_auto_create_lobby, nor more than lobby_count_max under a burst, nor puts more
  * players in one than its maximum; a lobby not ready within GCM_MATCHMAKER_READY_WAIT_SECONDS, or one that
- * stops first, is a 503 and its slot is free again. POST /matchmaker/lobbies/create, through the original's
- * published client: a private custom lobby with its lobby_config in the container's environment, joined by
- * id, never found nor listed.
+ * stops first, is a 503 and its slot is free again; a full host, too few ports or a build that failed to
+ * load is a 503 naming it that writes nothing; a build with no archive digest yet is hashed for the lobby.
+ * POST /matchmaker/lobbies/create, through the original's published client: a private custom lobby with its
+ * lobby_config in the container's environment, joined by id, never found nor listed.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
 import type { JoinLobbyAnswer } from '@gcm/contract';
 import { RivetClient } from '@rivet-gg/api';
+import { recordedArchiveDigest } from '../helpers/api-world.js';
 import { dockerSkipReason } from '../helpers/dockerd.js';
 import { assertError } from '../helpers/error-answer.js';
 import { mintPublicToken } from '../helpers/runtime-lobbies.js';
@@ -31,6 +34,8 @@ import { until } from '../helpers/until.js';
 const skip = dockerSkipReason('matchmaker-auto-create.test.ts');
 /** A range per test: lobbies outlive their service, and each test's service knows only its own. */
 const PORT_RANGES = ['28000-28029', '28030-28059', '28060-28099', '28100-28129'];
+/** One port: a lobby of two ports never fits, one of one port does. */
+const ONE_PORT = '28130-28130';
 const WAIT_MS = 90_000;
 
 const say = sayToLobby;
@@ -62,6 +67,15 @@ async function setCaps(
     body: { lobby_count_max: lobbyCountMax, max_players: 10_000 },
   });
   assert.ok(res.statusCode < 300, res.body);
+}
+
+/** The player rows (slots held) of a namespace. */
+function namespacePlayersOf(svc: TestService, namespaceId: string) {
+  return svc.deps.db
+    .selectFrom('lobby_players')
+    .select('state')
+    .where('namespace_id', '=', namespaceId)
+    .execute();
 }
 
 /** The player rows (slots held) of a lobby. */
@@ -285,5 +299,142 @@ describe('lobbies created for players', { skip }, () => {
     } finally {
       await svc.close();
     }
+  });
+
+  /**
+   * The refusals placement makes before any lobby exists (docs/runtime.md), on one service whose one host
+   * runs one lobby (GCM_RUNTIME_MAX_LOBBIES_PER_HOST=1) on one port: each is a 503 naming its cause, and
+   * writes nothing. The cases share the host, so they run in order: the last one fills it.
+   * `not-run` is not reachable through HTTP: every region of GCM_REGIONS runs on a host (GCM_RUNTIME_HOSTS,
+   * else DOCKER_HOST), and a version whose game mode has no build is refused when it is created; only a
+   * version switched (or a namespace deleted) between find's read and its placement meets it.
+   */
+  describe('no lobby can be created', () => {
+    let svc: TestService;
+    before(async () => {
+      ({ svc } = await startRuntimeService({
+        dockerHost: engine.dockerd.dockerHost,
+        portRange: ONE_PORT,
+        env: { GCM_RUNTIME_MAX_LOBBIES_PER_HOST: '1' },
+      }));
+    });
+    after(() => svc?.close());
+
+    /** A 503 MATCHMAKER_NO_CAPACITY with `reason`, a Retry-After and a message matching `cause`. */
+    function assertRefused(res: Awaited<ReturnType<TestService['call']>>, reason: string, cause: RegExp) {
+      const body = assertError(res, 503, 'MATCHMAKER_NO_CAPACITY');
+      assert.equal(body.metadata?.reason, reason, body.message);
+      assert.match(body.message, cause);
+      assert.ok(Number(res.headers['retry-after']) > 0, 'a Retry-After');
+    }
+
+    it('no-ports: a lobby needing more ports than GCM_RUNTIME_PORT_RANGE has free, by find and create', async () => {
+      const ids = await runtimeGame(svc, 'no-ports');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      const ports = { game: { port: 7777, protocol: 'tcp' }, voice: { port: 7778, protocol: 'udp' } };
+      await deploy(svc, ids, {
+        default: {
+          buildId,
+          min: 0,
+          max: 1,
+          config: {
+            container: { image_id: buildId, network_mode: 'host', ports },
+            actions: { create: { enabled: true, enable_public: true } },
+          },
+        },
+      });
+      const publicToken = await mintPublicToken(svc, ids);
+      const cause = /no free port of GCM_RUNTIME_PORT_RANGE/;
+      const found = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody(),
+      });
+      assertRefused(found, 'no-ports', cause);
+      const created = await svc.call('POST', '/matchmaker/lobbies/create', {
+        token: publicToken,
+        body: { game_mode: 'default' },
+      });
+      assertRefused(created, 'no-ports', cause);
+      assert.deepEqual(await lobbiesOf(svc, ids.namespaceId), [], 'no lobby row');
+      assert.deepEqual(await namespacePlayersOf(svc, ids.namespaceId), [], 'no slot held');
+      assert.deepEqual(await engine.containersOf(svc), [], 'no container');
+    });
+
+    it("image: a build that is not an image fails find's lobby once, then find says so at once", async () => {
+      const ids = await runtimeGame(svc, 'bad-image');
+      const archive = Buffer.from('not a docker save archive');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, archive);
+      await deploy(svc, ids, { default: { buildId, min: 0, max: 1 } });
+      const publicToken = await mintPublicToken(svc, ids);
+      const first = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody(),
+      });
+      assertRefused(first, 'lobby-stopped', /stopped before it was ready/);
+      const [failed, ...more] = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(more.length, 0);
+      assert.equal(failed?.failed, 1);
+      assert.match(failed?.stop_reason ?? '', /^image: /);
+
+      // The build's back-off holds: no second lobby fails the same way.
+      const again = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody(),
+      });
+      assertRefused(again, 'image', /build failed to load/);
+      const rows = await lobbiesOf(svc, ids.namespaceId);
+      assert.deepEqual(
+        rows.map((r) => r.lobby_id),
+        [failed?.lobby_id],
+        'no lobby row besides the failed one',
+      );
+      assert.deepEqual(await namespacePlayersOf(svc, ids.namespaceId), [], 'no slot held');
+      assert.deepEqual(await engine.containersOf(svc), [], 'no container');
+    });
+
+    it('a build with no archive digest yet is hashed, and its lobby answers; then the host is full', async () => {
+      const ids = await runtimeGame(svc, 'no-digest');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      // As a build completed before digests were recorded (or one still hashed in the background).
+      await svc.deps.db
+        .updateTable('builds')
+        .set({ archive_sha256: null })
+        .where('build_id', '=', buildId)
+        .execute();
+      await deploy(svc, ids, { default: { buildId, min: 0, max: 1, config: { max_players: 1 } } });
+      const publicToken = await mintPublicToken(svc, ids);
+      const found = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody(),
+      });
+      assert.equal(found.statusCode, 200, found.body);
+      const answer = found.json<JoinLobbyAnswer>();
+      const [lobby] = await lobbiesOf(svc, ids.namespaceId);
+      assert.equal(lobby?.lobby_id, answer.lobby.lobby_id);
+      assert.equal(lobby?.run_state, 'ready');
+      assert.equal(
+        await recordedArchiveDigest(svc, buildId),
+        createHash('sha256').update(engine.image.archive).digest('hex'),
+      );
+
+      // That lobby is full (max_players 1) and is the host's one: the next find can create none.
+      const full = await svc.call('POST', '/matchmaker/lobbies/find', {
+        token: publicToken,
+        body: findBody(),
+      });
+      assertRefused(full, 'host-full', /GCM_RUNTIME_MAX_LOBBIES_PER_HOST/);
+      const rows = await lobbiesOf(svc, ids.namespaceId);
+      assert.deepEqual(
+        rows.map((r) => r.lobby_id),
+        [answer.lobby.lobby_id],
+        'no lobby row besides the first',
+      );
+      assert.equal(
+        (await namespacePlayersOf(svc, ids.namespaceId)).length,
+        1,
+        "only the first player's slot",
+      );
+      assert.equal((await engine.containersOf(svc)).length, 1, "only the first lobby's container");
+    });
   });
 });

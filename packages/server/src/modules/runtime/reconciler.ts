@@ -134,39 +134,83 @@ export class Reconciler implements LobbyRuntime {
       within: request.within,
     });
     if (!placed.placed) return placed;
-    const starting = this.startSlots
-      .run(async () => {
-        let image: string;
-        try {
-          image = await this.ensureImage(wish, host);
-        } catch (err) {
-          const reason = `image: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
-          this.images.delete(`${host.id} ${wish.buildId}`);
-          await tellCreated(this.deps, wish.gameId, placed.row);
-          await requestStop(
-            this.deps.db,
-            wish.namespaceId,
-            placed.row.lobby_id,
-            this.deps.clock.now(),
-            reason,
-          );
-          const row = await repo.findLiveLobby(this.deps.db, wish.namespaceId, placed.row.lobby_id);
-          if (row !== undefined)
-            await this.recordStop(row, { exitCode: null, failed: true, reason }, wish.gameId);
-          return;
-        }
-        await this.launch(wish, placed.row, { ...placed.spec, image });
-      })
-      .catch((err: unknown) =>
-        this.options.log(
-          'error',
-          { err, lobby_id: placed.row.lobby_id },
-          'starting a lobby for players failed',
-        ),
-      );
+    const starting = this.startPlaced(wish, host, placed.row, placed.spec).catch((err: unknown) =>
+      this.options.log(
+        'error',
+        { err, lobby_id: placed.row.lobby_id },
+        'starting a lobby for players failed',
+      ),
+    );
     this.inFlight.add(starting);
     void starting.finally(() => this.inFlight.delete(starting));
     return { placed: true, lobbyId: placed.row.lobby_id };
+  }
+
+  /**
+   * Starts a lobby placeNow placed. A build whose archive digest is not recorded yet (a large upload is
+   * hashed in the background, and builds from before digests were recorded have none) is hashed first,
+   * joining a hashing already under way: a pass skips such a build until its digest is in, but this lobby
+   * has a player waiting, whose ready wait bounds the answer meanwhile. The wait is outside the start slots,
+   * so a long hash does not hold back other lobbies' starts; a hash that fails (the file gone) fails the
+   * lobby as a load would.
+   */
+  private async startPlaced(
+    wish: Wish,
+    host: RuntimeHost,
+    row: repo.NewRuntimeLobby,
+    spec: Omit<Parameters<RuntimeDriver['start']>[0], 'image'>,
+  ): Promise<void> {
+    const imageKey = `${host.id} ${wish.buildId}`;
+    if (!this.images.has(imageKey)) {
+      try {
+        const archive = await findBuildArchive(this.deps, wish.gameId, wish.buildId);
+        if (archive?.sha256 === null) {
+          await hashBuildArchive(this.deps, wish.gameId, wish.buildId);
+          // A hash longer than the lobby's ready timeout: the pass has ended the row, so nothing starts.
+          const live = await repo.findLiveLobby(this.deps.db, wish.namespaceId, row.lobby_id);
+          if (live?.run_state !== 'starting') return;
+        }
+      } catch (err) {
+        await this.failPlaced(wish, row, this.noteImageFailure(imageKey, err));
+        return;
+      }
+    }
+    await this.startSlots.run(async () => {
+      let image: string;
+      try {
+        image = await this.ensureImage(wish, host);
+        this.imageBackoff.delete(imageKey);
+      } catch (err) {
+        await this.failPlaced(wish, row, this.noteImageFailure(imageKey, err));
+        return;
+      }
+      await this.launch(wish, row, { ...spec, image });
+    });
+  }
+
+  /**
+   * A build that failed to load on a host: no lobby of it starts there (a pass's nor find's, which says
+   * `image`) until the back-off ends, so a bad build is not a stream of failing lobbies. Answers the stop
+   * reason of the lobby that says why.
+   */
+  private noteImageFailure(imageKey: string, err: unknown): string {
+    const reason = `image: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
+    this.images.delete(imageKey);
+    const now = this.deps.clock.now();
+    const backoff = this.imageBackoff.get(imageKey);
+    // Starts that shared the failed load (a pass's and a find's) double the back-off once, not each.
+    if (backoff !== undefined && now < backoff.until) return reason;
+    const delayMs = Math.min((backoff?.delayMs ?? IMAGE_BACKOFF_MS / 2) * 2, IMAGE_BACKOFF_MAX_MS);
+    this.imageBackoff.set(imageKey, { until: now + delayMs, delayMs, reason });
+    return reason;
+  }
+
+  /** Records a placed lobby that gets no container stopped and failed (its lobby.created, then lobby.failed). */
+  private async failPlaced(wish: Wish, placed: repo.NewRuntimeLobby, reason: string): Promise<void> {
+    await requestStop(this.deps.db, wish.namespaceId, placed.lobby_id, this.deps.clock.now(), reason);
+    await tellCreated(this.deps, wish.gameId, placed);
+    const row = await repo.findLiveLobby(this.deps.db, wish.namespaceId, placed.lobby_id);
+    if (row !== undefined) await this.recordStop(row, { exitCode: null, failed: true, reason }, wish.gameId);
   }
 
   /** A pass soon after any already running: calls while one waits share it. */
@@ -449,20 +493,11 @@ export class Reconciler implements LobbyRuntime {
       image = await this.ensureImage(wish, host);
       this.imageBackoff.delete(imageKey);
     } catch (err) {
-      const reason = `image: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
-      const delayMs = Math.min((backoff?.delayMs ?? IMAGE_BACKOFF_MS / 2) * 2, IMAGE_BACKOFF_MAX_MS);
-      this.imageBackoff.set(imageKey, { until: this.deps.clock.now() + delayMs, delayMs, reason });
-      this.images.delete(imageKey);
+      const reason = this.noteImageFailure(imageKey, err);
       // One lobby says why in the log (and its lobby.failed webhook); none of this build starts until the
-      // back-off ends, so a bad build is not a stream of failing lobbies.
+      // back-off ends.
       const placed = await placeLobby(this.deps, wish, host, lobbyCountMax, this.options.owner);
-      if (placed.placed) {
-        await requestStop(this.deps.db, wish.namespaceId, placed.row.lobby_id, this.deps.clock.now(), reason);
-        await tellCreated(this.deps, wish.gameId, placed.row);
-        const row = await repo.findLiveLobby(this.deps.db, wish.namespaceId, placed.row.lobby_id);
-        if (row !== undefined)
-          await this.recordStop(row, { exitCode: null, failed: true, reason }, wish.gameId);
-      }
+      if (placed.placed) await this.failPlaced(wish, placed.row, reason);
       if (!(err instanceof ImageLoadError)) {
         this.options.log('warn', { err, build_id: wish.buildId, host: host.id }, 'loading a build failed');
       }
