@@ -8,8 +8,11 @@
  * and per token), a security header on every answer, a
  * Prometheus histogram observation per answer, pino at `warn` (as the benchmark runs the service) and a JSON
  * error body. What it answers is canned: `BENCH_NAMESPACE_BODY_FILE` for the namespace GET,
- * `BENCH_FIND_BODY_FILE` for the matchmaker's find. Run as its own process, like the service.
- * Environment: PORT (127.0.0.1), BENCH_TOKEN (the one bearer token it admits), the two body files.
+ * `BENCH_FIND_BODY_FILE` for the matchmaker's find; or, with `BENCH_FIND_SQLITE_FILE` or
+ * `BENCH_FIND_PG_URL` (and `BENCH_FIND_NAMESPACE`), the find does a find's store work for real
+ * (minimal-find-store.ts) and answers the slot it took, the client being X-Forwarded-For from loopback as
+ * the service is run. Run as its own process, like the service.
+ * Environment: PORT (127.0.0.1), BENCH_TOKEN (the one bearer token it admits), the body files or the store.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -20,6 +23,7 @@ import Fastify, { type FastifyError } from 'fastify';
 import { pino } from 'pino';
 import { Histogram, Registry } from 'prom-client';
 import { Type } from 'typebox';
+import { type FindStore, postgresFindStore, sqliteFindStore } from './minimal-find-store.js';
 
 const port = Number(process.env.PORT);
 const token = process.env.BENCH_TOKEN;
@@ -34,6 +38,16 @@ const namespaceBody: unknown =
   namespaceBodyFile === undefined ? undefined : JSON.parse(readFileSync(namespaceBodyFile, 'utf8'));
 const findBody: unknown =
   findBodyFile === undefined ? undefined : JSON.parse(readFileSync(findBodyFile, 'utf8'));
+
+const sqliteFile = process.env.BENCH_FIND_SQLITE_FILE;
+const pgUrl = process.env.BENCH_FIND_PG_URL;
+const findNamespace = process.env.BENCH_FIND_NAMESPACE ?? '';
+const store: FindStore | undefined =
+  sqliteFile !== undefined
+    ? await sqliteFindStore(sqliteFile)
+    : pgUrl !== undefined
+      ? await postgresFindStore(pgUrl)
+      : undefined;
 
 const tokens = new Set([token]);
 const registry = new Registry();
@@ -59,6 +73,8 @@ const app = Fastify({
   loggerInstance: pino({ level: 'warn' }),
   genReqId: () => randomUUID(),
   requestIdHeader: false,
+  // The store's find counts slots per client, whose address the load sends as X-Forwarded-For.
+  trustProxy: store === undefined ? false : '127.0.0.1',
 }).withTypeProvider<TypeBoxTypeProvider>();
 
 app.addHook('onRequest', (request, reply, done) => {
@@ -159,8 +175,19 @@ app.post(
     config: limited,
     schema: { body: FindLobbyRequest, response: { 200: FindLobbyResponse } },
   },
-  // biome-ignore lint/suspicious/noExplicitAny: the canned body read from a file stands for the typed answer
-  async () => findBody as any,
+  async (request) => {
+    // biome-ignore lint/suspicious/noExplicitAny: the canned body read from a file stands for the typed answer
+    if (store === undefined) return findBody as any;
+    const slot = await store.take(findNamespace, request.ip);
+    if (slot === undefined) throw new HttpError(503, 'MATCHMAKER_NO_CAPACITY', 'no lobby has room');
+    const player = { token: await store.sign(findNamespace, slot, randomUUID()) };
+    const ports: Record<string, { host: string; hostname: string; port: number; is_tls: boolean }> = {};
+    for (const p of JSON.parse(slot.ports ?? '[]') as { name: string; port: number }[]) {
+      ports[p.name] = { host: `127.0.0.1:${p.port}`, hostname: '127.0.0.1', port: p.port, is_tls: false };
+    }
+    const region = { region_id: slot.region_id, display_name: slot.region_id };
+    return { lobby: { lobby_id: slot.lobby_id, region, ports, player }, ports, player };
+  },
 );
 
 const stop = () => void app.close().then(() => process.exit(0));

@@ -29,15 +29,28 @@ export async function startBaseline(
 
 /**
  * Starts bench/minimal-fastify-server.ts in its own process: the minimal Fastify app of the same routes and
- * kinds of hooks, admitting `token` as a bearer token and answering the canned bodies given.
+ * kinds of hooks, admitting `token` as a bearer token and answering the canned bodies given (or, for the
+ * find, the slot it took in `findStore`).
  */
 export async function startMinimalFastify(
   registry: ChildRegistry,
   workDir: string,
   name: string,
-  options: { token: string; namespaceBody?: string; findBody?: string },
+  options: {
+    token: string;
+    namespaceBody?: string;
+    findBody?: string;
+    /** The find does its store work for real on this store (minimal-find-store.ts), in this namespace. */
+    findStore?: { sqliteFile?: string; pgUrl?: string; namespaceId: string };
+  },
 ): Promise<RunningBaseline> {
   const env: Record<string, string> = { BENCH_TOKEN: options.token };
+  const store = options.findStore;
+  if (store !== undefined) {
+    env.BENCH_FIND_NAMESPACE = store.namespaceId;
+    if (store.sqliteFile !== undefined) env.BENCH_FIND_SQLITE_FILE = store.sqliteFile;
+    if (store.pgUrl !== undefined) env.BENCH_FIND_PG_URL = store.pgUrl;
+  }
   if (options.namespaceBody !== undefined) {
     env.BENCH_NAMESPACE_BODY_FILE = path.join(workDir, `${name}.namespace.json`);
     writeFileSync(env.BENCH_NAMESPACE_BODY_FILE, options.namespaceBody);
