@@ -191,9 +191,28 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   });
   await registerRouteLimits(app, deps.rateCounters, deps.clock, deps.config.rateLimits, metrics);
   registerGameClientLimits(app, deps.clock, deps.config.rateLimits, metrics);
+  const { caches } = deps;
+  // On a shared store the instance whose failure uses up an address's limit tells the others (NOTIFY), so a
+  // request's token check needs no look at the shared counters to know its address is under the limit.
+  const peers = caches.shared
+    ? {
+        trusted: () => caches.trusted(),
+        // Not told (the store is failing): the others still refuse the address at its next failure there.
+        tell: (key: string, resetTs: number) =>
+          caches.publish(deps.db, { kind: 'rate-over', key, resetTs }).catch(() => undefined),
+      }
+    : undefined;
+  const guard = new AuthFailureGuard(deps.rateCounters, deps.clock, deps.config.rateLimits, metrics, peers);
+  caches.listen({
+    apply: (told) => {
+      if (told.kind === 'rate-over') guard.told(told.key, told.resetTs);
+    },
+    // Refusals heard are true until their window ends, whatever was missed meanwhile.
+    clear: () => {},
+  });
   registerAuth(app, {
     tokens: deps.tokens,
-    guard: new AuthFailureGuard(deps.rateCounters, deps.clock, deps.config.rateLimits, metrics),
+    guard,
     people: deps.people,
     trustedOrigins: cookieOrigins,
   });

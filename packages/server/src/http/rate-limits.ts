@@ -4,7 +4,7 @@ import type { RateLimitConfig } from '../config.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../lib/metrics.js';
-import { type RateCounters, RateLimit, secondsUntil } from '../lib/rate-counters.js';
+import { type RateCounters, RateLimit, type RefusalPeers, secondsUntil } from '../lib/rate-counters.js';
 
 /** The per-address limits a route without a token may declare; each is a RateLimitConfig field. */
 export type RouteLimit =
@@ -63,11 +63,17 @@ export class AuthFailureGuard {
     private readonly clock: Clock,
     config: RateLimitConfig,
     private readonly metrics: Metrics,
+    peers?: RefusalPeers,
   ) {
     this.limit =
       config.authFailures > 0
-        ? new RateLimit(counters, clock, config.authFailures, config.windowMs)
+        ? new RateLimit(counters, clock, config.authFailures, config.windowMs, peers)
         : undefined;
+  }
+
+  /** Another instance refused `key` (a key of this guard's, as told): refused here too. */
+  told(key: string, resetTs: number): void {
+    this.limit?.told(key, resetTs);
   }
 
   async check(request: FastifyRequest): Promise<void> {

@@ -28,7 +28,9 @@ export type Invalidation =
   | { kind: 'namespace'; gameId: string; namespaceId: string }
   | { kind: 'game-namespaces'; gameId: string }
   /** Webhook endpoints changed (or a game changed teams): every cached subscriber list goes. */
-  | { kind: 'webhooks' };
+  | { kind: 'webhooks' }
+  /** A rate limit's key used up its limit on the instance that says so: refused everywhere until resetTs. */
+  | { kind: 'rate-over'; key: string; resetTs: number };
 
 export interface InvalidationListener {
   apply(invalidation: Invalidation): void;
@@ -54,6 +56,8 @@ function encode(invalidation: Invalidation): string[] {
       return [`game-namespaces ${invalidation.gameId}`];
     case 'webhooks':
       return ['webhooks'];
+    case 'rate-over':
+      return [`rate-over ${invalidation.resetTs} ${invalidation.key}`];
   }
 }
 
@@ -65,6 +69,10 @@ function decode(payload: string): Invalidation | undefined {
   }
   if (kind === 'game-namespaces' && args.length === 1) return { kind, gameId: args[0] as string };
   if (kind === 'webhooks' && args.length === 0) return { kind };
+  if (kind === 'rate-over' && args.length >= 2) {
+    const resetTs = Number(args[0]);
+    if (Number.isSafeInteger(resetTs)) return { kind, resetTs, key: args.slice(1).join(' ') };
+  }
   return undefined;
 }
 

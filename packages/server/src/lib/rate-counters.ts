@@ -158,6 +158,21 @@ export class TableCounters implements RateCounters {
 }
 
 /**
+ * The other instances counting the same keys (on a shared store): the instance whose hit uses up a key's
+ * limit tells them, and each remembers the refusal as it remembers its own.
+ */
+export interface RefusalPeers {
+  /**
+   * Whether every refusal other instances told before a moment shortly past has been heard here (the
+   * notification channel is up and its heartbeat recent): then a key this instance knows nothing of is
+   * under its limit, and no look at the counters is needed.
+   */
+  trusted(): boolean;
+  /** Tells the others that `key` is over its limit until `resetTs`. */
+  tell(key: string, resetTs: number): Promise<void>;
+}
+
+/**
  * How long a look at the counters that found a key under its limit is taken as still true, unless this
  * instance counts a hit of the key meanwhile. It spares every request with a valid token a read of the
  * shared counters; the price is that failures counted by other instances may take this long to refuse an
@@ -180,6 +195,7 @@ export class RateLimit {
     private readonly clock: Clock,
     readonly max: number,
     readonly windowMs: number,
+    private readonly peers?: RefusalPeers,
   ) {}
 
   /** Counts a hit; the window with it, `over` once it is past `max`. */
@@ -189,13 +205,25 @@ export class RateLimit {
     if (known !== undefined) return { hits: this.max + 1, resetTs: known, over: true };
     const window = await this.counters.hit(key, this.windowMs);
     if (window.hits >= this.max) this.remember(key, window.resetTs);
+    // The counters are shared and atomic: exactly one hit of the window, on one instance, is the max-th.
+    if (window.hits === this.max) await this.peers?.tell(key, window.resetTs);
     return { ...window, over: window.hits > this.max };
   }
 
-  /** The end of the key's window when it has used the whole limit already, else undefined. */
+  /** Another instance used up the key's limit: refused here too until `resetTs`. */
+  told(key: string, resetTs: number): void {
+    if (resetTs > this.clock.now()) this.remember(key, resetTs);
+  }
+
+  /**
+   * The end of the key's window when it has used the whole limit already, else undefined. With peers that
+   * are heard, memory answers alone: a key over its limit anywhere was told (a find from a new address on
+   * PostgreSQL looked at the shared counters, a round trip of every such request, to find it under).
+   */
   async exhausted(key: string): Promise<number | undefined> {
     const known = this.knownOver(key);
     if (known !== undefined) return known;
+    if (this.peers?.trusted() === true) return undefined;
     const now = this.clock.now();
     const under = this.underUntil.get(key);
     if (under !== undefined && under > now) return undefined;
@@ -214,8 +242,10 @@ export class RateLimit {
    * so within UNDER_LIMIT_MEMO_MS, and no hit was counted since): what `exhausted` would answer at once.
    */
   knownUnder(key: string): boolean {
+    if (this.knownOver(key) !== undefined) return false;
+    if (this.peers?.trusted() === true) return true;
     const under = this.underUntil.get(key);
-    return under !== undefined && under > this.clock.now() && this.knownOver(key) === undefined;
+    return under !== undefined && under > this.clock.now();
   }
 
   private knownOver(key: string): number | undefined {
