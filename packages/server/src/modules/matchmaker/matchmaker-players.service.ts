@@ -15,7 +15,7 @@ import { errors } from '../../errors.js';
 import type { GameClientCaller } from '../../identity/callers.js';
 import type { AddressClass } from '../../lib/address-classes.js';
 import { newId } from '../../lib/ids.js';
-import { gameModesOf, type NamespaceWish } from '../runtime/runtime.service.js';
+import { captchaOf, gameModesOf, type NamespaceWish } from '../runtime/runtime.service.js';
 import { admitPlayer } from './admission.js';
 import { waitForReady } from './lobby-ready-wait.js';
 import { playerKey } from './matchmaker.service.js';
@@ -41,23 +41,6 @@ const TLS_PROTOCOLS = new Set(['https', 'tcp_tls']);
 export interface GameClient {
   addr: string;
   userAgent: string | undefined;
-}
-
-/** The version config's matchmaker.captcha (secrets included), per version: a version never changes. */
-const captchaByVersion = new Map<string, unknown>();
-
-function captchaOf(ns: NamespaceWish): unknown | null {
-  if (captchaByVersion.has(ns.version_id)) return captchaByVersion.get(ns.version_id) ?? null;
-  let captcha: unknown = null;
-  try {
-    captcha =
-      (JSON.parse(ns.config_json) as { matchmaker?: { captcha?: unknown } }).matchmaker?.captcha ?? null;
-  } catch {
-    captcha = null;
-  }
-  if (captchaByVersion.size >= 1_000) captchaByVersion.clear();
-  captchaByVersion.set(ns.version_id, captcha);
-  return captcha;
 }
 
 /**
@@ -95,7 +78,7 @@ export async function findLobby(
       gameId: ns.game_id,
       gameMode,
       verification,
-      captcha: index === 0 ? captchaOf(ns) : null,
+      captcha: index === 0 ? captchaOf(ns, deps.config.regions) : null,
       regions: body.regions ?? Object.keys(gm.regions),
       ...askedBy(caller, client, body),
     });
@@ -394,7 +377,7 @@ export async function createLobby(
     gameId: ns.game_id,
     gameMode: name,
     verification: gm.actions.create.verification ?? null,
-    captcha: captchaOf(ns),
+    captcha: captchaOf(ns, deps.config.regions),
     regions: [region],
     ...askedBy(caller, client, body),
     create: {
@@ -543,7 +526,7 @@ export async function joinLobby(
     gameId: ns.game_id,
     gameMode: lobby.lobby_group_name_id,
     verification: gm.actions.join.verification ?? null,
-    captcha: captchaOf(ns),
+    captcha: captchaOf(ns, deps.config.regions),
     regions: [lobby.region_id],
     lobby: { lobby_id: lobby.lobby_id, region_id: lobby.region_id, state: null },
     ...askedBy(caller, client, body),

@@ -103,31 +103,53 @@ function wishCacheOf(deps: Deps): ReadCache<string, repo.NamespaceWish> {
   return cache;
 }
 
-/** Resolved game modes by version: a version's config never changes, so each is parsed once. */
-const resolvedByVersion = new Map<string, Record<string, ResolvedGameMode>>();
-const RESOLVED_CACHE_MAX = 1_000;
+/** What the matchmaker reads of a version's config: its game modes (resolved) and its captcha. */
+interface VersionView {
+  gameModes: Record<string, ResolvedGameMode>;
+  /** matchmaker.captcha as written (secrets included), or null. */
+  captcha: unknown;
+}
+
+/** Views by version and region list: a version's config never changes, so each is parsed once. */
+const viewByVersion = new Map<string, VersionView>();
+const VIEW_CACHE_MAX = 1_000;
 
 /**
- * The game modes of a namespace's version config, resolved over `regions` (GCM_REGIONS); empty when the
- * config has none or no longer parses. Cached per version id and region list: find reads it per request.
+ * A namespace's version config as the matchmaker reads it, resolved over `regions` (GCM_REGIONS); empty when
+ * the config has no matchmaker or no longer parses. Cached per version id and region list: find reads it per
+ * request.
  */
+function versionView(ns: repo.NamespaceWish, regions: readonly string[]): VersionView {
+  const key = `${ns.version_id} ${regions.join(',')}`;
+  const known = viewByVersion.get(key);
+  if (known !== undefined) return known;
+  let view: VersionView = { gameModes: {}, captcha: null };
+  try {
+    const config = JSON.parse(ns.config_json) as VersionConfig;
+    const resolved = resolveVersionConfig(config, { regions });
+    view = {
+      gameModes: 'matchmaker' in resolved ? resolved.matchmaker.game_modes : {},
+      captcha: (config as { matchmaker?: { captcha?: unknown } }).matchmaker?.captcha ?? null,
+    };
+  } catch {
+    // A config that no longer parses runs nothing and asks no captcha.
+  }
+  if (viewByVersion.size >= VIEW_CACHE_MAX) viewByVersion.clear();
+  viewByVersion.set(key, view);
+  return view;
+}
+
+/** The game modes of a namespace's version config, resolved over `regions` (versionView). */
 export function gameModesOf(
   ns: repo.NamespaceWish,
   regions: readonly string[],
 ): Record<string, ResolvedGameMode> {
-  const key = `${ns.version_id} ${regions.join(',')}`;
-  const known = resolvedByVersion.get(key);
-  if (known !== undefined) return known;
-  let gameModes: Record<string, ResolvedGameMode>;
-  try {
-    const resolved = resolveVersionConfig(JSON.parse(ns.config_json) as VersionConfig, { regions });
-    gameModes = 'matchmaker' in resolved ? resolved.matchmaker.game_modes : {};
-  } catch {
-    gameModes = {};
-  }
-  if (resolvedByVersion.size >= RESOLVED_CACHE_MAX) resolvedByVersion.clear();
-  resolvedByVersion.set(key, gameModes);
-  return gameModes;
+  return versionView(ns, regions).gameModes;
+}
+
+/** The version config's matchmaker.captcha (secrets included), or null (versionView). */
+export function captchaOf(ns: repo.NamespaceWish, regions: readonly string[]): unknown {
+  return versionView(ns, regions).captcha;
 }
 
 /** A tier's CPU, memory and process limits; an unknown name (the validator refuses them) gets basic-1d1's. */
