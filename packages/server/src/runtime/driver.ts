@@ -128,8 +128,12 @@ export interface RuntimeDriver {
    * Throws ImageLoadError when the archive is not the build or not a loadable image.
    */
   ensureImage(region: string, archive: ImageArchive): Promise<{ image: string }>;
-  /** Creates and starts the lobby; answers the handle. Throws when the host refuses. */
-  start(spec: LobbySpec): Promise<{ handle: string }>;
+  /**
+   * Creates and starts the lobby; answers the handle. Throws when the host refuses. `onCreated` is told the
+   * handle once the lobby exists and before it runs, so a lobby that calls back at once (ready, players)
+   * already has its handle on record; when `onCreated` throws, nothing stays behind and start throws it.
+   */
+  start(spec: LobbySpec, onCreated?: (handle: string) => Promise<void>): Promise<{ handle: string }>;
   /**
    * SIGTERM, then SIGKILL after graceSeconds; answers once it has exited (or was already gone), and removes
    * it. Idempotent.

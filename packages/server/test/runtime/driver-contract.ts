@@ -8,6 +8,7 @@ import {
   LOBBY_LABELS,
   type LobbySpec,
   type OutputLine,
+  type RunningLobby,
   type RuntimeDriver,
   type RuntimeEvent,
 } from '../../src/runtime/driver.js';
@@ -250,6 +251,38 @@ export function runDriverContract(
       assert.ok(text.includes(`env: PORT_game=${port}`), text.join('\n'));
       assert.ok(!text.some((l) => l.includes('secret-token')), 'the script never prints its token');
       await driver.stop(region, handle, 5);
+    });
+
+    test('start tells onCreated the handle before the lobby runs; when it throws, nothing stays behind', async () => {
+      const labels = { [LOBBY_LABELS.owner]: owner() };
+      let toldHandle: string | undefined;
+      let listedWhenTold: RunningLobby[] | undefined;
+      const outputWhenTold: OutputLine[] = [];
+      const { handle } = await driver.start(spec(labels), async (h) => {
+        toldHandle = h;
+        listedWhenTold = await driver.list(labels);
+        for await (const line of driver.output(region, h, { follow: false })) outputWhenTold.push(line);
+      });
+      assert.equal(toldHandle, handle);
+      assert.deepEqual(
+        listedWhenTold?.map((c) => c.handle),
+        [handle],
+        'it exists when its handle is told',
+      );
+      // The test server prints its first line as it starts.
+      assert.deepEqual(outputWhenTold, [], 'it has not run when its handle is told');
+      await outputUntil(driver, region, handle, (l) => l.line.startsWith('server: starting'));
+      await events.next('the started event', (e) => e.type === 'started' && e.handle === handle);
+      await driver.stop(region, handle, 1);
+
+      const refused = { [LOBBY_LABELS.owner]: owner() };
+      await assert.rejects(
+        driver.start(spec(refused), async () => {
+          throw new Error('the store is down');
+        }),
+        /the store is down/,
+      );
+      assert.deepEqual(await driver.list(refused), [], 'no container is left behind');
     });
 
     test('stop sends TERM and records the exit code the server chose; then the lobby is gone', async () => {

@@ -517,8 +517,11 @@ export class Reconciler implements LobbyRuntime {
   ): Promise<void> {
     await tellCreated(this.deps, wish.gameId, row);
     try {
-      const { handle } = await this.driver.start(spec);
-      await repo.recordStarted(this.deps.db, row.namespace_id, row.lobby_id, handle, this.deps.clock.now());
+      // Recorded before the container runs: a lobby may call ready within milliseconds, and whoever reads
+      // it then (its output, its stop) needs the handle.
+      await this.driver.start(spec, (handle) =>
+        repo.recordStarted(this.deps.db, row.namespace_id, row.lobby_id, handle, this.deps.clock.now()),
+      );
     } catch (err) {
       const reason = `start: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
       this.options.log('warn', { err, lobby_id: row.lobby_id }, 'starting a lobby failed');

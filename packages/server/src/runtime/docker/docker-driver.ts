@@ -163,7 +163,7 @@ export class DockerDriver implements RuntimeDriver {
     return loading;
   }
 
-  async start(spec: LobbySpec): Promise<{ handle: string }> {
+  async start(spec: LobbySpec, onCreated?: (handle: string) => Promise<void>): Promise<{ handle: string }> {
     const host = this.hostFor(spec.region);
     if (spec.networkMode === 'bridge') await this.checkBridge(host);
     const name = `gcm-${spec.lobbyId}`;
@@ -191,9 +191,11 @@ export class DockerDriver implements RuntimeDriver {
     if (id === undefined)
       throw new DockerEngineError(`POST /containers/create on ${host.id}: no container id`);
     try {
+      await onCreated?.(id);
       await host.engine.json({ method: 'POST', path: `/containers/${id}/start` });
     } catch (err) {
-      // Nothing may stay behind a failed start: a container that is not running holds the lobby's name.
+      // Nothing may stay behind a failed start (or a handle that could not be recorded): a container that is
+      // not running holds the lobby's name.
       await host.engine
         .json({ method: 'DELETE', path: `/containers/${id}`, query: { force: true } }, [404, 409])
         .catch(() => undefined);
