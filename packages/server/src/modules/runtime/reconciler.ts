@@ -334,13 +334,25 @@ export class Reconciler implements LobbyRuntime {
         row.runtime_handle = c.handle;
       }
     }
+    const missing: repo.LobbyRow[] = [];
     for (const row of rows) {
       const key = keyOf(row.namespace_id, row.lobby_id);
       // A row with no handle and no container never got its container (the service stopped in between):
       // its ready timeout ends it. One with a handle had a container, which the engine no longer has.
       if (running.has(key) || row.runtime_handle === null || row.run_state === 'stopping') continue;
       if (containers.some((c) => labelKey(c.labels) === key)) continue;
-      await requestStop(db, row.namespace_id, row.lobby_id, now, 'lost');
+      missing.push(row);
+    }
+    if (missing.length > 0) {
+      // The rows were read after the containers were listed, so a lobby created in between has its handle
+      // but was not listed: only one missing from a list taken after the rows is lost.
+      const listedAfter = new Set(
+        (await this.driver.list({ [LOBBY_LABELS.owner]: this.options.owner })).map((c) => labelKey(c.labels)),
+      );
+      for (const row of missing) {
+        if (listedAfter.has(keyOf(row.namespace_id, row.lobby_id))) continue;
+        await requestStop(db, row.namespace_id, row.lobby_id, now, 'lost');
+      }
     }
 
     // 2. Timeouts, rollouts, namespaces gone.
