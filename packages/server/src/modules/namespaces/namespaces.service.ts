@@ -196,7 +196,6 @@ export class Namespaces {
     }
   }
 
-  /** The namespace as 4.2 renders it; served from the cache when the store allows caching. */
   /**
    * The namespace's view when the read cache holds it, without a promise (what `get` answers at once
    * then); undefined when `get` has to ask the store.
@@ -205,6 +204,7 @@ export class Namespaces {
     return this.#views.peek(viewKey(gameId, namespaceId));
   }
 
+  /** The namespace as 4.2 renders it; served from the cache when the store allows caching. */
   async get(gameId: string, namespaceId: string): Promise<NamespaceView> {
     const view = await this.#views.get(viewKey(gameId, namespaceId), () =>
       loadNamespaceView(this.deps.db, gameId, namespaceId),
