@@ -89,13 +89,20 @@ export async function countClientPlayers(
   clientAddr: string,
   cap: number,
 ): Promise<number> {
-  // Counted up to the cap only: whatever an address holds beyond it, the answer is the same, and a busy
-  // address (a NAT, a proxy) costs no more than its cap's rows of the index.
-  const { rows } = await sql<{ n: number | string }>`
-    select count(*) as n from (
-      select 1 from lobby_players where namespace_id = ${namespaceId} and client_addr = ${clientAddr}
-      limit ${cap}) as held`.execute(trx);
+  const { rows } = await sql<{
+    n: number | string;
+  }>`${clientSlotCount(namespaceId, clientAddr, cap)}`.execute(trx);
   return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * Counted up to the cap only: whatever an address holds beyond it, the answer is the same, and a busy
+ * address (a NAT, a proxy) costs no more than its cap's rows of the index.
+ */
+function clientSlotCount(namespaceId: string, clientAddr: string, cap: number) {
+  return sql`select count(*) as n from (
+      select 1 from lobby_players where namespace_id = ${namespaceId} and client_addr = ${clientAddr}
+      limit ${cap}) as mine`;
 }
 
 export async function insertPendingPlayer(
@@ -179,11 +186,7 @@ async function takeAndHoldInOneStatement(
     region_id: string | null;
     ports: string | null;
   }>`
-    with held as (
-      select count(*) as n from (
-        select 1 from lobby_players where namespace_id = ${hold.namespaceId} and client_addr = ${hold.clientAddr}
-        limit ${hold.cap}) as mine
-    ), taken as (${take}), pending as (
+    with held as (${clientSlotCount(hold.namespaceId, hold.clientAddr, hold.cap)}), taken as (${take}), pending as (
       insert into lobby_players (namespace_id, lobby_id, player_token_hash, state, join_kind, issued_ts,
         connect_deadline_ts, client_addr)
       select ${hold.namespaceId}, lobby_id, ${hold.hash}, 'pending', ${hold.joinKind}, ${hold.now}::bigint,

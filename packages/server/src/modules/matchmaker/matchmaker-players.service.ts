@@ -251,10 +251,12 @@ async function checkCapAndHold(
 }
 
 async function assertClientCap(deps: Deps, trx: Db, ns: NamespaceWish, clientAddr: string): Promise<void> {
-  const cap = clientCap(ns, deps.addressClasses.classesOf(clientAddr));
-  if ((await repo.countClientPlayers(trx, ns.namespace_id, clientAddr, cap.max)) >= cap.max) {
-    throw errors.matchmakerTooManyPlayersFromClient(cap.max, cap.addressClass);
-  }
+  const cap = clientCap(deps, ns, clientAddr);
+  assertUnderCap(cap, await repo.countClientPlayers(trx, ns.namespace_id, clientAddr, cap.max));
+}
+
+function assertUnderCap(cap: ClientCap, held: number): void {
+  if (held >= cap.max) throw errors.matchmakerTooManyPlayersFromClient(cap.max, cap.addressClass);
 }
 
 /** A normal slot in a starting lobby of the group with room; undefined when none has. */
@@ -404,17 +406,19 @@ export async function createLobby(
   return answerWhenReady(deps, ns, placed);
 }
 
+interface ClientCap {
+  max: number;
+  addressClass?: AddressClass;
+}
+
 /**
  * The players one client address may hold in the namespace: max_players_per_client, or the lowest cap of
  * the classes (hosting, proxy, Tor, VPN) the address is in, naming that class (mm-config sets all five
  * alike today, so a classed address is refused at the same count, but told why).
  */
-function clientCap(
-  ns: NamespaceWish,
-  classes: readonly AddressClass[],
-): { max: number; addressClass?: AddressClass } {
-  let cap: { max: number; addressClass?: AddressClass } = { max: ns.mm_max_players_per_client };
-  for (const addressClass of classes) {
+function clientCap(deps: Deps, ns: NamespaceWish, clientAddr: string): ClientCap {
+  let cap: ClientCap = { max: ns.mm_max_players_per_client };
+  for (const addressClass of deps.addressClasses.classesOf(clientAddr)) {
     const max = ns[`mm_max_players_per_client_${addressClass}`];
     if (max <= cap.max) cap = { max, addressClass };
   }
@@ -436,7 +440,7 @@ async function takeWithToken(
   const now = deps.clock.now();
   const deadline = now + deps.config.runtime.playerConnectTimeoutMs;
   const playerId = newId();
-  const cap = clientCap(ns, deps.addressClasses.classesOf(clientAddr));
+  const cap = clientCap(deps, ns, clientAddr);
   const { held, lobby } = await repo.takeAndHold(deps.db, target, {
     namespaceId: ns.namespace_id,
     hash: playerKey(playerId),
@@ -446,7 +450,7 @@ async function takeWithToken(
     clientAddr,
     cap: cap.max,
   });
-  if (held >= cap.max) throw errors.matchmakerTooManyPlayersFromClient(cap.max, cap.addressClass);
+  assertUnderCap(cap, held);
   if (lobby === undefined) return undefined;
   // Signed after the commit: on SQLite a transaction holds the one connection, and an await inside it (the
   // signature is asynchronous) held every other request of the service for as long as the event loop took.
