@@ -96,6 +96,14 @@ describe('tokens', () => {
       assert.equal(who.json<Inspect>().agent.game_cloud?.game_id, a.gameId);
     });
 
+    it("signs the very text jose's SignJWT makes from the same key, header and claims", async () => {
+      // The service signs without jose (a synchronous Ed25519 signature: the find's hot path), and a stored
+      // token is signed again from its row: its text must stay what jose made and what jose verifies.
+      const minted = await mintOk(a.gameId);
+      const viaJose = await serviceSigner(svc);
+      assert.equal(await viaJose(claimsOf(minted.token)), minted.token);
+    });
+
     it('mints a different token and id each time', async () => {
       const one = await mintOk(a.gameId);
       const two = await mintOk(a.gameId);
