@@ -38,17 +38,23 @@ export function clientKey(request: FastifyRequest): string {
  * request otherwise, and a keep-alive connection asks for the same address each time.
  */
 function clientKeyOf(ip: string): string {
-  let key = clientKeys.get(ip);
-  if (key === undefined) {
-    if (clientKeys.size >= CLIENT_KEYS_MAX) clientKeys.clear();
-    key = rateLimit.normalizeIP(ip);
-    clientKeys.set(ip, key);
+  return remembered(clientKeys, ip, rateLimit.normalizeIP);
+}
+
+/** `make(input)`, from `memo` when it was made lately; the memo starts over at CLIENT_KEYS_MAX entries. */
+function remembered(memo: Map<string, string>, input: string, make: (input: string) => string): string {
+  let made = memo.get(input);
+  if (made === undefined) {
+    if (memo.size >= CLIENT_KEYS_MAX) memo.clear();
+    made = make(input);
+    memo.set(input, made);
   }
-  return key;
+  return made;
 }
 
 /** The auth-failure counter's keys by client key, so a request builds no new string to look one up. */
 const failureKeys = new Map<string, string>();
+const failureKeyOf = (client: string) => `auth-failures:${client}`;
 
 /**
  * Counts failed bearer-token checks per client address. Once an address has failed `max` times in a
@@ -93,14 +99,7 @@ export class AuthFailureGuard {
   }
 
   private key(request: FastifyRequest): string {
-    const client = clientKey(request);
-    let key = failureKeys.get(client);
-    if (key === undefined) {
-      if (failureKeys.size >= CLIENT_KEYS_MAX) failureKeys.clear();
-      key = `auth-failures:${client}`;
-      failureKeys.set(client, key);
-    }
-    return key;
+    return remembered(failureKeys, clientKey(request), failureKeyOf);
   }
 
   private refusal(resetTs: number) {
