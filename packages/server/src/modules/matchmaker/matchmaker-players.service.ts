@@ -453,7 +453,8 @@ async function takeWithToken(
   assertUnderCap(cap, held);
   if (lobby === undefined) return undefined;
   // Signed after the commit: on SQLite a transaction holds the one connection, and an await inside it (the
-  // signature is asynchronous) held every other request of the service for as long as the event loop took.
+  // signature was asynchronous once) held every other request of the service for as long as the event loop
+  // took.
   return answerHeld(deps, ns, lobby, { lobbyId: lobby.lobby_id, playerId, now, deadline });
 }
 
