@@ -9,6 +9,11 @@ export interface TakenLobby {
   ports: string | null;
 }
 
+/** A lobby a slot was just taken in by find or join, and its player count with that slot. */
+export interface TakenSlot extends TakenLobby {
+  player_count: number;
+}
+
 /** Which lobbies a find's group is: namespace, game mode, region and tags. */
 export interface SlotGroup {
   namespaceId: string;
@@ -43,7 +48,7 @@ function takeStatement(target: SlotTarget, condition: RawBuilder<unknown>, postg
     return sql`update lobbies set player_count = player_count + 1
       where namespace_id = ${target.namespaceId} and lobby_id = ${target.lobbyId} and run_state = 'ready'
         and player_count < coalesce(max_players_direct, max_players) and ${condition}
-      returning lobby_id, region_id, ports`;
+      returning lobby_id, region_id, ports, player_count`;
   }
   const lock = !postgres ? sql`` : target.skipLocked ? sql`for update skip locked` : sql`for update`;
   return sql`update lobbies set player_count = player_count + 1
@@ -54,7 +59,7 @@ function takeStatement(target: SlotTarget, condition: RawBuilder<unknown>, postg
         where ${openWithRoom(target.group)}
         order by player_count desc, create_ts, lobby_id
         limit 1 ${lock})
-    returning lobby_id, region_id, ports`;
+    returning lobby_id, region_id, ports, player_count`;
 }
 
 /** A lobby players may join by id: ready, in the namespace; with its direct maximum. */
@@ -162,12 +167,12 @@ export async function takeAndHold(
   db: Db,
   target: SlotTarget,
   hold: PendingHold,
-): Promise<{ held: number; lobby: TakenLobby | undefined }> {
+): Promise<{ held: number; lobby: TakenSlot | undefined }> {
   if (isPostgres(db)) return takeAndHoldInOneStatement(db, target, hold);
   return inGroupCommit(db, async (trx) => {
     const held = await countClientPlayers(trx, hold.namespaceId, hold.clientAddr, hold.cap);
     if (held >= hold.cap) return { held, lobby: undefined };
-    const { rows } = await sql<TakenLobby>`${takeStatement(target, sql`1 = 1`, false)}`.execute(trx);
+    const { rows } = await sql<TakenSlot>`${takeStatement(target, sql`1 = 1`, false)}`.execute(trx);
     const lobby = rows[0];
     if (lobby !== undefined) await insertPendingPlayer(trx, { ...hold, lobbyId: lobby.lobby_id });
     return { held, lobby };
@@ -178,13 +183,14 @@ async function takeAndHoldInOneStatement(
   db: Db,
   target: SlotTarget,
   hold: PendingHold,
-): Promise<{ held: number; lobby: TakenLobby | undefined }> {
+): Promise<{ held: number; lobby: TakenSlot | undefined }> {
   const take = takeStatement(target, sql`(select n from held) < ${hold.cap}`, true);
   const { rows } = await sql<{
     held: number | string;
     lobby_id: string | null;
     region_id: string | null;
     ports: string | null;
+    player_count: number | null;
   }>`
     with held as (${clientSlotCount(hold.namespaceId, hold.clientAddr, hold.cap)}), taken as (${take}), pending as (
       insert into lobby_players (namespace_id, lobby_id, player_token_hash, state, join_kind, issued_ts,
@@ -192,13 +198,14 @@ async function takeAndHoldInOneStatement(
       select ${hold.namespaceId}, lobby_id, ${hold.hash}, 'pending', ${hold.joinKind}, ${hold.now}::bigint,
         ${hold.deadline}::bigint, ${hold.clientAddr} from taken
     )
-    select (select n from held) as held, taken.lobby_id, taken.region_id, taken.ports
+    select (select n from held) as held, taken.lobby_id, taken.region_id, taken.ports, taken.player_count
     from (select 1) as one left join taken on true`.execute(db);
   const row = rows[0];
   const held = Number(row?.held ?? 0);
   // The left join's row: its lobby columns are null when nothing was taken.
   if (!row?.lobby_id || !row.region_id) return { held, lobby: undefined };
-  return { held, lobby: { lobby_id: row.lobby_id, region_id: row.region_id, ports: row.ports } };
+  const { lobby_id, region_id, ports, player_count } = row;
+  return { held, lobby: { lobby_id, region_id, ports, player_count: Number(player_count) } };
 }
 
 /** The lobbies with player tokens past their deadline, at most `limit` rows (the partial index's range). */

@@ -324,7 +324,7 @@ async function answerWhenReady(deps: Deps, ns: NamespaceWish, slot: HeldSlot): P
       waited.why === 'timeout' ? 'ready-timeout' : 'lobby-stopped',
     );
   }
-  return answerHeld(deps, ns, waited.lobby, slot);
+  return answerHeld(deps, ns, waited.lobby, slot, true);
 }
 
 /**
@@ -455,7 +455,9 @@ async function takeWithToken(
   // Signed after the commit: on SQLite a transaction holds the one connection, and an await inside it (the
   // signature was asynchronous once) held every other request of the service for as long as the event loop
   // took.
-  return answerHeld(deps, ns, lobby, { lobbyId: lobby.lobby_id, playerId, now, deadline });
+  // Only a lobby's first player changes what the reconciler counts (an idle lobby became busy).
+  const wake = lobby.player_count === 1;
+  return answerHeld(deps, ns, lobby, { lobbyId: lobby.lobby_id, playerId, now, deadline }, wake);
 }
 
 /** A held slot's player token: whole seconds in the token, rounded up, so it never expires before its slot. */
@@ -469,15 +471,20 @@ function signHeld(deps: Deps, namespaceId: string, slot: HeldSlot): Promise<stri
   });
 }
 
-/** The answer for a slot held in `lobby`, with its player token; the reconciler woken, as its players changed. */
+/**
+ * The answer for a slot held in `lobby`, with its player token; the reconciler woken when `wake` (the lobby's
+ * players changed what it counts). Not on every find: each wake is a pass over every live lobby, and a burst
+ * of finds into busy lobbies kept the reconciler passing back to back.
+ */
 async function answerHeld(
   deps: Deps,
   ns: NamespaceWish,
   lobby: Parameters<typeof joinAnswer>[1],
   slot: HeldSlot,
+  wake: boolean,
 ): Promise<JoinLobbyAnswer> {
   const token = await signHeld(deps, ns.namespace_id, slot);
-  deps.runtime.wake(ns.namespace_id);
+  if (wake) deps.runtime.wake(ns.namespace_id);
   return joinAnswer(deps, lobby, token);
 }
 

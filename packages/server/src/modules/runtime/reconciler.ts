@@ -98,7 +98,7 @@ export class Reconciler implements LobbyRuntime {
    * the host's capacity, its ports, under the placement lock), with the player's slot in the same
    * transaction, then started by this instance at once, not at the next pass (which may be another
    * instance's on PostgreSQL). A start that fails records the lobby stopped and failed, which its waiting
-   * player reads. Its row has no handle until the container runs, which a pass leaves alone.
+   * player reads. Its row has no handle until its container is created, which a pass leaves alone.
    */
   async placeNow(request: LobbyPlacementRequest): Promise<LobbyPlacementResult> {
     if (this.closed) return { placed: false, why: 'no-runtime' };
