@@ -1,9 +1,8 @@
 import { randomInt } from 'node:crypto';
 import os from 'node:os';
 import { startBaseline, startMinimalFastify } from '../lib/baseline.js';
-import { type LoadOptions, type LoadResult, runLoad } from '../lib/load.js';
-import { cpuMillis } from '../lib/process-memory.js';
-import { median } from '../lib/report.js';
+import { interleave, interleavedReport } from '../lib/interleave.js';
+import { type LoadResult, runLoad } from '../lib/load.js';
 import type { Comparison, Scenario, ScenarioContext, ScenarioReport } from '../lib/scenario.js';
 import { apiOk, createGameWithNamespace, instances, type RunningService, startPeer } from '../lib/service.js';
 
@@ -12,91 +11,6 @@ const CDN_USERS = 3;
 const RATIO_TARGET = 0.5;
 /** Issue 37: the service at this share of the minimal Fastify app of the same route and hooks. */
 const FASTIFY_RATIO_TARGET = 0.8;
-/**
- * Rounds of the minimal Fastify app and the service loaded in turn after the one-after-another runs: the
- * machine is shared, so a load that came and went during one target's only run skewed its ratio by up to
- * half; in turn, each round's two figures saw about the same machine, and the median round is the figure.
- */
-const INTERLEAVED_ROUNDS = 5;
-const ROUND_SEC = 3;
-
-interface Interleaved {
-  /** Per round: service requests/s ÷ minimal Fastify requests/s. */
-  ratios: number[];
-  /** Per round: CPU (user + system) of each process per answered request, in microseconds. */
-  svcCpuUs: number[];
-  fastifyCpuUs: number[];
-}
-
-/**
- * The minimal Fastify app and the service, `INTERLEAVED_ROUNDS` times in turn. CPU per request is read from
- * each process's own counters around its run: unlike requests/s it barely moves with what else the machine
- * runs, so it says what a request costs each of them.
- */
-async function interleave(
-  settings: Pick<LoadOptions, 'connections' | 'pipelining'>,
-  fastify: { url: string; pid: number },
-  svc: { url: string; pid: number },
-  headers: Record<string, string>,
-): Promise<Interleaved> {
-  const out: Interleaved = { ratios: [], svcCpuUs: [], fastifyCpuUs: [] };
-  const once = async (target: { url: string; pid: number }) => {
-    const before = cpuMillis(target.pid);
-    const result = await runLoad({
-      ...settings,
-      target: 'round',
-      url: target.url,
-      headers,
-      durationSec: ROUND_SEC,
-      warmupSec: 0,
-    });
-    if (result.errors > 0 || result.non2xx > 0)
-      throw new Error(`${target.url} failed requests in an interleaved round`);
-    return {
-      rps: result.requestsPerSec,
-      cpuUs: ((cpuMillis(target.pid) - before) * 1000) / result.totalRequests,
-    };
-  };
-  for (let round = 0; round < INTERLEAVED_ROUNDS; round++) {
-    const f = await once(fastify);
-    const s = await once(svc);
-    out.ratios.push(f.rps > 0 ? s.rps / f.rps : 0);
-    out.fastifyCpuUs.push(f.cpuUs);
-    out.svcCpuUs.push(s.cpuUs);
-  }
-  return out;
-}
-
-function interleavedReport(
-  label: string,
-  rounds: Interleaved,
-): { comparisons: Comparison[]; notes: string[] } {
-  const sorted = (values: readonly number[]) => [...values].sort((a, b) => a - b);
-  const ratio = median(sorted(rounds.ratios));
-  const cpuRatio = median(sorted(rounds.fastifyCpuUs)) / median(sorted(rounds.svcCpuUs));
-  const fmt = (values: number[], digits: number) => values.map((v) => v.toFixed(digits)).join(', ');
-  return {
-    comparisons: [
-      {
-        label: `ratio service/minimal Fastify requests/s, median of ${INTERLEAVED_ROUNDS} interleaved rounds${label}`,
-        value: ratio,
-        target: `ratio >= ${FASTIFY_RATIO_TARGET}`,
-        met: ratio >= FASTIFY_RATIO_TARGET,
-      },
-      {
-        label: `CPU per request, minimal Fastify ÷ service (medians of the rounds)${label}`,
-        value: cpuRatio,
-        target: `ratio >= ${FASTIFY_RATIO_TARGET}`,
-        met: cpuRatio >= FASTIFY_RATIO_TARGET,
-      },
-    ],
-    notes: [
-      `interleaved rounds${label} (${ROUND_SEC} s each, minimal Fastify then the service): ratios ${fmt(rounds.ratios, 2)}; ` +
-        `CPU µs per request: service ${fmt(rounds.svcCpuUs, 1)}, minimal Fastify ${fmt(rounds.fastifyCpuUs, 1)}`,
-    ],
-  };
-}
-
 /** A string in the format of a bcrypt hash; the service checks the format only. */
 function fakeBcryptHash(): string {
   let rest = '';
@@ -215,12 +129,16 @@ export const namespaceRead: Scenario = {
     }
     context.log('namespace-read: the minimal Fastify app and the service in turn');
     const rounds = interleavedReport(
-      onPostgres ? `, ${instances(1)}` : '',
+      {
+        label: onPostgres ? `, ${instances(1)}` : '',
+        minimal: 'minimal Fastify',
+        unit: 'requests',
+        target: FASTIFY_RATIO_TARGET,
+      },
       await interleave(
         settings,
-        { url: fastifyUrl, pid: childPid(fastify.child.process.pid) },
-        { url: serviceUrl, pid: childPid(service.child.process.pid) },
-        headers,
+        { pid: childPid(fastify.child.process.pid), load: { url: fastifyUrl, headers } },
+        { pid: childPid(service.child.process.pid), load: { url: serviceUrl, headers } },
       ),
     );
     if (!onPostgres) {
