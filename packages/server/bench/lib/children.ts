@@ -54,6 +54,12 @@ export class ChildRegistry {
   }
 }
 
+/** The child's process id, which a spawned child always has. */
+export function pidOf(child: ManagedChild): number {
+  if (child.process.pid === undefined) throw new Error(`${child.name} has no process id`);
+  return child.process.pid;
+}
+
 export async function stopChild(child: ManagedChild, graceMs = 5_000): Promise<void> {
   const proc = child.process;
   if (proc.exitCode !== null || proc.signalCode !== null) return;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { v7 } from 'uuid';
 import { type Db, openDatabase } from '../../src/db/open-db.js';
 import { startBaseline, startMinimalFastify } from '../lib/baseline.js';
-import { type ManagedChild, stopChild } from '../lib/children.js';
+import { pidOf, stopChild } from '../lib/children.js';
 import { interleave, interleavedReport } from '../lib/interleave.js';
 import { runLoad } from '../lib/load.js';
 import type { Scenario, ScenarioContext, ScenarioReport } from '../lib/scenario.js';
@@ -131,11 +131,6 @@ const FIND_WARMUP_SEC = 10;
 /** Issue 37's goal for the service against a minimal Fastify app doing the same work. */
 const RATIO_TARGET = 0.8;
 
-function pidOf(child: ManagedChild): number {
-  if (child.process.pid === undefined) throw new Error(`${child.name} has no process id`);
-  return child.process.pid;
-}
-
 /** Issue 37's goal for the service's find: finds/s on 2 cores with ready lobbies available. */
 const FINDS_PER_SEC_TARGET = 1_000;
 
@@ -221,9 +216,7 @@ export const matchmakerFind: Scenario = {
       pipelining: context.pipelining,
       durationSec: context.durationSec,
       warmupSec: Math.max(context.warmupSec, FIND_WARMUP_SEC),
-      method: 'POST' as const,
-      headers,
-      body: request,
+      ...loadRequest,
     };
     context.log('matchmaker-find: loading the bare node:http server');
     const bareRow = await runLoad({

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import os from 'node:os';
 import { startBaseline, startMinimalFastify } from '../lib/baseline.js';
+import { pidOf } from '../lib/children.js';
 import { interleave, interleavedReport } from '../lib/interleave.js';
 import { type LoadResult, runLoad } from '../lib/load.js';
 import type { Comparison, Scenario, ScenarioContext, ScenarioReport } from '../lib/scenario.js';
@@ -32,11 +33,6 @@ async function createFixture(service: RunningService) {
     `/cloud/games/${gameId}/tokens/cloud`,
   );
   return { gameId, namespaceId, cloudToken };
-}
-
-function childPid(pid: number | undefined): number {
-  if (pid === undefined) throw new Error('a benchmark child has no process id');
-  return pid;
 }
 
 async function getText(url: string, headers: Record<string, string> = {}): Promise<string> {
@@ -137,8 +133,8 @@ export const namespaceRead: Scenario = {
       },
       await interleave(
         settings,
-        { pid: childPid(fastify.child.process.pid), load: { url: fastifyUrl, headers } },
-        { pid: childPid(service.child.process.pid), load: { url: serviceUrl, headers } },
+        { pid: pidOf(fastify.child), load: { url: fastifyUrl, headers } },
+        { pid: pidOf(service.child), load: { url: serviceUrl, headers } },
       ),
     );
     if (!onPostgres) {
