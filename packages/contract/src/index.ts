@@ -18,6 +18,7 @@ export * from './games.js';
 export * from './idempotency.js';
 export * from './limits.js';
 export * from './lobby-logs.js';
+export * from './lobby-output.js';
 export * from './matchmaker.js';
 export * from './matchmaker-players.js';
 export * from './names.js';
