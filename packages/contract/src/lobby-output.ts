@@ -58,6 +58,10 @@ export const GetLobbyLogsResponse = Type.Object({
   }),
   timestamps: Type.Array(Timestamp, { description: "each line's time, as the engine recorded it" }),
   watch: WatchSchema,
+  complete: Type.Boolean({
+    description:
+      'true once the lobby has exited and all it printed is stored: a watch then answers at once, as there is no more to wait for',
+  }),
   cursor: Type.Optional({
     ...LinePosition,
     description: 'present when older lines exist: pass it as `cursor` to read the page before this one',
