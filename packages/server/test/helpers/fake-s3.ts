@@ -136,9 +136,15 @@ export class FakeS3 {
         return xmlError(400, 'InvalidRequest');
       }
       case 'PUT': {
-        // The service itself only copies (CopyObject); clients' PUTs come through clientPut.
+        // The service itself copies (CopyObject) and writes its own objects (PutObject); clients' PUTs
+        // come through clientPut.
         const source = request.headers['x-amz-copy-source'];
-        if (source === undefined) return xmlError(400, 'InvalidRequest');
+        if (source === undefined) {
+          if (!(request.body instanceof Uint8Array)) return xmlError(400, 'InvalidRequest');
+          const object = Buffer.from(request.body);
+          this.objects.set(key, object);
+          return { statusCode: 200, headers: { etag: `"${etag(object)}"` }, body: Readable.from([]) };
+        }
         const sourceKey = this.keyOf(`/${decodeURIComponent(source).replace(/^\//, '')}`);
         const object = sourceKey === undefined ? undefined : this.objects.get(sourceKey);
         if (object === undefined) return xmlError(404, 'NoSuchKey');

@@ -165,6 +165,19 @@ function blobContract(
       await h.storage.delete(key);
     });
 
+    it("stores the service's own object, replaces it whole, and deletes it", async () => {
+      const { key } = fresh();
+      const first = randomBytes(70_000);
+      await h.storage.putObject(key, first);
+      assert.deepEqual(await h.storage.statObject(key), { size: first.length });
+      assert.deepEqual(await collect((await h.storage.openRead(key)) as Readable), first);
+      const second = randomBytes(10);
+      await h.storage.putObject(key, second);
+      assert.deepEqual(await collect((await h.storage.openRead(key)) as Readable), second);
+      await h.storage.delete(key);
+      assert.equal(await h.storage.statObject(key), undefined);
+    });
+
     it('knows nothing of keys never written', async () => {
       const { key } = fresh();
       assert.equal(await h.storage.statObject(key), undefined);

@@ -57,6 +57,13 @@ export interface BlobStorage {
   /** The whole object as a stream, or undefined when it does not exist. */
   openRead(key: string): Promise<Readable | undefined>;
 
+  /**
+   * Stores `body` as the object `key`, replacing what was there, durably: once it answers, a crash of the
+   * service or the machine keeps the new bytes (the service's own writes, such as lobby output chunks).
+   * A reader sees the old object or the new one, never a mix.
+   */
+  putObject(key: string, body: Buffer): Promise<void>;
+
   /** Removes the object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
 }

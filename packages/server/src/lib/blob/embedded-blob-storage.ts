@@ -1,6 +1,6 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -187,6 +187,21 @@ export class EmbeddedBlobStorage implements BlobStorage, SignedPutReceiver {
     const file = this.objectPath(key);
     if ((await statFile(file)) === undefined) return undefined;
     return createReadStream(file);
+  }
+
+  async putObject(key: string, body: Buffer): Promise<void> {
+    assertPresignableKey(key);
+    const dest = this.objectPath(key);
+    const tmp = path.join(this.tmpDir, randomUUID());
+    try {
+      await writeFile(tmp, body, { flag: 'wx', mode: 0o600, flush: true });
+      await mkdir(path.dirname(dest), { recursive: true, mode: 0o700 });
+      await rename(tmp, dest);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    await syncDir(path.dirname(dest));
   }
 
   async delete(key: string): Promise<void> {

@@ -227,6 +227,13 @@ export class S3BlobStorage implements BlobStorage {
     return Readable.from(Buffer.from(bytes));
   }
 
+  async putObject(key: string, body: Buffer): Promise<void> {
+    assertPresignableKey(key);
+    await this.call('PutObject', (c) =>
+      c.send(new PutObjectCommand({ Bucket: this.options.bucket, Key: key, Body: body })),
+    );
+  }
+
   async delete(key: string): Promise<void> {
     await this.call('DeleteObject', (c) =>
       c.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: key })),
