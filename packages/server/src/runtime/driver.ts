@@ -95,7 +95,11 @@ export interface OutputLine {
   stream: 'stdout' | 'stderr';
   /** Milliseconds since the epoch, the orchestrator's own timestamp. */
   ts: number;
-  line: string;
+  /**
+   * The line's bytes as printed (any bytes, not only UTF-8), without its newline; at most 16 KiB: a longer
+   * line is cut and ends with the contract's LINE_CUT_MARK.
+   */
+  bytes: Buffer;
 }
 
 export interface LobbyStats {
@@ -136,7 +140,8 @@ export interface RuntimeDriver {
   start(spec: LobbySpec, onCreated?: (handle: string) => Promise<void>): Promise<{ handle: string }>;
   /**
    * SIGTERM, then SIGKILL after graceSeconds; answers once it has exited (or was already gone), and removes
-   * it. Idempotent.
+   * it. Idempotent. It removes the lobby only once every `output` follower of it has read to the end (or
+   * after a few seconds), so what a server prints while it stops is captured.
    */
   stop(region: string, handle: string, graceSeconds: number): Promise<void>;
   /** Every lobby carrying all of `labels`, running or exited-but-not-removed, on every host. */

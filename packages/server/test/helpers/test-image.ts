@@ -22,7 +22,10 @@ import { tar } from './tar.js';
  *   TEST_EXIT_CODE (default 0) after TEST_EXIT_AFTER seconds (0: at once, a crash at start);
  * - on SIGTERM prints `server: got TERM` and exits with TEST_TERM_EXIT (default 0), or carries on when
  *   TEST_TERM_IGNORE is set (then only the SIGKILL after the grace period stops it);
- * - with TEST_OOM set, eats memory until the kernel kills the eater, then exits with 1.
+ * - with TEST_OOM set, eats memory until the kernel kills the eater, then exits with 1;
+ * - with TEST_PRINT_LINES=N, prints `line 1` … `line N` (every TEST_PRINT_LONG_EVERY-th with 20,000 more
+ *   bytes), then a line of binary bytes (`binary ` FF FE 01 ESC [31m NUL ` end`) and `server: printed N lines`;
+ * - on its game port, `print TEXT` (`eprint TEXT`) prints TEXT to its stdout (stderr) and answers `printed`.
  */
 const SERVER_SH = `#!/bin/sh
 # The trap first: TERM before it is ignored (the shell is the container's PID 1), and a test that saw any
@@ -39,6 +42,11 @@ echo "server: stderr works" >&2
 if [ -n "$TEST_LONG_LINE" ]; then
   awk -v n="$TEST_LONG_LINE" 'BEGIN { s = "0123456789"; while (length(s) < n) s = s s; print substr(s, 1, n) }'
   echo "server: after the long line"
+fi
+if [ -n "$TEST_PRINT_LINES" ]; then
+  awk -v n="$TEST_PRINT_LINES" -v every="\${TEST_PRINT_LONG_EVERY:-0}" 'BEGIN { long = "x"; while (length(long) < 20000) long = long long; for (i = 1; i <= n; i++) { if (every > 0 && i % every == 0) print "line " i " " substr(long, 1, 20000); else print "line " i } }'
+  printf 'binary \\377\\376\\001\\033[31m\\000 end\\n'
+  echo "server: printed $TEST_PRINT_LINES lines"
 fi
 if [ -n "$TEST_OOM" ]; then
   echo "server: eating memory"
@@ -96,6 +104,15 @@ while read -r line; do
     "leave "*)
       wget -q -O- --post-data="{\\"player_token\\":\\"\${line#leave }\\"}" --header "Content-Type: application/json" --header "Authorization: Bearer $GCM_LOBBY_TOKEN" "$GCM_API_URL/matchmaker/players/disconnected" >/dev/null 2>&1
       echo "left"
+      ;;
+    "print "*)
+      # To the server's own stdout (PID 1's), which is the lobby's output.
+      echo "\${line#print }" > /proc/1/fd/1
+      echo "printed"
+      ;;
+    "eprint "*)
+      echo "\${line#eprint }" > /proc/1/fd/2
+      echo "printed"
       ;;
     *) echo "$line" ;;
   esac

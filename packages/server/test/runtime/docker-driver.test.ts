@@ -177,7 +177,7 @@ describe('docker driver: what the engine is asked', { skip, timeout: 600_000 }, 
         Privileged: false,
         Binds: [],
         RestartPolicy: 'no',
-        LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '2' } },
+        LogConfig: { Type: 'local', Config: { 'max-size': '10m', 'max-file': '2' } },
       },
     );
     assert.match(String((host.Tmpfs as Record<string, string>)['/tmp']), /size=64m/);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { LINE_CUT_MARK } from '@gcm/contract';
 import { LogDemuxer, MAX_OUTPUT_LINE_BYTES } from '../../src/runtime/docker/log-frames.js';
 
 /** One frame as the engine writes it: stream byte, three zeros, the length, the payload. */
@@ -28,32 +29,66 @@ test('frames cut anywhere by the transport come out as the same lines', () => {
       ...demuxer.end(),
     ];
     assert.deepEqual(lines, [
-      { stream: 'stdout', ts: Date.parse(T1), line: 'hello' },
-      { stream: 'stderr', ts: Date.parse(T2), line: 'oops' },
-      { stream: 'stdout', ts: Date.parse(T2), line: 'bye' },
+      { stream: 'stdout', ts: Date.parse(T1), bytes: Buffer.from('hello') },
+      { stream: 'stderr', ts: Date.parse(T2), bytes: Buffer.from('oops') },
+      { stream: 'stdout', ts: Date.parse(T2), bytes: Buffer.from('bye') },
     ]);
   }
 });
 
-test('pieces of a long line join under the first piece’s time, cut at 16 KiB on a character boundary', () => {
+test('pieces of a long line join under the first piece’s time, cut at 16 KiB on a character boundary and marked', () => {
   const demuxer = new LogDemuxer();
-  // 16,383 ASCII bytes, then a 3-byte character that would straddle the cut.
-  const first = `${'a'.repeat(MAX_OUTPUT_LINE_BYTES - 1)}€`;
+  // ASCII up to one byte short of what a cut line keeps, then a 3-byte character that would straddle the cut.
+  const kept = MAX_OUTPUT_LINE_BYTES - Buffer.byteLength(LINE_CUT_MARK);
+  const first = `${'a'.repeat(kept - 1)}€${'b'.repeat(100)}`;
   const lines = [
     ...demuxer.push(frame(1, `${T1} ${first}`)),
     ...demuxer.push(frame(2, `${T2} an error line between\n`)),
-    ...demuxer.push(frame(1, `${T2} more of the long line\n`)),
+    // The engine gives every piece of a line its first piece's time.
+    ...demuxer.push(frame(1, `${T1} more of the long line\n`)),
     ...demuxer.push(frame(1, `${T2} next\n`)),
   ];
   assert.equal(lines.length, 3);
-  assert.deepEqual(lines[0], { stream: 'stderr', ts: Date.parse(T2), line: 'an error line between' });
+  assert.deepEqual(lines[0], {
+    stream: 'stderr',
+    ts: Date.parse(T2),
+    bytes: Buffer.from('an error line between'),
+  });
   assert.equal(lines[1]?.stream, 'stdout');
   assert.equal(lines[1]?.ts, Date.parse(T1));
-  assert.equal(lines[1]?.line, 'a'.repeat(MAX_OUTPUT_LINE_BYTES - 1));
-  assert.deepEqual(lines[2], { stream: 'stdout', ts: Date.parse(T2), line: 'next' });
+  assert.equal(lines[1]?.bytes.toString(), `${'a'.repeat(kept - 1)}${LINE_CUT_MARK}`);
+  assert.ok((lines[1]?.bytes.length ?? 0) <= MAX_OUTPUT_LINE_BYTES);
+  assert.deepEqual(lines[2], { stream: 'stdout', ts: Date.parse(T2), bytes: Buffer.from('next') });
   // A last line without its newline is kept at the end of the stream.
   assert.deepEqual(demuxer.push(frame(1, `${T1} no newline`)), []);
-  assert.deepEqual(demuxer.end(), [{ stream: 'stdout', ts: Date.parse(T1), line: 'no newline' }]);
+  assert.deepEqual(demuxer.end(), [
+    { stream: 'stdout', ts: Date.parse(T1), bytes: Buffer.from('no newline') },
+  ]);
+});
+
+test('a last piece without its newline (the local log driver) ends its line when a line of another time comes', () => {
+  const demuxer = new LogDemuxer();
+  const lines = [
+    ...demuxer.push(frame(1, `${T1} ${'c'.repeat(16 * 1024)}`)),
+    ...demuxer.push(frame(1, `${T1} the rest`)),
+    ...demuxer.push(frame(1, `${T2} next\n`)),
+  ];
+  assert.equal(lines.length, 2);
+  assert.ok(lines[0]?.bytes.toString().endsWith(LINE_CUT_MARK));
+  assert.equal(lines[0]?.ts, Date.parse(T1));
+  assert.deepEqual(lines[1], { stream: 'stdout', ts: Date.parse(T2), bytes: Buffer.from('next') });
+});
+
+test('a line of exactly 16 KiB is whole; any bytes, not only UTF-8, come out as printed', () => {
+  const demuxer = new LogDemuxer();
+  const exact = 'b'.repeat(MAX_OUTPUT_LINE_BYTES);
+  const binary = Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x1b, 0x09, 0x7f]);
+  const lines = [
+    ...demuxer.push(frame(1, `${T1} ${exact}\n`)),
+    ...demuxer.push(frame(2, Buffer.concat([Buffer.from(`${T2} `), binary, Buffer.from('\n')]))),
+  ];
+  assert.equal(lines[0]?.bytes.toString(), exact);
+  assert.deepEqual(lines[1]?.bytes, binary);
 });
 
 test('a stream that is not Docker’s log framing fails instead of being read as lines', () => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { LINE_CUT_MARK } from '@gcm/contract';
 import {
   ImageLoadError,
   LOBBY_LABELS,
@@ -16,6 +17,9 @@ import { freePort } from '../helpers/listening.js';
 import { tar } from '../helpers/tar.js';
 import { imageArchive } from '../helpers/test-image.js';
 import { HANG_MS, until } from '../helpers/until.js';
+
+/** An output line as text, for lines the test server prints in ASCII. */
+const text = (l: OutputLine) => l.bytes.toString('utf8');
 
 /**
  * What every RuntimeDriver must do, run against a real orchestrator: `docker-driver.test.ts` runs it on a
@@ -244,12 +248,12 @@ export function runDriverContract(
       assert.equal(started.labels[LOBBY_LABELS.gameMode], 'duel');
       assert.equal(started.labels[LOBBY_LABELS.lobby], lobby.lobbyId);
       assert.equal(await echoWhenListening(port, 'hello lobby'), 'hello lobby');
-      const lines = await outputUntil(driver, region, handle, (l) => l.line.startsWith('server: listening'));
-      const text = lines.map((l) => l.line);
-      assert.ok(text.includes('server: starting args=--mode test'), text.join('\n'));
-      assert.ok(text.includes('env: GCM_LOBBY_ID=lobby-1'), text.join('\n'));
-      assert.ok(text.includes(`env: PORT_game=${port}`), text.join('\n'));
-      assert.ok(!text.some((l) => l.includes('secret-token')), 'the script never prints its token');
+      const lines = await outputUntil(driver, region, handle, (l) => text(l).startsWith('server: listening'));
+      const printed = lines.map(text);
+      assert.ok(printed.includes('server: starting args=--mode test'), printed.join('\n'));
+      assert.ok(printed.includes('env: GCM_LOBBY_ID=lobby-1'), printed.join('\n'));
+      assert.ok(printed.includes(`env: PORT_game=${port}`), printed.join('\n'));
+      assert.ok(!printed.some((l) => l.includes('secret-token')), 'the script never prints its token');
       await driver.stop(region, handle, 5);
     });
 
@@ -271,7 +275,7 @@ export function runDriverContract(
       );
       // The test server prints its first line as it starts.
       assert.deepEqual(outputWhenTold, [], 'it has not run when its handle is told');
-      await outputUntil(driver, region, handle, (l) => l.line.startsWith('server: starting'));
+      await outputUntil(driver, region, handle, (l) => text(l).startsWith('server: starting'));
       await events.next('the started event', (e) => e.type === 'started' && e.handle === handle);
       await driver.stop(region, handle, 1);
 
@@ -288,7 +292,7 @@ export function runDriverContract(
     test('stop sends TERM and records the exit code the server chose; then the lobby is gone', async () => {
       const labels = { [LOBBY_LABELS.owner]: owner() };
       const { handle } = await driver.start(spec(labels, { TEST_TERM_EXIT: '3' }));
-      await outputUntil(driver, region, handle, (l) => l.line.startsWith('env: TEST_TERM_EXIT'));
+      await outputUntil(driver, region, handle, (l) => text(l).startsWith('env: TEST_TERM_EXIT'));
       const stopping = Date.now();
       await driver.stop(region, handle, 30);
       const exited = await events.next('the exited event', (e) => e.type === 'exited' && e.handle === handle);
@@ -310,7 +314,7 @@ export function runDriverContract(
     test('a server that ignores TERM is killed once the grace period is over', async () => {
       const labels = { [LOBBY_LABELS.owner]: owner() };
       const { handle } = await driver.start(spec(labels, { TEST_TERM_IGNORE: '1' }));
-      await outputUntil(driver, region, handle, (l) => l.line.startsWith('env: TEST_TERM_IGNORE'));
+      await outputUntil(driver, region, handle, (l) => text(l).startsWith('env: TEST_TERM_IGNORE'));
       const lines: OutputLine[] = [];
       const reading = (async () => {
         for await (const line of driver.output(region, handle, { follow: true })) lines.push(line);
@@ -324,7 +328,7 @@ export function runDriverContract(
       assert.ok(took >= 1900, `stop answered after ${took} ms, before the 2 s grace was over`);
       await reading.catch(() => undefined);
       assert.ok(
-        lines.some((l) => l.line === 'server: got TERM'),
+        lines.some((l) => text(l) === 'server: got TERM'),
         JSON.stringify(lines),
       );
     });
@@ -389,18 +393,19 @@ export function runDriverContract(
       await events.next('the exit', (e) => e.type === 'exited' && e.handle === handle);
       const lines: OutputLine[] = [];
       for await (const line of driver.output(region, handle, { follow: false })) lines.push(line);
-      const stderr = lines.find((l) => l.line === 'server: stderr works');
+      const stderr = lines.find((l) => text(l) === 'server: stderr works');
       assert.equal(stderr?.stream, 'stderr');
-      assert.equal(lines.find((l) => l.line.startsWith('server: starting'))?.stream, 'stdout');
+      assert.equal(lines.find((l) => text(l).startsWith('server: starting'))?.stream, 'stdout');
       for (const line of lines) {
         assert.ok(line.ts >= before && line.ts <= Date.now(), `${line.ts} out of range`);
       }
       // A line past 16 KiB is cut there, and the next line is whole.
-      const long = lines.find((l) => l.line.startsWith('0123456789'));
-      assert.equal(long?.line.length, 16 * 1024);
+      const long = lines.find((l) => text(l).startsWith('0123456789'));
+      assert.equal(long?.bytes.length, 16 * 1024);
+      assert.ok(text(long as OutputLine).endsWith(LINE_CUT_MARK), 'a cut line says so');
       assert.ok(
-        lines.some((l) => l.line === 'server: after the long line'),
-        JSON.stringify(lines.map((l) => l.line.slice(0, 40))),
+        lines.some((l) => text(l) === 'server: after the long line'),
+        JSON.stringify(lines.map((l) => text(l).slice(0, 40))),
       );
       const last = lines.at(-1) as OutputLine;
       const since: OutputLine[] = [];

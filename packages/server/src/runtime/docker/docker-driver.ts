@@ -32,7 +32,7 @@ export interface DockerDriverOptions {
   hosts: readonly DockerHostConfig[];
   /** DOCKER_TLS_VERIFY / DOCKER_CERT_PATH (`dockerTlsFromEnv`), for tcp:// hosts. */
   tls?: DockerTls;
-  /** The size each container's json-file log may reach before the engine rotates it (one older file kept). */
+  /** The size each container's engine-side log (the `local` driver) may reach before the engine rotates it (one older file kept). */
   logMaxSize?: string;
   /** The tmpfs a read-only container gets at /tmp (it counts against the container's memory). */
   tmpSize?: string;
@@ -101,6 +101,9 @@ interface Host extends RuntimeHost {
   bridgeChecked: boolean;
 }
 
+/** How long a stop waits for the lobby's output followers to read to the end before it removes the container. */
+const FOLLOWER_DRAIN_MS = 5_000;
+
 /** The `docker` driver: each region's lobbies are containers on one Docker engine, reached over its API. */
 export class DockerDriver implements RuntimeDriver {
   readonly kind = 'docker' as const;
@@ -109,6 +112,8 @@ export class DockerDriver implements RuntimeDriver {
   /** host id + archive sha256 → the loaded image id (or the load under way, which concurrent starts share). */
   private readonly images = new Map<string, Promise<{ image: string }>>();
   private readonly subscriptions = new Set<Subscription>();
+  /** Per handle, the output followers reading it now: a stop removes the container once they have read all. */
+  private readonly followers = new Map<string, Set<Promise<void>>>();
   private readonly logMaxSize: string;
   private readonly tmpSize: string;
   private readonly warn: (message: string) => void;
@@ -217,6 +222,19 @@ export class DockerDriver implements RuntimeDriver {
       },
       [404],
     );
+    // Removing the container ends its log stream wherever the reader is: what it printed last (on its
+    // SIGTERM, say) would never be read. Its followers reach the end of the log on their own once it exited.
+    const reading = this.followers.get(handle);
+    if (reading !== undefined && reading.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...reading]),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, FOLLOWER_DRAIN_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
     // 409: another call is removing it already.
     await host.engine.json(
       { method: 'DELETE', path: `/containers/${encodeURIComponent(handle)}`, query: { force: true } },
@@ -247,6 +265,35 @@ export class DockerDriver implements RuntimeDriver {
     handle: string,
     options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
   ): AsyncIterable<OutputLine> {
+    // Counted as a follower from the first next(), before the engine answers: a stop that comes while the
+    // stream is being opened still waits for it.
+    let done = () => {};
+    const reading = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    if (options.follow) {
+      let set = this.followers.get(handle);
+      if (set === undefined) {
+        set = new Set();
+        this.followers.set(handle, set);
+      }
+      set.add(reading);
+    }
+    try {
+      yield* this.readLog(region, handle, options);
+    } finally {
+      done();
+      const set = this.followers.get(handle);
+      set?.delete(reading);
+      if (set?.size === 0) this.followers.delete(handle);
+    }
+  }
+
+  private async *readLog(
+    region: string,
+    handle: string,
+    options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
+  ): AsyncIterable<OutputLine> {
     const host = this.hostFor(region);
     const since = options.sinceMs === undefined ? undefined : (options.sinceMs / 1000).toFixed(3);
     let response: http.IncomingMessage;
@@ -260,6 +307,7 @@ export class DockerDriver implements RuntimeDriver {
       });
     } catch (err) {
       if (err instanceof DockerEngineError && err.status === 404) return;
+      if (options.signal?.aborted === true) return;
       throw err;
     }
     const demuxer = new LogDemuxer();
@@ -445,7 +493,9 @@ export class DockerDriver implements RuntimeDriver {
         Binds: [],
         RestartPolicy: { Name: 'no' },
         // A chatty server cannot fill the host's disk: the engine keeps at most two files of this size.
-        LogConfig: { Type: 'json-file', Config: { 'max-size': this.logMaxSize, 'max-file': '2' } },
+        // `local`, not json-file: it keeps a line's bytes as printed (JSON would turn bytes that are not UTF-8
+        // into U+FFFD), compressed, in files the engine rotates.
+        LogConfig: { Type: 'local', Config: { 'max-size': this.logMaxSize, 'max-file': '2' } },
       },
     };
   }

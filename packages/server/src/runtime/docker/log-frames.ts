@@ -1,7 +1,11 @@
+import { LINE_CUT_MARK, LOBBY_OUTPUT_LIMITS } from '@gcm/contract';
 import type { OutputLine } from '../driver.js';
 
 /** A longer line is cut here (the rest of it up to its newline is dropped): what one output line may hold. */
-export const MAX_OUTPUT_LINE_BYTES = 16 * 1024;
+export const MAX_OUTPUT_LINE_BYTES = LOBBY_OUTPUT_LIMITS.lineBytes;
+const CUT_MARK = Buffer.from(LINE_CUT_MARK, 'utf8');
+/** A cut line keeps this much of what was printed, so with its mark it is still MAX_OUTPUT_LINE_BYTES. */
+const CUT_KEEP_BYTES = MAX_OUTPUT_LINE_BYTES - CUT_MARK.length;
 /** A frame is a log message (a line, or a piece of one); the engine cuts them at 16 KiB, so this is generous. */
 const MAX_FRAME_BYTES = 1024 * 1024;
 const HEADER_BYTES = 8;
@@ -10,6 +14,10 @@ interface Partial {
   ts: number;
   parts: Buffer[];
   bytes: number;
+  /** More was printed than MAX_OUTPUT_LINE_BYTES: the line is cut and marked. */
+  cut: boolean;
+  /** The engine's time text of the line's pieces: every piece of one line carries its first piece's. */
+  stamp: string;
 }
 
 /**
@@ -56,15 +64,30 @@ export class LogDemuxer {
 
   private frame(stream: OutputLine['stream'], payload: Buffer, lines: OutputLine[]): void {
     const space = payload.indexOf(0x20);
-    const stamp = space > 0 ? Date.parse(payload.subarray(0, space).toString('latin1')) : Number.NaN;
+    const stampText = space > 0 ? payload.subarray(0, space).toString('latin1') : '';
+    const stamp = space > 0 ? Date.parse(stampText) : Number.NaN;
     // Without a parsable time the whole payload is text, timed when it arrived.
     let rest = Number.isNaN(stamp) ? payload : payload.subarray(space + 1);
-    let partial = this.open[stream] ?? { ts: Number.isNaN(stamp) ? Date.now() : stamp, parts: [], bytes: 0 };
+    // The engine gives every piece of a long line its first piece's time. A piece with another time starts a
+    // new line: the last piece of a long line does not always end with a newline (the `local` log driver
+    // drops it), and the next line must not be taken for more of it.
+    const open = this.open[stream];
+    if (open !== undefined && open.stamp !== stampText) {
+      lines.push(toLine(stream, open));
+      this.open[stream] = undefined;
+    }
+    let partial = this.open[stream] ?? {
+      ts: Number.isNaN(stamp) ? Date.now() : stamp,
+      parts: [],
+      bytes: 0,
+      cut: false,
+      stamp: stampText,
+    };
     for (let newline = rest.indexOf(0x0a); newline >= 0; newline = rest.indexOf(0x0a)) {
       add(partial, rest.subarray(0, newline));
       lines.push(toLine(stream, partial));
       rest = rest.subarray(newline + 1);
-      partial = { ts: partial.ts, parts: [], bytes: 0 };
+      partial = { ts: partial.ts, parts: [], bytes: 0, cut: false, stamp: stampText };
     }
     if (rest.length > 0) {
       add(partial, rest);
@@ -75,6 +98,7 @@ export class LogDemuxer {
 
 function add(partial: Partial, piece: Buffer): void {
   const room = MAX_OUTPUT_LINE_BYTES - partial.bytes;
+  if (piece.length > room) partial.cut = true;
   if (room <= 0) return;
   // Copied: the piece is a view of the read buffer, which later chunks replace.
   const kept = Buffer.from(piece.subarray(0, room));
@@ -83,10 +107,15 @@ function add(partial: Partial, piece: Buffer): void {
 }
 
 function toLine(stream: OutputLine['stream'], partial: Partial): OutputLine {
-  let bytes: Buffer = Buffer.concat(partial.parts);
-  if (bytes.length === MAX_OUTPUT_LINE_BYTES) bytes = cutAtCharacter(bytes);
-  const text = bytes.toString('utf8');
-  return { stream, ts: partial.ts, line: text.endsWith('\r') ? text.slice(0, -1) : text };
+  let bytes: Buffer =
+    partial.parts.length === 1 ? (partial.parts[0] as Buffer) : Buffer.concat(partial.parts);
+  if (partial.cut) {
+    bytes = Buffer.concat([cutAtCharacter(bytes.subarray(0, CUT_KEEP_BYTES)), CUT_MARK]);
+  } else if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) {
+    // A CRLF line: the CR is the line end's, not the line's.
+    bytes = bytes.subarray(0, bytes.length - 1);
+  }
+  return { stream, ts: partial.ts, bytes };
 }
 
 /** A cut may fall inside a UTF-8 character: drop its lead and continuation bytes rather than show U+FFFD. */
