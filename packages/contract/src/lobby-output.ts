@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Timestamp } from './common.js';
+import { PageLimit } from './paging.js';
 import { WatchQuery, WatchSchema } from './watch.js';
 
 /**
@@ -13,7 +14,7 @@ export const LOBBY_OUTPUT_LIMITS = {
   lineBytes: 16 * 1024,
   /** Lines in one page when `limit` is not given (the original's 256). */
   pageLines: 256,
-  /** The largest `limit` a read may ask. */
+  /** The largest `limit` a read may ask (the paging convention's PAGE_LIMIT_MAX). */
   pageLinesMax: 1000,
   /** Export history: the longest period one export may cover (31 days). */
   historyPeriodMaxMs: 31 * 24 * 60 * 60 * 1000,
@@ -42,13 +43,10 @@ export const GetLobbyLogsQuery = Type.Object({
     ...LinePosition,
     description: 'a `cursor` an earlier page returned: the page of lines just before it (older)',
   }),
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: LOBBY_OUTPUT_LIMITS.pageLinesMax,
-      description: `lines in the page (default ${LOBBY_OUTPUT_LIMITS.pageLines})`,
-    }),
-  ),
+  limit: Type.Optional({
+    ...PageLimit,
+    description: `lines in the page, 1 to ${LOBBY_OUTPUT_LIMITS.pageLinesMax} (default ${LOBBY_OUTPUT_LIMITS.pageLines})`,
+  }),
 });
 export type GetLobbyLogsQuery = Static<typeof GetLobbyLogsQuery>;
 

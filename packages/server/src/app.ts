@@ -37,6 +37,7 @@ import { deviceLinksRoutes } from './modules/device-links/device-links.routes.js
 import { firstRunRoutes } from './modules/first-run/first-run.routes.js';
 import { gamesRoutes } from './modules/games/games.routes.js';
 import { lobbyLogsRoutes } from './modules/lobby-logs/lobby-logs.routes.js';
+import { lobbyOutputRoutes } from './modules/lobby-output/lobby-output.routes.js';
 import { matchmakerRoutes } from './modules/matchmaker/matchmaker.routes.js';
 import { matchmakerLobbiesRoutes } from './modules/matchmaker/matchmaker-lobbies.routes.js';
 import { matchmakerPlayersRoutes } from './modules/matchmaker/matchmaker-players.routes.js';
@@ -231,6 +232,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   matchmakerPlayersRoutes(app, deps);
   matchmakerLobbiesRoutes(app, deps);
   runtimeRoutes(app, deps);
+  lobbyOutputRoutes(app, deps);
   buildsRoutes(app, deps);
   tokensRoutes(app, deps);
   uploadsRoutes(app, deps);

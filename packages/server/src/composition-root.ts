@@ -28,6 +28,7 @@ import { Backups } from './modules/backups/backups.service.js';
 import { BillingScheduler } from './modules/billing/billing.scheduler.js';
 import { openFirstRunSetup } from './modules/first-run/first-run.service.js';
 import { teamOwnsGames } from './modules/games/games.service.js';
+import { OutputCapture } from './modules/lobby-output/output-capture.js';
 import { Namespaces } from './modules/namespaces/namespaces.service.js';
 import { Reconciler } from './modules/runtime/reconciler.js';
 import { ownerOf } from './modules/runtime/runtime.service.js';
@@ -54,15 +55,32 @@ function createReconciler(
   jobs: BackgroundJobs,
   shared: boolean,
   log: ReturnType<typeof silentLogger>,
-): Reconciler | undefined {
+): { reconciler: Reconciler; output: OutputCapture } | undefined {
   if (config.runtime.kind === 'none') return undefined;
   const ttlMs = Math.max(config.runtime.reconcileIntervalMs * 3, 5_000);
-  return new Reconciler(deps, driver ?? dockerDriver(config), {
+  const orchestrator = driver ?? dockerDriver(config);
+  const logTo: Log = (level, fields, message) => log[level](fields, message);
+  const output = new OutputCapture(
+    {
+      db: deps.db,
+      blobs: deps.blobs,
+      notifier: deps.notifier,
+      clock: deps.clock,
+      maxBytes: config.runtime.lobbyLogMaxBytes,
+      log: logTo,
+    },
+    orchestrator,
+  );
+  const reconciler = new Reconciler(deps, orchestrator, {
     owner: ownerOf(config),
     lease: () => (shared ? jobs.takeLease(RECONCILER_JOB, ttlMs) : Promise.resolve(true)),
-    log: (level, fields, message) => log[level](fields, message),
+    log: logTo,
+    output,
   });
+  return { reconciler, output };
 }
+
+type Log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
 
 /**
  * Each region on its GCM_RUNTIME_HOSTS engine, or on DOCKER_HOST (Docker's own variable, read as Docker
@@ -208,6 +226,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
     const jobs = new BackgroundJobs(db, shared, jobFailed, Date.now, metrics);
     // Made once the deps it needs are; until then (and with GCM_RUNTIME=none) a wake does nothing.
     let reconciler: Reconciler | undefined;
+    let output: OutputCapture | undefined;
     const deps: Deps = {
       config,
       db,
@@ -232,6 +251,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
             ? Promise.resolve({ placed: false, why: 'no-runtime' })
             : reconciler.placeNow(request),
       },
+      liveOutput: { view: (lobbyId, stream) => output?.view(lobbyId, stream) },
       addressClasses: options.addressClasses ?? config.addressClasses?.classifier ?? NO_ADDRESS_CLASSES,
     };
     if (options.pauses !== undefined) holdTestPauses(deps, options.pauses);
@@ -251,7 +271,9 @@ export async function createService(config: Config, options: StartOptions = {}) 
       notifier.close();
       connections.drain();
     });
-    reconciler = createReconciler(config, options.runtimeDriver, deps, jobs, shared, log);
+    const runtime = createReconciler(config, options.runtimeDriver, deps, jobs, shared, log);
+    reconciler = runtime?.reconciler;
+    output = runtime?.output;
     const table = backgroundJobs(appDeps, { billingScheduler, jobFailed, reconciler });
     reconciler?.start();
     for (const job of table) jobs.start(job);

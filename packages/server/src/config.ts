@@ -602,6 +602,11 @@ const SCHEMA = {
     drainTimeoutMs: seconds('GCM_DRAIN_TIMEOUT', 7_200, 0, 30 * 86_400),
     /** SIGTERM, then SIGKILL this long after, when the service stops a lobby. */
     stopGraceMs: seconds('GCM_LOBBY_STOP_GRACE', 10, 0, 3_600),
+    /**
+     * Bytes of output kept per lobby and stream (stdout, stderr): past it the oldest lines are dropped, and
+     * the log says so. At least 1 MiB, so one chunk (256 KiB) never holds more than the cap allows.
+     */
+    lobbyLogMaxBytes: whole('GCM_LOBBY_LOG_MAX_BYTES', 16 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
     /** The reconciler's periodic pass; events (a version switched, a lobby exited) wake it sooner. */
     reconcileIntervalMs: seconds('GCM_RUNTIME_RECONCILE_INTERVAL', 10, 1, 3_600),
   }),

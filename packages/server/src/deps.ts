@@ -67,6 +67,23 @@ export interface LobbyRuntime {
   placeNow(request: LobbyPlacementRequest): Promise<LobbyPlacementResult>;
 }
 
+/**
+ * What this instance holds in memory of a lobby's output (the capture runs on the reconciler's instance):
+ * its committed counters and the lines read but not yet stored, so followers here see a line as soon as it
+ * is read. Undefined when this instance does not capture the lobby; readers then see what is stored.
+ */
+export interface LiveOutput {
+  view(
+    lobbyId: string,
+    stream: 'std_out' | 'std_err',
+  ):
+    | {
+        row: { line_count: number; first_line: number; complete: number; dropped_bytes: number };
+        memory: readonly { ts: number; bytes: Buffer }[];
+      }
+    | undefined;
+}
+
 export interface LobbyPlacementRequest {
   namespaceId: string;
   gameMode: string;
@@ -122,6 +139,7 @@ export interface Deps {
   readonly origins: TrustedOrigins;
   /** Runs lobbies (GCM_RUNTIME=docker), or nothing (none). */
   readonly runtime: LobbyRuntime;
+  readonly liveOutput: LiveOutput;
   /** Which client addresses are hosting, proxy, Tor or VPN ones (mm-config's caps of those); none by default. */
   readonly addressClasses: AddressClassifier;
 }

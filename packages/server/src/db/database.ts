@@ -407,6 +407,32 @@ export interface FirstRunSetupTable {
   team_id: string | null;
 }
 
+export interface LobbyOutputStreamsTable {
+  lobby_id: string;
+  stream: 'std_out' | 'std_err';
+  namespace_id: string;
+  line_count: number;
+  first_line: number;
+  kept_bytes: number;
+  dropped_bytes: number;
+  last_ts: number;
+  last_ts_lines: number;
+  complete: number;
+  update_ts: number;
+}
+
+export interface LobbyOutputChunksTable {
+  lobby_id: string;
+  stream: 'std_out' | 'std_err';
+  first_line: number;
+  line_count: number;
+  first_ts: number;
+  last_ts: number;
+  raw_bytes: number;
+  blob_key: string;
+  closed: number;
+}
+
 export interface Database {
   signing_keys: SigningKeysTable;
   operator_tokens: OperatorTokensTable;
@@ -417,6 +443,8 @@ export interface Database {
   tokens: TokensTable;
   lobbies: LobbiesTable;
   lobby_players: LobbyPlayersTable;
+  lobby_output_streams: LobbyOutputStreamsTable;
+  lobby_output_chunks: LobbyOutputChunksTable;
   runtime_images: RuntimeImagesTable;
   builds: BuildsTable;
   build_tags: BuildTagsTable;

@@ -13,7 +13,7 @@ export function parseWatchIndex(raw: string | undefined): bigint | undefined {
   return BigInt(raw);
 }
 
-type WaitOutcome = Wake | 'gone' | 'timeout';
+export type WaitOutcome = Wake | 'gone' | 'timeout';
 
 /**
  * Waits for the first of: a change of the key (or shutdown), the client leaving (its response closes
@@ -21,7 +21,11 @@ type WaitOutcome = Wake | 'gone' | 'timeout';
  * few closures per waiter, since thousands wait at once. A client that left while the data was being read
  * has already had its 'close' event, hence the `destroyed` check.
  */
-function waitForChange(subscription: Subscription, reply: FastifyReply, ms: number): Promise<WaitOutcome> {
+export function waitForChange(
+  subscription: Subscription,
+  reply: FastifyReply,
+  ms: number,
+): Promise<WaitOutcome> {
   const res = reply.raw;
   return new Promise<WaitOutcome>((resolve) => {
     const finish = (outcome: WaitOutcome) => {

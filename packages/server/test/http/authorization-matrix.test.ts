@@ -345,6 +345,8 @@ const MATRIX: Record<string, Row> = {
       params: { lobby_id: (await seedRuntimeLobby(svc, world)).lobbyId },
     }),
   },
+  // The world's lobby: reported, not run, so it answers no lines (and complete) to whoever may read it.
+  'games.matchmaker.getLobbyLogs': { rule: 'game', request: () => ({ query: { stream: 'std_out' } }) },
   'games.namespaces.getNamespaceRollout': { rule: 'game' },
   'games.namespaces.analytics.getAnalyticsMatchmakerLive': { rule: 'game' },
   'builds.prepare': {

@@ -10,7 +10,7 @@ export function findGameLobbies(db: Db, gameId: string, lobbyId: string) {
   return (
     db
       .selectFrom('lobbies')
-      .select(['namespace_id', 'run_state'])
+      .select(['namespace_id', 'run_state', 'stop_ts'])
       .where('lobby_id', '=', lobbyId)
       .where('namespace_id', 'in', (eb) =>
         eb.selectFrom('namespaces').select('namespace_id').where('game_id', '=', gameId),

@@ -35,6 +35,21 @@ export async function stopLobby(
   return { did_remove: stopped };
 }
 
+/**
+ * The game's lobby the path names, for the reads of what it printed and used: another game's lobby is not
+ * found, as a missing one is.
+ */
+export async function findGameLobby(
+  deps: Deps,
+  gameId: string,
+  lobbyId: string,
+): Promise<{ namespace_id: string; run_state: string | null; stop_ts: number | null }> {
+  await assertGameExists(deps, gameId);
+  const [lobby] = await repo.findGameLobbies(deps.db, gameId, lobbyId);
+  if (lobby === undefined) throw errors.lobbyNotFound();
+  return lobby;
+}
+
 type Counts = RolloutGroup['lobbies'];
 
 function noLobbies(): Counts {

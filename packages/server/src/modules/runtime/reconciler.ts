@@ -16,6 +16,14 @@ import { failedByReason, namespaceConfig, placeLobby, type Wish, wishesOf } from
 
 type Log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
 
+/** The output capture as the reconciler drives it: told of every lobby that runs, stopped with the lease. */
+export interface OutputFollower {
+  /** Resolves once the lobby's log is being read (an exited lobby may then be removed). */
+  follow(lobby: { namespaceId: string; lobbyId: string; region: string; handle: string }): Promise<void>;
+  stopAll(): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** Containers started at once by one pass: the engine serializes much of the work anyway. */
 const START_CONCURRENCY = 8;
 /** After a build failed to load on a host, no lobby of it starts there for this long, doubling to the cap. */
@@ -70,6 +78,8 @@ export class Reconciler implements LobbyRuntime {
       /** Takes or renews the reconciler's job lease; false while another instance holds it. */
       lease: () => Promise<boolean>;
       log: Log;
+      /** Captures what lobbies print (modules/lobby-output), on the instance that holds the lease. */
+      output?: OutputFollower;
     },
   ) {}
 
@@ -232,6 +242,7 @@ export class Reconciler implements LobbyRuntime {
     this.subscription?.close();
     await this.chain;
     await Promise.all([...this.inFlight]);
+    await this.options.output?.close();
     await this.driver.close();
   }
 
@@ -269,6 +280,14 @@ export class Reconciler implements LobbyRuntime {
     this.wake(namespaceId);
   }
 
+  private async followOutput(namespaceId: string, lobbyId: string, c: { region: string; handle: string }) {
+    await this.options.output
+      ?.follow({ namespaceId, lobbyId, region: c.region, handle: c.handle })
+      .catch((err: unknown) =>
+        this.options.log('warn', { err, lobby_id: lobbyId }, 'capturing output failed'),
+      );
+  }
+
   private async recordStop(
     row: repo.LobbyRow,
     stop: { exitCode: number | null; failed: boolean; reason: string },
@@ -288,7 +307,11 @@ export class Reconciler implements LobbyRuntime {
   }
 
   private async runPass(): Promise<void> {
-    if (!(await this.options.lease())) return;
+    if (!(await this.options.lease())) {
+      // Another instance acts now, and captures output: two captures of one lobby would store it twice.
+      await this.options.output?.stopAll();
+      return;
+    }
     const { db, clock } = this.deps;
     const now = clock.now();
     const containers = await this.driver.list({ [LOBBY_LABELS.owner]: this.options.owner });
@@ -312,6 +335,9 @@ export class Reconciler implements LobbyRuntime {
         removals.push(this.driver.stop(c.region, c.handle, this.graceSeconds()));
         continue;
       }
+      // Every lobby that runs (or exited and is not removed yet) is captured; an exited one is read to the end
+      // before its removal, which waits for this reader.
+      await this.followOutput(row.namespace_id, row.lobby_id, c);
       if (c.state === 'exited') {
         // It ended while no event reached us (the service was down).
         const asked = row.run_state === 'stopping';
@@ -531,9 +557,10 @@ export class Reconciler implements LobbyRuntime {
     try {
       // Recorded before the container runs: a lobby may call ready within milliseconds, and whoever reads
       // it then (its output, its stop) needs the handle.
-      await this.driver.start(spec, (handle) =>
+      const { handle } = await this.driver.start(spec, (handle) =>
         repo.recordStarted(this.deps.db, row.namespace_id, row.lobby_id, handle, this.deps.clock.now()),
       );
+      await this.followOutput(row.namespace_id, row.lobby_id, { region: spec.region, handle });
     } catch (err) {
       const reason = `start: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
       this.options.log('warn', { err, lobby_id: row.lobby_id }, 'starting a lobby failed');

@@ -1,0 +1,75 @@
+import { GameLobbyParams, GetLobbyLogsQuery, GetLobbyLogsResponse, LOBBY_OUTPUT_LIMITS } from '@gcm/contract';
+import type { Deps } from '../../deps.js';
+import { errors } from '../../errors.js';
+import { routeOptions } from '../../http/route-options.js';
+import type { TypedApp } from '../../http/typed-app.js';
+import { parseWatchIndex, waitForChange } from '../../http/watch.js';
+import { lobbyOfGame, readLogs } from './lobby-output.service.js';
+import { outputKey } from './output-capture.js';
+
+const TAG = 'matchmaker';
+
+/** What a lobby printed: read a page, page back with a cursor, follow with the watch index. */
+export function lobbyOutputRoutes(app: TypedApp, deps: Deps): void {
+  app.get(
+    '/cloud/games/:game_id/matchmaker/lobbies/:lobby_id/logs',
+    routeOptions(
+      {
+        operationId: 'games.matchmaker.getLobbyLogs',
+        auth: 'game',
+        summary:
+          "The lobby's stdout or stderr, oldest first (base64 lines with their times): the newest page, the page before `cursor`, or with watch_index the lines after it (waiting for new ones, at most the watch timeout)",
+        tag: TAG,
+      },
+      { params: GameLobbyParams, querystring: GetLobbyLogsQuery, response: { 200: GetLobbyLogsResponse } },
+    ),
+    async (request, reply) => {
+      const { game_id, lobby_id } = request.params;
+      const { stream } = request.query;
+      const limit = request.query.limit === undefined ? undefined : Number(request.query.limit);
+      if (limit !== undefined && (limit < 1 || limit > LOBBY_OUTPUT_LIMITS.pageLinesMax)) {
+        throw errors.badQuery(
+          `query parameter "limit" must be a whole number from 1 to ${LOBBY_OUTPUT_LIMITS.pageLinesMax}`,
+          { field: 'limit' },
+        );
+      }
+      const after = parseWatchIndex(request.query.watch_index);
+      if (after !== undefined && request.query.cursor !== undefined) {
+        throw errors.badQuery('give either "cursor" (an older page) or "watch_index" (follow), not both', {
+          field: 'cursor',
+        });
+      }
+      const lobby = await lobbyOfGame(deps, game_id, lobby_id);
+      const options = {
+        ...(limit === undefined ? {} : { limit }),
+        ...(request.query.cursor === undefined ? {} : { cursor: Number(request.query.cursor) }),
+      };
+      if (after === undefined) return (await readLogs(deps, lobby, stream, options)).answer;
+      // Past 2^53 no stream reaches: read as "after everything", which waits for new lines.
+      const position = after > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(after);
+      const { notifier } = deps;
+      const deadline = Date.now() + deps.config.watchTimeoutMs;
+      for (;;) {
+        const subscription = notifier.subscribe(outputKey(lobby_id, stream));
+        let page: Awaited<ReturnType<typeof readLogs>>;
+        try {
+          page = await readLogs(deps, lobby, stream, { ...options, after: position });
+        } catch (err) {
+          subscription.cancel();
+          throw err;
+        }
+        const remaining = deadline - Date.now();
+        if (page.count > 0 || page.answer.complete || remaining <= 0 || notifier.closed) {
+          subscription.cancel();
+          return page.answer;
+        }
+        const outcome = await waitForChange(
+          subscription,
+          reply,
+          Math.min(remaining, notifier.waitCapMs ?? remaining),
+        );
+        if (outcome === 'gone' || outcome === 'timeout' || outcome.final) return page.answer;
+      }
+    },
+  );
+}
