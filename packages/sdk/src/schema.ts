@@ -653,6 +653,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A lobby's latest CPU, memory and network sample and its coarse history (docs/runtime.md, Resource use)
+         * @description Who may call: the operator, or a game cloud token of this game. Or a signed-in person (session cookie) with the viewer role or stronger in the team that owns the game.
+         */
+        get: operations["games.matchmaker.getLobbyResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cloud/games/{game_id}/namespaces/{namespace_id}/rollout": {
         parameters: {
             query?: never;
@@ -685,6 +705,26 @@ export interface paths {
          * @description Who may call: the operator, or a game cloud token of this game. Or a signed-in person (session cookie) with the viewer role or stronger in the team that owns the game.
          */
         get: operations["games.namespaces.analytics.getAnalyticsMatchmakerLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The lobby's stdout or stderr, oldest first (base64 lines with their times): the newest page, the page before `cursor`, or with watch_index the lines after it (waiting for new ones, at most the watch timeout)
+         * @description Who may call: the operator, or a game cloud token of this game. Or a signed-in person (session cookie) with the viewer role or stronger in the team that owns the game.
+         */
+        get: operations["games.matchmaker.getLobbyLogs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2058,6 +2098,17 @@ export interface components {
         GetGameResponse: {
             game: components["schemas"]["GameFull"];
         };
+        GetLobbyLogsResponse: {
+            /** @description what the lobby printed, one base64-encoded line each (without its newline), oldest first */
+            lines: string[];
+            /** @description each line's time, as the engine recorded it */
+            timestamps: string[];
+            watch: components["schemas"]["Watch"];
+            /** @description true once the lobby has exited and all it printed is stored: a watch then answers at once, as there is no more to wait for */
+            complete: boolean;
+            /** @description present when older lines exist: pass it as `cursor` to read the page before this one */
+            cursor?: string;
+        };
         GetLobbyResponse: {
             lobby: components["schemas"]["LobbySummary"];
         };
@@ -2266,6 +2317,44 @@ export interface components {
         };
         LobbyList: {
             lobbies: components["schemas"]["LobbySummary"][];
+        };
+        LobbyResourceSample: {
+            /**
+             * Format: date-time
+             * @description RFC 3339 with milliseconds, UTC
+             */
+            ts: string;
+            /** @description CPU in use since the previous sample, in cores */
+            cpu_cores: number;
+            /** @description memory in use, without reclaimable page cache */
+            memory_bytes: number;
+            /** @description the tier's memory limit */
+            memory_limit_bytes: number;
+            /** @description network bytes received since the lobby started */
+            rx_bytes: number;
+            /** @description network bytes sent since the lobby started */
+            tx_bytes: number;
+        };
+        LobbyResources: {
+            latest?: {
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 with milliseconds, UTC
+                 */
+                ts: string;
+                /** @description CPU in use since the previous sample, in cores */
+                cpu_cores: number;
+                /** @description memory in use, without reclaimable page cache */
+                memory_bytes: number;
+                /** @description the tier's memory limit */
+                memory_limit_bytes: number;
+                /** @description network bytes received since the lobby started */
+                rx_bytes: number;
+                /** @description network bytes sent since the lobby started */
+                tx_bytes: number;
+            };
+            /** @description coarse samples over the lobby’s life, oldest first */
+            history: components["schemas"]["LobbyResourceSample"][];
         };
         LobbyRunning: {
             /** @description closed: ready, but the matchmaker sends it no new players */
@@ -3096,6 +3185,7 @@ export type SchemaGameSummary = components['schemas']['GameSummary'];
 export type SchemaGetAnalyticsMatchmakerLiveResponse = components['schemas']['GetAnalyticsMatchmakerLiveResponse'];
 export type SchemaGetBuildResponse = components['schemas']['GetBuildResponse'];
 export type SchemaGetGameResponse = components['schemas']['GetGameResponse'];
+export type SchemaGetLobbyLogsResponse = components['schemas']['GetLobbyLogsResponse'];
 export type SchemaGetLobbyResponse = components['schemas']['GetLobbyResponse'];
 export type SchemaGetNamespaceResponse = components['schemas']['GetNamespaceResponse'];
 export type SchemaGetVersionResponse = components['schemas']['GetVersionResponse'];
@@ -3112,6 +3202,8 @@ export type SchemaListedLobby = components['schemas']['ListedLobby'];
 export type SchemaLobbyCallAnswer = components['schemas']['LobbyCallAnswer'];
 export type SchemaLobbyEventBody = components['schemas']['LobbyEventBody'];
 export type SchemaLobbyList = components['schemas']['LobbyList'];
+export type SchemaLobbyResourceSample = components['schemas']['LobbyResourceSample'];
+export type SchemaLobbyResources = components['schemas']['LobbyResources'];
 export type SchemaLobbyRunning = components['schemas']['LobbyRunning'];
 export type SchemaLobbySummary = components['schemas']['LobbySummary'];
 export type SchemaLobbySummaryAnalytics = components['schemas']['LobbySummaryAnalytics'];
@@ -4942,6 +5034,49 @@ export interface operations {
             };
         };
     };
+    "games.matchmaker.getLobbyResources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a UUID */
+                game_id: string;
+                /** @description a UUID */
+                lobby_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyResources"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "games.namespaces.getNamespaceRollout": {
         parameters: {
             query?: never;
@@ -5006,6 +5141,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GetAnalyticsMatchmakerLiveResponse"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "games.matchmaker.getLobbyLogs": {
+        parameters: {
+            query: {
+                /** @description the lobby's standard output or standard error */
+                stream: "std_out" | "std_err";
+                /** @description block until the data changes from this index (at most the watch timeout) */
+                watch_index?: string;
+                /** @description a `cursor` an earlier page returned: the page of lines just before it (older) */
+                cursor?: string;
+                /** @description lines in the page, 1 to 1000 (default 256) */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                /** @description a UUID */
+                game_id: string;
+                /** @description a UUID */
+                lobby_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetLobbyLogsResponse"];
                 };
             };
             /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */

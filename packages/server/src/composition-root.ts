@@ -250,6 +250,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
           reconciler === undefined
             ? Promise.resolve({ placed: false, why: 'no-runtime' })
             : reconciler.placeNow(request),
+        latestSample: (namespaceId, lobbyId) => reconciler?.sampler.latest(namespaceId, lobbyId),
       },
       liveOutput: { view: (lobbyId, stream) => output?.view(lobbyId, stream) },
       addressClasses: options.addressClasses ?? config.addressClasses?.classifier ?? NO_ADDRESS_CLASSES,
@@ -274,6 +275,8 @@ export async function createService(config: Config, options: StartOptions = {}) 
     const runtime = createReconciler(config, options.runtimeDriver, deps, jobs, shared, log);
     reconciler = runtime?.reconciler;
     output = runtime?.output;
+    const sampler = reconciler?.sampler;
+    if (sampler !== undefined) metrics.watchLobbies(() => sampler.namespaceUse());
     const table = backgroundJobs(appDeps, { billingScheduler, jobFailed, reconciler });
     reconciler?.start();
     for (const job of table) jobs.start(job);

@@ -609,6 +609,10 @@ const SCHEMA = {
     lobbyLogMaxBytes: whole('GCM_LOBBY_LOG_MAX_BYTES', 16 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
     /** The reconciler's periodic pass; events (a version switched, a lobby exited) wake it sooner. */
     reconcileIntervalMs: seconds('GCM_RUNTIME_RECONCILE_INTERVAL', 10, 1, 3_600),
+    /** How often each running lobby's CPU, memory and network use is read from the engine. */
+    statsIntervalMs: seconds('GCM_LOBBY_STATS_INTERVAL', 5, 1, 3_600),
+    /** A lobby's history keeps one sample per this long (at most 1,440 of them: the newest). */
+    statsHistoryIntervalMs: seconds('GCM_LOBBY_STATS_HISTORY_INTERVAL', 60, 1, 86_400),
   }),
 } satisfies Schema;
 

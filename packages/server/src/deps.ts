@@ -1,5 +1,6 @@
 import type { WebhookEventType } from '@gcm/contract';
 import type { Config } from './config.js';
+import type { LobbyResourceSamplesTable } from './db/database.js';
 import type { Db } from './db/open-db.js';
 import type { Accounts } from './identity/accounts.js';
 import type { PasswordHashing } from './identity/password-hashing.js';
@@ -65,6 +66,8 @@ export interface LobbyRuntime {
    * transaction (the player's slot). Refused with why when there is no room (or no runtime).
    */
   placeNow(request: LobbyPlacementRequest): Promise<LobbyPlacementResult>;
+  /** The latest resource sample this instance took of a running lobby (none: another instance samples). */
+  latestSample?(namespaceId: string, lobbyId: string): LobbyResourceSamplesTable | undefined;
 }
 
 /**

@@ -86,6 +86,18 @@ export interface TokensTable {
   development_json: string | null;
 }
 
+/** A lobby's resource use at `ts` (0031): the history's rows and, one per lobby, the latest sample. */
+export interface LobbyResourceSamplesTable {
+  namespace_id: string;
+  lobby_id: string;
+  ts: number;
+  cpu_millicores: number;
+  memory_bytes: number;
+  memory_limit_bytes: number;
+  rx_bytes: number;
+  tx_bytes: number;
+}
+
 export interface LobbiesTable {
   lobby_id: string;
   namespace_id: string;
@@ -465,4 +477,6 @@ export interface Database {
   audit_events: AuditEventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  lobby_resource_samples: LobbyResourceSamplesTable;
+  lobby_resource_latest: LobbyResourceSamplesTable;
 }

@@ -29,6 +29,16 @@ const QUERY_BUCKETS = [
   0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5,
 ];
 
+/** One namespace's running lobbies as the runtime's last stats pass saw them (modules/runtime). */
+export interface NamespaceLobbyUse {
+  namespaceId: string;
+  cpuCores: number;
+  memoryBytes: number;
+  rxBytes: number;
+  txBytes: number;
+  lobbies: { starting: number; ready: number; stopping: number };
+}
+
 let processRegistry: Registry | undefined;
 
 /**
@@ -61,6 +71,7 @@ export class Metrics {
   private connections: (() => ConnectionStats) | undefined;
   private watchers: (() => number) | undefined;
   private passwordHashes: (() => { running: number; waiting: number }) | undefined;
+  private lobbyUse: (() => readonly NamespaceLobbyUse[]) | undefined;
 
   constructor() {
     const registers = [this.registry];
@@ -122,6 +133,51 @@ export class Metrics {
         g.set({ state: 'waiting' }, stats.waiting);
       },
       ['state'],
+    );
+    // Per namespace, never per lobby: a series per lobby would grow without bound. Only the instance that
+    // samples (the reconciler's lease holder) reports them, so a sum across instances counts each once.
+    const perNamespace = (name: string, help: string, value: (use: NamespaceLobbyUse) => number) =>
+      gauge(
+        name,
+        help,
+        (g) => {
+          g.reset();
+          for (const use of this.lobbyUse?.() ?? []) g.set({ namespace_id: use.namespaceId }, value(use));
+        },
+        ['namespace_id'],
+      );
+    perNamespace(
+      'gcm_lobby_cpu_cores',
+      "CPU the namespace's running lobbies use, in cores",
+      (u) => u.cpuCores,
+    );
+    perNamespace(
+      'gcm_lobby_memory_bytes',
+      "Memory the namespace's running lobbies use (without reclaimable page cache)",
+      (u) => u.memoryBytes,
+    );
+    perNamespace(
+      'gcm_lobby_network_receive_bytes',
+      "Network bytes the namespace's running lobbies received since each started",
+      (u) => u.rxBytes,
+    );
+    perNamespace(
+      'gcm_lobby_network_transmit_bytes',
+      "Network bytes the namespace's running lobbies sent since each started",
+      (u) => u.txBytes,
+    );
+    gauge(
+      'gcm_lobbies',
+      'Lobbies the runtime runs, per namespace and state (starting, ready, stopping)',
+      (g) => {
+        g.reset();
+        for (const use of this.lobbyUse?.() ?? []) {
+          for (const [state, n] of Object.entries(use.lobbies)) {
+            g.set({ namespace_id: use.namespaceId, state }, n);
+          }
+        }
+      },
+      ['namespace_id', 'state'],
     );
     this.jobRuns = new Counter({
       name: 'gcm_background_job_runs_total',
@@ -188,6 +244,11 @@ export class Metrics {
   /** Where gcm_password_hashes is read from when scraped. */
   watchPasswordHashes(read: () => { running: number; waiting: number }): void {
     this.passwordHashes = read;
+  }
+
+  /** Where the per-namespace lobby gauges are read from when scraped (the runtime's stats sampler). */
+  watchLobbies(read: () => readonly NamespaceLobbyUse[]): void {
+    this.lobbyUse = read;
   }
 
   jobPassed(job: string, failed: boolean): void {

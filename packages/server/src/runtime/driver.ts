@@ -103,8 +103,15 @@ export interface OutputLine {
 }
 
 export interface LobbyStats {
-  /** CPU used since the previous sample, in billionths of a core. */
+  /**
+   * CPU in use over the moment before the sample (the orchestrator's own two reads), in billionths of a
+   * core: a figure for a lobby's first sample. Later ones are the rate between two samples' `cpuUsageNs`.
+   */
   nanoCpus: number;
+  /** CPU time the lobby has used since it started, in nanoseconds, when the orchestrator tells it. */
+  cpuUsageNs?: number;
+  /** When the orchestrator read the sample, milliseconds since the epoch. */
+  readMs?: number;
   memoryBytes: number;
   memoryLimitBytes: number;
   rxBytes: number;

@@ -25,6 +25,8 @@ export async function startListening(
     dataDir?: string;
     port?: number;
     env?: Record<string, string>;
+    /** Log at this level into `svc.logs` (startTestService). */
+    logLevel?: 'debug' | 'info';
     beforeListen?: (svc: Awaited<ReturnType<typeof startTestService>>) => void | Promise<void>;
   } = {},
 ) {
@@ -33,6 +35,7 @@ export async function startListening(
   const svc = await startTestService({
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     env: { ...options.env, GCM_PUBLIC_URL: publicUrl },
+    ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
   });
   await options.beforeListen?.(svc);
   await svc.app.listen({ port, host: '127.0.0.1' });

@@ -51,8 +51,10 @@ export async function startRuntimeService(options: {
   env?: Record<string, string>;
   dataDir?: string;
   port?: number;
+  logLevel?: 'debug' | 'info';
 }) {
   return startListening({
+    ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.port === undefined ? {} : { port: options.port }),
     env: {
@@ -120,6 +122,8 @@ export interface GameModeSpec {
   max: number;
   regions?: string[];
   env?: Record<string, string>;
+  /** The regions' tier (default basic-1d1). */
+  tier?: string;
   /** More of the game mode's config (max_players, actions, taggable, ...). */
   config?: Record<string, unknown>;
 }
@@ -138,7 +142,9 @@ export async function deploy(
           mode,
           {
             idle_lobbies: { min: gm.min, max: gm.max },
-            regions: Object.fromEntries((gm.regions ?? ['eu']).map((r) => [r, {}])),
+            regions: Object.fromEntries(
+              (gm.regions ?? ['eu']).map((r) => [r, gm.tier === undefined ? {} : { tier: gm.tier }]),
+            ),
             container: {
               image_id: gm.buildId,
               network_mode: 'host',

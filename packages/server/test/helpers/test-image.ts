@@ -22,10 +22,12 @@ import { tar } from './tar.js';
  *   TEST_EXIT_CODE (default 0) after TEST_EXIT_AFTER seconds (0: at once, a crash at start);
  * - on SIGTERM prints `server: got TERM` and exits with TEST_TERM_EXIT (default 0), or carries on when
  *   TEST_TERM_IGNORE is set (then only the SIGKILL after the grace period stops it);
- * - with TEST_OOM set, eats memory until the kernel kills the eater, then exits with 1;
+ * - with TEST_OOM set, eats memory until the kernel kills the eater, then exits with 1; with
+ *   TEST_OOM=exec the server itself (PID 1) becomes the eater, so the kernel's kill ends it with 137;
  * - with TEST_PRINT_LINES=N, prints `line 1` … `line N` (every TEST_PRINT_LONG_EVERY-th with 20,000 more
  *   bytes), then a line of binary bytes (`binary ` FF FE 01 ESC [31m NUL ` end`) and `server: printed N lines`;
- * - on its game port, `print TEXT` (`eprint TEXT`) prints TEXT to its stdout (stderr) and answers `printed`.
+ * - on its game port, `print TEXT` (`eprint TEXT`) prints TEXT to its stdout (stderr) and answers `printed`;
+ * - with TEST_BURN set, keeps a process spinning on the CPU for as long as it runs (after ready).
  */
 const SERVER_SH = `#!/bin/sh
 # The trap first: TERM before it is ignored (the shell is the container's PID 1), and a test that saw any
@@ -50,6 +52,7 @@ if [ -n "$TEST_PRINT_LINES" ]; then
 fi
 if [ -n "$TEST_OOM" ]; then
   echo "server: eating memory"
+  if [ "$TEST_OOM" = exec ]; then exec awk 'BEGIN { s = "0123456789"; while (1) s = s s }'; fi
   awk 'BEGIN { s = "0123456789"; while (1) s = s s }'
   # The kernel kills the biggest process, awk, not this shell.
   echo "server: out of memory"
@@ -61,6 +64,10 @@ if [ -z "$TEST_NO_READY" ]; then
   else
     echo "server: ready failed" >&2
   fi
+fi
+if [ -n "$TEST_BURN" ]; then
+  sh -c 'while :; do :; done' &
+  echo "server: burning CPU"
 fi
 exit_file="\${TEST_EXIT_FILE:-/tmp/exit}"
 if [ -n "$PORT_game" ]; then

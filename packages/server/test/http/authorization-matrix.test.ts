@@ -348,6 +348,8 @@ const MATRIX: Record<string, Row> = {
   // The world's lobby: reported, not run, so it answers no lines (and complete) to whoever may read it.
   'games.matchmaker.getLobbyLogs': { rule: 'game', request: () => ({ query: { stream: 'std_out' } }) },
   'games.namespaces.getNamespaceRollout': { rule: 'game' },
+  // A viewer's read, like the lobby log's: the world's lobby (reported, so no samples: an empty history).
+  'games.matchmaker.getLobbyResources': { rule: 'game' },
   'games.namespaces.analytics.getAnalyticsMatchmakerLive': { rule: 'game' },
   'builds.prepare': {
     rule: 'game',

@@ -1,4 +1,5 @@
 import type { Deps, LobbyPlacementRequest, LobbyPlacementResult, LobbyRuntime } from '../../deps.js';
+import { Slots } from '../../lib/slots.js';
 import {
   ImageLoadError,
   LOBBY_LABELS,
@@ -11,8 +12,17 @@ import {
 import { findBuildArchive, hashBuildArchive } from '../builds/builds.service.js';
 import { recordRuntimeStop, tellCreated } from '../lobby-logs/lobby-logs.service.js';
 import { requestStop } from './lobby-control.repository.js';
+import { findLatest } from './lobby-resources.repository.js';
+import { ResourceSampler } from './resource-sampler.js';
 import * as repo from './runtime.repository.js';
-import { failedByReason, namespaceConfig, placeLobby, type Wish, wishesOf } from './runtime.service.js';
+import {
+  failedByReason,
+  limitsOf,
+  namespaceConfig,
+  placeLobby,
+  type Wish,
+  wishesOf,
+} from './runtime.service.js';
 
 type Log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
 
@@ -68,6 +78,8 @@ export class Reconciler implements LobbyRuntime {
   /** Events being recorded: stop() waits for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly startSlots = new Slots(START_CONCURRENCY);
+  /** Each running lobby's resource use, read from the engine under the same lease as the passes. */
+  readonly sampler: ResourceSampler;
 
   constructor(
     private readonly deps: Deps,
@@ -81,7 +93,9 @@ export class Reconciler implements LobbyRuntime {
       /** Captures what lobbies print (modules/lobby-output), on the instance that holds the lease. */
       output?: OutputFollower;
     },
-  ) {}
+  ) {
+    this.sampler = new ResourceSampler(deps, driver, { lease: options.lease, log: options.log });
+  }
 
   /** Follows the engine's events: an exit is recorded at once and wakes a pass. */
   start(): void {
@@ -92,6 +106,7 @@ export class Reconciler implements LobbyRuntime {
       this.inFlight.add(handling);
       void handling.finally(() => this.inFlight.delete(handling));
     });
+    this.sampler.start();
   }
 
   wake(_namespaceId?: string): void {
@@ -240,6 +255,7 @@ export class Reconciler implements LobbyRuntime {
     this.closed = true;
     clearTimeout(this.wakeTimer);
     this.subscription?.close();
+    await this.sampler.stop();
     await this.chain;
     await Promise.all([...this.inFlight]);
     await this.options.output?.close();
@@ -263,11 +279,12 @@ export class Reconciler implements LobbyRuntime {
     if (row === undefined || (row.runtime_handle !== null && row.runtime_handle !== event.handle)) return;
     const asked = row.run_state === 'stopping';
     if (event.type === 'exited') {
-      await this.recordStop(row, {
+      const recorded = await this.recordStop(row, {
         exitCode: event.exitCode,
         failed: asked ? failedByReason(row.stop_reason) : event.exitCode !== 0 || event.oomKilled,
         reason: event.oomKilled ? 'out-of-memory' : 'exited',
       });
+      if (recorded && event.oomKilled) await this.warnOutOfMemory(row, event.exitCode);
       // Exited is not removed: the pass removes what no live row knows, but this one is known to be done.
       if (!asked) await this.driver.stop(event.region, event.handle, 0);
     } else {
@@ -292,10 +309,10 @@ export class Reconciler implements LobbyRuntime {
     row: repo.LobbyRow,
     stop: { exitCode: number | null; failed: boolean; reason: string },
     gameId?: string,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const game =
       gameId ?? (await repo.gamesOfNamespaces(this.deps.db, [row.namespace_id])).get(row.namespace_id);
-    if (game === undefined) return;
+    if (game === undefined) return false;
     const recorded = await recordRuntimeStop(this.deps, game, row, { ts: this.deps.clock.now(), ...stop });
     if (recorded && stop.failed) {
       this.options.log(
@@ -304,6 +321,37 @@ export class Reconciler implements LobbyRuntime {
         `lobby failed: ${row.stop_reason ?? stop.reason}`,
       );
     }
+    return recorded;
+  }
+
+  /**
+   * The operator's line for a lobby the kernel killed for its memory (the engine's OOM flag): the limit it
+   * ran into is the one the sampler last read from the engine, else its tier's.
+   */
+  private async warnOutOfMemory(row: repo.LobbyRow, exitCode: number | null): Promise<void> {
+    let limit =
+      this.sampler.latest(row.namespace_id, row.lobby_id)?.memory_limit_bytes ??
+      (await findLatest(this.deps.db, row.namespace_id, row.lobby_id))?.memory_limit_bytes;
+    if (limit === undefined) {
+      const ns = await namespaceConfig(this.deps, row.namespace_id);
+      const wish =
+        ns === undefined
+          ? undefined
+          : wishesOf(ns, this.regions()).find(
+              (w) => w.gameMode === row.lobby_group_name_id && w.region === row.region_id,
+            );
+      if (wish !== undefined) limit = limitsOf(wish.tier).memoryBytes;
+    }
+    this.options.log(
+      'warn',
+      {
+        lobby_id: row.lobby_id,
+        namespace_id: row.namespace_id,
+        memory_limit_bytes: limit ?? null,
+        exit_code: exitCode,
+      },
+      `lobby killed for exceeding its memory limit${limit === undefined ? '' : ` of ${limit} bytes`}`,
+    );
   }
 
   private async runPass(): Promise<void> {
@@ -341,7 +389,7 @@ export class Reconciler implements LobbyRuntime {
       if (c.state === 'exited') {
         // It ended while no event reached us (the service was down).
         const asked = row.run_state === 'stopping';
-        await this.recordStop(
+        const recorded = await this.recordStop(
           row,
           {
             exitCode: c.exitCode ?? null,
@@ -350,6 +398,7 @@ export class Reconciler implements LobbyRuntime {
           },
           gameOf(row),
         );
+        if (recorded && c.oomKilled === true) await this.warnOutOfMemory(row, c.exitCode ?? null);
         removals.push(this.driver.stop(c.region, c.handle, 0));
         continue;
       }
@@ -627,22 +676,5 @@ export class Reconciler implements LobbyRuntime {
       this.images.set(key, loading);
     }
     return loading;
-  }
-}
-
-/** Runs at most `size` tasks at once, the rest in order as places free up. */
-class Slots {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly size: number) {}
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
-    try {
-      return await task();
-    } finally {
-      this.active--;
-      this.waiting.shift()?.();
-    }
   }
 }

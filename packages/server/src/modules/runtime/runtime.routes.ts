@@ -3,6 +3,7 @@ import {
   GameLobbyParams,
   GetAnalyticsMatchmakerLiveResponse,
   LIVE_LOBBIES_MAX,
+  LobbyResources,
   NamespaceParams,
   NamespaceRollout,
 } from '@gcm/contract';
@@ -12,6 +13,7 @@ import type { TypedApp } from '../../http/typed-app.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import { getLiveLobbies } from './live-lobbies.js';
 import { getRollout, stopLobby } from './lobby-control.js';
+import { getLobbyResources } from './lobby-resources.js';
 
 /** A studio's controls over the lobbies the runtime runs, and the view of a namespace's rollout. */
 export function runtimeRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
@@ -27,6 +29,21 @@ export function runtimeRoutes(app: TypedApp, deps: Deps & WithNamespaces): void 
       { params: GameLobbyParams, response: { 200: DeleteMatchmakerLobbyResponse } },
     ),
     async (request) => stopLobby(deps, request.params.game_id, request.params.lobby_id),
+  );
+
+  app.get(
+    '/cloud/games/:game_id/matchmaker/lobbies/:lobby_id/resources',
+    routeOptions(
+      {
+        operationId: 'games.matchmaker.getLobbyResources',
+        auth: 'game',
+        summary:
+          "A lobby's latest CPU, memory and network sample and its coarse history (docs/runtime.md, Resource use)",
+        tag: 'matchmaker',
+      },
+      { params: GameLobbyParams, response: { 200: LobbyResources } },
+    ),
+    async (request) => getLobbyResources(deps, request.params.game_id, request.params.lobby_id),
   );
 
   app.get(

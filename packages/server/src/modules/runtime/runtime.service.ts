@@ -20,6 +20,8 @@ import {
 } from '../../runtime/driver.js';
 import * as repo from './runtime.repository.js';
 
+// What other modules and the jobs table use of the resource samples (the purge, the retention job).
+export { deleteExpiredLobbyResources, purgeLobbyResourcesOf } from './lobby-resources.js';
 export type { NamespaceWish } from './runtime.repository.js';
 
 /** What one game mode of a namespace's current version asks in one region. */

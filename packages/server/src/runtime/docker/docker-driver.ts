@@ -660,8 +660,11 @@ function toStats(sample: StatsSample): LobbyStats | undefined {
     rxBytes += network.rx_bytes ?? 0;
     txBytes += network.tx_bytes ?? 0;
   }
+  const readMs = Date.parse(sample.read ?? '');
   return {
     nanoCpus,
+    cpuUsageNs: cpu,
+    ...(Number.isFinite(readMs) ? { readMs } : {}),
     memoryBytes: Math.max(0, memory.usage - cache),
     memoryLimitBytes: memory.limit ?? 0,
     rxBytes,
