@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { formatBytes } from '@gcm/contract/format';
 import { type Schema, unwrap } from '@gcm/sdk';
 import type { Command } from 'commander';
 import { type Context, UsageError, UUID } from '../context.js';
@@ -8,6 +9,7 @@ import { withContext } from './shared.js';
 type LobbySummary = Schema<'LobbySummary'>;
 type LiveLobbies = Schema<'GetAnalyticsMatchmakerLiveResponse'>;
 type LiveLobby = LiveLobbies['lobbies'][number];
+type LobbyResources = Schema<'LobbyResources'>;
 
 function statusOf(lobby: LobbySummary): string {
   // A lobby the service runs says its live state itself (starting, ready, closed, stopping).
@@ -124,6 +126,32 @@ interface ListOptions {
   intervalMs: string;
 }
 
+/** The lobby's summary lines, then its latest resource sample when there is one. */
+function showText(lobby: LobbySummary, resources: LobbyResources): string {
+  const lines = [
+    `Lobby     ${lobby.lobby_id}`,
+    `Game mode ${lobby.lobby_group_name_id}`,
+    `Region    ${lobby.region_id}`,
+    `Created   ${lobby.create_ts}`,
+    `Players   ${playersOf(lobby)}`,
+    `Status    ${statusOf(lobby)}`,
+  ];
+  const stopReason = lobby.status.stopped?.stop_reason;
+  if (stopReason !== undefined) lines.push(`Stopped   ${stopReason}`);
+  const latest = resources.latest;
+  if (latest === undefined) {
+    lines.push('Resources no sample yet');
+  } else {
+    lines.push(
+      `CPU       ${latest.cpu_cores.toFixed(2)} cores`,
+      `Memory    ${formatBytes(latest.memory_bytes)} / ${formatBytes(latest.memory_limit_bytes)}`,
+      `Network   rx ${formatBytes(latest.rx_bytes)}, tx ${formatBytes(latest.tx_bytes)}`,
+      `Sampled   ${latest.ts}`,
+    );
+  }
+  return lines.join('\n');
+}
+
 export function registerLobbies(program: Command): void {
   const lobbies = program.command('lobbies').description('the lobby log of a namespace');
   lobbies
@@ -143,6 +171,30 @@ export function registerLobbies(program: Command): void {
             ? `Lobby ${lobby}: stopping (the log records its stop once its container has exited)`
             : `Lobby ${lobby}: already stopping or stopped`,
         );
+      }),
+    );
+  lobbies
+    .command('show <lobby>')
+    .description("a lobby's state and its latest CPU, memory and network sample")
+    .requiredOption('--namespace <namespace>', 'the namespace (id or name_id)')
+    .action(
+      withContext(async (ctx, lobby: string, options: { namespace: string }) => {
+        if (!UUID.test(lobby)) throw new UsageError('LOBBY: a lobby_id (gcm lobbies list shows them)');
+        const gameId = await ctx.gameId();
+        const namespaceId = await ctx.namespaceId(gameId, options.namespace);
+        const [summary, resources] = await Promise.all([
+          unwrap(
+            ctx.api.GET('/cloud/games/{game_id}/namespaces/{namespace_id}/logs/lobbies/{lobby_id}', {
+              params: { path: { game_id: gameId, namespace_id: namespaceId, lobby_id: lobby } },
+            }),
+          ),
+          unwrap(
+            ctx.api.GET('/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}/resources', {
+              params: { path: { game_id: gameId, lobby_id: lobby } },
+            }),
+          ),
+        ]);
+        output(ctx.json, { lobby: summary.lobby, resources }, (r) => showText(r.lobby, r.resources));
       }),
     );
   lobbies

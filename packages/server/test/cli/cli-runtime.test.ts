@@ -109,6 +109,51 @@ describe('gcm and the lobbies the service runs', sqliteOnly, () => {
     return { done, versionId, stderr: () => stderr };
   }
 
+  it('shows a lobby with its latest resource sample', async () => {
+    const g = await game('cli-show');
+    const lobby = await seedRuntimeLobby(svc, g, { runState: 'ready', playerCount: 1, maxPlayers: 4 });
+    const bare = await runCli(['lobbies', 'show', lobby.lobbyId, '--namespace', 'prod'], g.env);
+    assert.equal(bare.code, 0, bare.stderr);
+    assert.match(bare.stdout, /Status\s+ready/);
+    assert.match(bare.stdout, /Resources no sample yet/);
+    // The row the stats sampler writes (its reads of a real engine: test/modules/lobby-resources.test.ts).
+    await svc.deps.db
+      .insertInto('lobby_resource_latest')
+      .values({
+        namespace_id: g.namespaceId,
+        lobby_id: lobby.lobbyId,
+        ts: svc.clock.now(),
+        cpu_millicores: 250,
+        memory_bytes: 3 * 1024 * 1024,
+        memory_limit_bytes: 512 * 1024 * 1024,
+        rx_bytes: 2048,
+        tx_bytes: 100,
+      })
+      .execute();
+    const shown = await runCli(['lobbies', 'show', lobby.lobbyId, '--namespace', 'prod'], g.env);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /Players\s+1\/4/);
+    assert.match(shown.stdout, /CPU\s+0\.25 cores/);
+    assert.match(shown.stdout, /Memory\s+3\.0 MiB \/ 512\.0 MiB/);
+    assert.match(shown.stdout, /Network\s+rx 2\.0 KiB, tx 100 B/);
+    const json = await runCli(['--json', 'lobbies', 'show', lobby.lobbyId, '--namespace', 'prod'], g.env);
+    const answer = JSON.parse(json.stdout) as { lobby: { lobby_id: string }; resources: { latest: unknown } };
+    assert.equal(answer.lobby.lobby_id, lobby.lobbyId);
+    assert.deepEqual(answer.resources.latest, {
+      ts: new Date(svc.clock.now()).toISOString(),
+      cpu_cores: 0.25,
+      memory_bytes: 3 * 1024 * 1024,
+      memory_limit_bytes: 512 * 1024 * 1024,
+      rx_bytes: 2048,
+      tx_bytes: 100,
+    });
+    const unknown = await runCli(
+      ['lobbies', 'show', '0190a0a0-0000-7000-8000-000000000000', '--namespace', 'prod'],
+      g.env,
+    );
+    assert.equal(unknown.code, 1);
+  });
+
   it('deploy --wait waits until every region has its idle lobbies ready', async () => {
     const g = await game('cli-wait');
     const run = await deployWaiting(g);
