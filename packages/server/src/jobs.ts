@@ -9,6 +9,7 @@ import {
   deleteExpiredDeviceLinks,
 } from './modules/device-links/device-links.service.js';
 import { deleteExpiredLobbies } from './modules/lobby-logs/lobby-logs.service.js';
+import { deleteExpiredOutput } from './modules/lobby-output/lobby-output.service.js';
 import { expirePlayerTokens } from './modules/matchmaker/matchmaker-players.service.js';
 import { deleteUploadGarbage, purgeDeleted } from './modules/purge/purge.service.js';
 import type { Reconciler } from './modules/runtime/reconciler.js';
@@ -85,6 +86,11 @@ export function backgroundJobs(
       name: 'lobby-retention',
       intervalMs: LOBBY_RETENTION_INTERVAL_MS,
       run: () => deleteExpiredLobbies(deps),
+    },
+    {
+      name: 'lobby-output-retention',
+      intervalMs: LOBBY_RETENTION_INTERVAL_MS,
+      run: () => deleteExpiredOutput(deps),
     },
     {
       name: 'session-clean-up',

@@ -210,3 +210,15 @@ export async function deleteOutputOf(db: Db, lobbyIds: readonly string[]): Promi
       .execute();
   });
 }
+
+/** The namespace's lobbies that have output, a batch at a time (its purge). */
+export async function lobbiesWithOutput(db: Db, namespaceId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('lobby_output_streams')
+    .select('lobby_id')
+    .distinct()
+    .where('namespace_id', '=', namespaceId)
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.lobby_id);
+}

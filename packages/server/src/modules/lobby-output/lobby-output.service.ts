@@ -191,3 +191,43 @@ export async function* allLines(deps: Deps, lobby: LobbyRef, stream: LogStream):
     at = read.from + read.lines.length;
   }
 }
+
+/** Lobbies whose output one retention or purge step deletes: their blobs, then their rows. */
+const RETENTION_BATCH = 100;
+const DAY_MS = 86_400_000;
+
+async function deleteOutputBatch(deps: Deps, lobbyIds: readonly string[]): Promise<void> {
+  // Blobs first: a crash in between leaves rows that name missing blobs (read as no lines, deleted again by
+  // the next pass), never blobs that no row names.
+  for (const key of await repo.chunkKeysOf(deps.db, lobbyIds)) await deps.blobs.delete(key);
+  await repo.deleteOutputOf(deps.db, lobbyIds);
+}
+
+/**
+ * Output retention (the `lobby-output-retention` job): the output of lobbies the lobby log no longer has
+ * (its retention, GCM_LOBBY_RETENTION_DAYS, or a purge deleted them), and output not written for longer than
+ * that retention, is deleted with its blobs, a batch of lobbies at a time.
+ */
+export async function deleteExpiredOutput(deps: Deps): Promise<number> {
+  const days = deps.config.lobbyRetentionDays;
+  const before = days === 0 ? 0 : deps.clock.now() - days * DAY_MS;
+  let total = 0;
+  for (;;) {
+    const lobbyIds = await repo.expiredOutput(deps.db, before, RETENTION_BATCH);
+    if (lobbyIds.length === 0) return total;
+    await deleteOutputBatch(deps, lobbyIds);
+    total += lobbyIds.length;
+    if (lobbyIds.length < RETENTION_BATCH) return total;
+  }
+}
+
+/** A purged namespace's output, with its blobs. */
+export async function purgeOutputOf(deps: Deps, namespaceId: string): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const lobbyIds = await repo.lobbiesWithOutput(deps.db, namespaceId, RETENTION_BATCH);
+    if (lobbyIds.length === 0) return total;
+    await deleteOutputBatch(deps, lobbyIds);
+    total += lobbyIds.length;
+  }
+}

@@ -222,8 +222,25 @@ export class OutputCapture {
     } finally {
       started();
     }
-    // What was read is stored (and, once the lobby exited, marked complete) before the capture ends.
-    await this.flush();
+    // What was read is stored (and, once the lobby exited, marked complete) before the capture ends: a burst
+    // may take a few flushes, and a store that fails is given a few seconds to come back.
+    for (let attempt = 0; attempt < 30 && this.unstored(capture); attempt++) {
+      const before = capture.streams?.std_out.row.line_count ?? 0;
+      await this.flush();
+      if (this.unstored(capture) && (capture.streams?.std_out.row.line_count ?? 0) === before) {
+        await new Promise((resolve) => setTimeout(resolve, FLUSH_MS));
+      }
+    }
+  }
+
+  /** Lines of the capture not stored yet, or an end not yet recorded. */
+  private unstored(capture: LobbyCapture): boolean {
+    const streams = capture.streams;
+    if (streams === undefined) return false;
+    return STREAMS.some((name) => {
+      const s = streams[name];
+      return s.pending.length > 0 || (capture.ended && s.row.complete === 0);
+    });
   }
 
   /** Keeps one line; true when enough is waiting that it should be stored now. */
@@ -270,16 +287,29 @@ export class OutputCapture {
       ok: boolean;
     }
     const work: Work[] = [];
+    let more = false;
     for (const capture of this.captures.values()) {
       if (capture.streams === undefined) continue;
       const done = capture.ended;
       for (const name of STREAMS) {
         const s = capture.streams[name];
-        const completing = done && s.row.complete === 0;
+        const completing = done && s.row.complete === 0 && s.pending.length === 0;
         if (s.pending.length === 0 && !completing) continue;
-        const batch = s.pending;
-        s.pending = [];
-        s.pendingBytes = 0;
+        // A chunk stays near CHUNK_RAW_MAX: what does not fit waits for the next chunk, at the next flush.
+        const room = CHUNK_RAW_MAX - (s.open?.rawBytes ?? 0);
+        let take = 0;
+        let bytes = 0;
+        while (
+          take < s.pending.length &&
+          (take === 0 || bytes + (s.pending[take] as StoredLine).bytes.length <= room)
+        ) {
+          bytes += (s.pending[take] as StoredLine).bytes.length;
+          take++;
+        }
+        const batch = take === s.pending.length ? s.pending : s.pending.slice(0, take);
+        s.pending = take === s.pending.length ? [] : s.pending.slice(take);
+        s.pendingBytes -= bytes;
+        if (s.pending.length > 0) more = true;
         s.flushing = batch;
         let chunk: OpenChunk | undefined;
         let member: Buffer | undefined;
@@ -398,6 +428,8 @@ export class OutputCapture {
     for (const w of stored) {
       if (w.s.row.kept_bytes > this.options.maxBytes) await this.enforceCap(w.capture, w.s);
     }
+    // Lines left for a later chunk (a burst), or a lobby whose last lines went in this flush: at once.
+    if (more || work.some((w) => w.capture.ended && w.s.row.complete === 0)) void this.flush();
   }
 
   /** A flush that failed: its lines go back in front of what came since, for the next flush. */

@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.js';
 import { deleteAbandonedBuilds, purgeBuildsOf } from '../builds/builds.service.js';
 import * as games from '../games/games.service.js';
 import { purgeLobbiesOf } from '../lobby-logs/lobby-logs.service.js';
+import { purgeOutputOf } from '../lobby-output/lobby-output.service.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import * as namespaces from '../namespaces/namespaces.service.js';
 import { deleteAvatarGarbage, purgeUploadsOfGame } from '../uploads/uploads.service.js';
@@ -65,6 +66,7 @@ async function purgeNamespace(
   deps: Deps & WithNamespaces,
   ns: { namespace_id: string; game_id: string; delete_ts: number | null },
 ): Promise<boolean> {
+  await purgeOutputOf(deps, ns.namespace_id);
   await purgeLobbiesOf(deps, ns.namespace_id);
   await purgeBuildsOf(deps, ns.namespace_id, async () =>
     (await gameExists(deps.db, ns.game_id)) ? buildIdsNamedByVersions(deps, ns.game_id) : NONE,
@@ -80,6 +82,7 @@ async function purgeGame(
 ): Promise<boolean> {
   // Every namespace, those deleted and purged before the retirement too: they may keep builds for versions.
   for (const ns of await namespaces.namespaceIdsOfGame(deps.db, game.game_id)) {
+    await purgeOutputOf(deps, ns);
     await purgeLobbiesOf(deps, ns);
     await purgeBuildsOf(deps, ns, async () => NONE);
   }
