@@ -13,6 +13,7 @@ import { deleteExpiredOutput } from './modules/lobby-output/lobby-output.service
 import { expirePlayerTokens } from './modules/matchmaker/matchmaker-players.service.js';
 import { deleteUploadGarbage, purgeDeleted } from './modules/purge/purge.service.js';
 import type { Reconciler } from './modules/runtime/reconciler.js';
+import { deleteExpiredLobbyResources } from './modules/runtime/runtime.service.js';
 import { revokeStrandedPersonTokens } from './modules/tokens/tokens.service.js';
 import { WebhookDispatcher } from './modules/webhooks/webhooks.dispatcher.js';
 import { deleteExpiredDeliveries } from './modules/webhooks/webhooks.service.js';
@@ -85,7 +86,8 @@ export function backgroundJobs(
     {
       name: 'lobby-retention',
       intervalMs: LOBBY_RETENTION_INTERVAL_MS,
-      run: () => deleteExpiredLobbies(deps),
+      // The lobbies, then their resource samples (none is newer than its lobby's last report).
+      run: async () => (await deleteExpiredLobbies(deps)) + (await deleteExpiredLobbyResources(deps)),
     },
     {
       name: 'lobby-output-retention',

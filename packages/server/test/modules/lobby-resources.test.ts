@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LobbyResources } from '@gcm/contract';
+import { purgeDeleted } from '../../src/modules/purge/purge.service.js';
 import { deleteExpiredLobbyResources } from '../../src/modules/runtime/runtime.service.js';
 import { dockerSkipReason } from '../helpers/dockerd.js';
 import {
@@ -161,6 +162,34 @@ describe("a lobby's resource use", { skip }, () => {
       assert.equal(await deleteExpiredLobbyResources(svc.deps), 4);
       const gone = (await resources(svc, ids.gameId, lobbyId)).json<LobbyResources>();
       assert.deepEqual(gone, { history: [] });
+
+      // A deleted namespace's samples go with its purge.
+      const row = {
+        namespace_id: other.namespaceId,
+        lobby_id: '0190a0a0-0000-7000-8000-000000000001',
+        ts: svc.clock.now(),
+        cpu_millicores: 10,
+        memory_bytes: 1,
+        memory_limit_bytes: 2,
+        rx_bytes: 3,
+        tx_bytes: 4,
+      };
+      await svc.deps.db.insertInto('lobby_resource_latest').values(row).execute();
+      await svc.deps.db.insertInto('lobby_resource_samples').values(row).execute();
+      const deleted = await svc.call(
+        'DELETE',
+        `/cloud/games/${other.gameId}/namespaces/${other.namespaceId}`,
+      );
+      assert.ok(deleted.statusCode < 300, deleted.body);
+      await purgeDeleted(svc.deps);
+      for (const table of ['lobby_resource_latest', 'lobby_resource_samples'] as const) {
+        const left = await svc.deps.db
+          .selectFrom(table)
+          .select('lobby_id')
+          .where('namespace_id', '=', other.namespaceId)
+          .execute();
+        assert.deepEqual(left, [], table);
+      }
     } finally {
       await svc.close();
     }

@@ -6,6 +6,7 @@ import { purgeLobbiesOf } from '../lobby-logs/lobby-logs.service.js';
 import { purgeOutputOf } from '../lobby-output/lobby-output.service.js';
 import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import * as namespaces from '../namespaces/namespaces.service.js';
+import { purgeLobbyResourcesOf } from '../runtime/runtime.service.js';
 import { deleteAvatarGarbage, purgeUploadsOfGame } from '../uploads/uploads.service.js';
 import { buildIdsNamedByVersions } from '../versions/versions.service.js';
 import { deleteWebhooksOf, gameScope } from '../webhooks/webhooks.service.js';
@@ -30,7 +31,7 @@ const PASS_LIMIT = 100;
  * again from the rows, so a pass cut short (a restart, a failure) is finished by a later one. Runs as the
  * `purge-deleted` background job (one instance at a time); tests call it directly.
  *
- * - A deleted namespace: its lobbies; its builds (with tags, uploads and files) except those a version of
+ * - A deleted namespace: its lobbies and their resource samples; its builds (with tags, uploads and files) except those a version of
  *   its game names, which any namespace may run; all of them once the game is retired.
  * - A retired game: every namespace of it as above, with no build kept (no version can run any more), then
  *   every upload of the game (avatars) with its files, and its webhook endpoints with their deliveries.
@@ -68,6 +69,7 @@ async function purgeNamespace(
 ): Promise<boolean> {
   await purgeOutputOf(deps, ns.namespace_id);
   await purgeLobbiesOf(deps, ns.namespace_id);
+  await purgeLobbyResourcesOf(deps, ns.namespace_id);
   await purgeBuildsOf(deps, ns.namespace_id, async () =>
     (await gameExists(deps.db, ns.game_id)) ? buildIdsNamedByVersions(deps, ns.game_id) : NONE,
   );
@@ -84,6 +86,7 @@ async function purgeGame(
   for (const ns of await namespaces.namespaceIdsOfGame(deps.db, game.game_id)) {
     await purgeOutputOf(deps, ns);
     await purgeLobbiesOf(deps, ns);
+    await purgeLobbyResourcesOf(deps, ns);
     await purgeBuildsOf(deps, ns, async () => NONE);
   }
   await purgeUploadsOfGame(deps, game.game_id);
