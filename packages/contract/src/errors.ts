@@ -125,6 +125,12 @@ export const ERROR_CATALOGUE = {
   UPLOAD_NOT_FOUND: { status: 404, summary: 'No such upload (or one of another game).' },
   UPLOAD_URL_INVALID_SIGNATURE: { status: 403, summary: 'The upload URL was not signed by this service.' },
   UPLOAD_URL_EXPIRED: { status: 403, summary: 'The upload URL has expired; prepare the upload again.' },
+  DOWNLOAD_URL_INVALID_SIGNATURE: {
+    status: 403,
+    summary: 'The download URL was not signed by this service.',
+  },
+  DOWNLOAD_URL_EXPIRED: { status: 403, summary: 'The download URL has expired; export again.' },
+  DOWNLOAD_NOT_FOUND: { status: 404, summary: 'The file of this download URL is no longer kept.' },
   UPLOAD_LENGTH_MISMATCH: {
     status: 400,
     summary: 'The PUT body is not of the length the URL was signed for.',

@@ -57,6 +57,34 @@ export const SignedPutQuery = Type.Object({
   }),
 });
 
+/** The embedded store's download URLs (presignGet): `/downloads/{filename}?key=&type=&expires=&sig=`. */
+export const DownloadParams = Type.Object({
+  filename: Type.String({
+    pattern: '^[A-Za-z0-9._-]{1,128}$',
+    maxLength: 128,
+    description: 'the name the file is saved as',
+  }),
+});
+
+export const SignedGetQuery = Type.Object({
+  key: Type.String({
+    pattern: '^[A-Za-z0-9._/-]{1,1024}$',
+    maxLength: 1024,
+    description: 'the stored object, as signed',
+  }),
+  type: Type.String({ minLength: 1, maxLength: 200, description: 'the Content-Type it is served with' }),
+  expires: Type.String({
+    pattern: '^(0|[1-9][0-9]{0,11})$',
+    maxLength: 12,
+    description: 'epoch seconds after which the URL is refused (decimal, no leading zeros)',
+  }),
+  sig: Type.String({
+    pattern: '^[A-Za-z0-9_-]{1,128}$',
+    maxLength: 128,
+    description: 'HMAC-SHA256 of the values above and the file name',
+  }),
+});
+
 export type PresignedRequest = Static<typeof PresignedRequest>;
 export type PrepareAvatarBody = Static<typeof PrepareAvatarBody>;
 export type PrepareAvatarResponse = Static<typeof PrepareAvatarResponse>;
@@ -64,3 +92,5 @@ export type GameUploadParams = Static<typeof GameUploadParams>;
 export type UploadIdParams = Static<typeof UploadIdParams>;
 export type UploadPartParams = Static<typeof UploadPartParams>;
 export type SignedPutQuery = Static<typeof SignedPutQuery>;
+export type DownloadParams = Static<typeof DownloadParams>;
+export type SignedGetQuery = Static<typeof SignedGetQuery>;

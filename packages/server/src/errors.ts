@@ -261,6 +261,14 @@ export const errors = {
       'the upload URL is not valid: use it exactly as prepare returned it',
     ),
   uploadUrlExpired: () => make('UPLOAD_URL_EXPIRED', 'the upload URL has expired; prepare the upload again'),
+  downloadUrlInvalidSignature: () =>
+    make('DOWNLOAD_URL_INVALID_SIGNATURE', 'the download URL is not valid: use it exactly as it was given'),
+  downloadUrlExpired: () => make('DOWNLOAD_URL_EXPIRED', 'the download URL has expired; export again'),
+  downloadNotFound: () =>
+    make(
+      'DOWNLOAD_NOT_FOUND',
+      'the file of this download URL is no longer kept (exports expire); export again',
+    ),
   uploadLengthMismatch: (expected: number, received: string) =>
     make(
       'UPLOAD_LENGTH_MISMATCH',

@@ -447,6 +447,16 @@ const MATRIX: Record<string, Row> = {
     },
   },
   'avatars.getAvatar': { rule: 'public' },
+  'downloads.getDownload': {
+    rule: 'public',
+    request: async ({ svc, seq }) => {
+      const key = `exports/matrix/${seq}.csv`;
+      await svc.deps.blobs.putObject(key, Buffer.from('a\n1\n'));
+      const presigned = await svc.deps.blobs.presignGet({ key, filename: 'a.csv', contentType: 'text/csv' });
+      const { pathname, search } = new URL(presigned.url);
+      return { url: `${pathname}${search}` };
+    },
+  },
   'devices.links.prepare': { rule: 'public' },
   'devices.links.get': {
     rule: 'public',

@@ -211,6 +211,24 @@ const signedPuts = await Promise.all(
   }),
 );
 
+/** Signed download URLs (path and query): of a stored file, of a file gone, and one soon expired. */
+await svc.deps.blobs.putObject('exports/fuzz/kept.csv', Buffer.from('a,b\n1,2\n'));
+const signedGets = await Promise.all(
+  [
+    { key: 'exports/fuzz/kept.csv' },
+    { key: 'exports/fuzz/gone.csv' },
+    { key: 'exports/fuzz/kept.csv', ttlSeconds: 1 },
+  ].map(async (target) => {
+    const presigned = await svc.deps.blobs.presignGet({
+      ...target,
+      filename: 'f.csv',
+      contentType: 'text/csv',
+    });
+    const { pathname, search } = new URL(presigned.url);
+    return `${pathname}${search}`;
+  }),
+);
+
 /** Cursors the lists really answered (a page of one), so the fuzzer also reaches pages after the first. */
 const cursors = (
   await Promise.all(
@@ -273,6 +291,7 @@ const POOLS: Pools = {
  * is fuzzed against must stay whole, whatever order the routes run in.
  */
 const OPERATION_POOLS: Record<string, Pools> = {
+  'downloads.getDownload': { filename: ['f.csv', 'lobby-history.csv'] },
   'games.namespaces.deleteGameNamespace': {
     namespace_id: await Promise.all(
       [1, 2, 3].map((i) => newNamespace(svc, game.gameId, game.versionId, `fuzz-del-${i}`)),
@@ -515,6 +534,17 @@ function requestArb(op: DocOperation): fc.Arbitrary<FuzzRequest> {
       'text/plain',
     );
     return fc.tuple(url, as, type, bytes).map(([u, a, t, b]) => new FuzzRequest(op.method, u, a, t, b));
+  }
+  if (op.operationId === 'downloads.getDownload') {
+    // Mostly a really signed URL, as is or with one character of it changed, so the handler runs.
+    const edited = fc
+      .tuple(fc.constantFrom(...signedGets), fc.nat(), fc.constantFrom('A', '0', '%2F', '.'))
+      .map(([u, at, c]) => {
+        const i = at % u.length;
+        return `${u.slice(0, i)}${c}${u.slice(i + 1)}`;
+      });
+    const url = fc.oneof(fc.constantFrom(...signedGets), edited, generic);
+    return fc.tuple(url, as).map(([u, a]) => new FuzzRequest(op.method, u, a, undefined, undefined));
   }
   const schema = jsonBodySchema(op.op);
   return fc

@@ -27,6 +27,10 @@ interface Harness {
   clock: ManualClock;
   /** PUTs `body` to the URL as a client would; 200 when accepted, 4xx when refused. */
   put(url: string, body: Buffer, target: PutTarget): Promise<number>;
+  /** GETs a presigned download URL as a browser would; undefined where the harness cannot (mocked S3). */
+  get?(
+    url: string,
+  ): Promise<{ status: number; type?: string | null; disposition?: string | null; body: Buffer }>;
   /** Multipart part size for the contract's cases: a real store refuses parts under 5 MiB but the last. */
   partSize: number;
   /** The real server behind the driver, if any: cases it cannot run say so (lacks) rather than pass. */
@@ -63,6 +67,21 @@ async function embeddedHarness(): Promise<Harness & { root: string; storage: Emb
       const result = await storage.writePart(target, length, Readable.from([body]));
       if (result.ok) return 200;
       return result.reason === 'closed' ? 409 : 400;
+    },
+    // What the service's download route does (tested over HTTP in uploads.test.ts).
+    async get(url) {
+      const u = new URL(url);
+      const check = storage.checkGetUrl({
+        key: u.searchParams.get('key') ?? '',
+        filename: decodeURIComponent(u.pathname.split('/')[2] ?? ''),
+        contentType: u.searchParams.get('type') ?? '',
+        expires: Number(u.searchParams.get('expires')),
+        sig: u.searchParams.get('sig') ?? '',
+      });
+      if (check !== 'ok') return { status: 403, body: Buffer.alloc(0) };
+      const stream = await storage.openRead(u.searchParams.get('key') ?? '');
+      if (stream === undefined) return { status: 404, body: Buffer.alloc(0) };
+      return { status: 200, body: await collect(stream) };
     },
     partSize: 1000,
     close: () => rmSync(root, { recursive: true, force: true }),
@@ -122,6 +141,15 @@ async function realS3HarnessOn(server: S3Server): Promise<Harness> {
       await res.arrayBuffer();
       return res.status;
     },
+    async get(url) {
+      const res = await fetch(url);
+      return {
+        status: res.status,
+        type: res.headers.get('content-type'),
+        disposition: res.headers.get('content-disposition'),
+        body: Buffer.from(await res.arrayBuffer()),
+      };
+    },
     partSize: 5 * 1024 * 1024,
     close: () => server.close(),
   };
@@ -176,6 +204,69 @@ function blobContract(
       assert.deepEqual(await collect((await h.storage.openRead(key)) as Readable), second);
       await h.storage.delete(key);
       assert.equal(await h.storage.statObject(key), undefined);
+    });
+
+    it('serves an object to a presigned GET URL until it expires, named and typed as signed', async () => {
+      const { key } = fresh();
+      const bytes = Buffer.from('lobby_id,exit_code\n1,0\n');
+      await h.storage.putObject(key, bytes);
+      const { url, expireTs } = await h.storage.presignGet({
+        key,
+        filename: 'lobby-history.csv',
+        contentType: 'text/csv',
+        ttlSeconds: 60,
+      });
+      assert.ok(Math.abs(expireTs - (h.clock.now() + 60_000)) < 1000, 'expires after the given TTL');
+      const q = new URL(url).searchParams;
+      if (h.storage.driver === 's3') {
+        assert.equal(q.get('response-content-disposition'), 'attachment; filename="lobby-history.csv"');
+        assert.equal(q.get('response-content-type'), 'text/csv');
+        assert.equal(q.get('X-Amz-Expires'), '60');
+      }
+      if (h.get === undefined) return;
+      const got = await h.get(url);
+      assert.equal(got.status, 200);
+      assert.deepEqual(got.body, bytes);
+      if (got.type !== undefined) assert.match(got.type ?? '', /^text\/csv/);
+      if (got.disposition !== undefined) {
+        assert.equal(got.disposition, 'attachment; filename="lobby-history.csv"');
+      }
+      await h.storage.delete(key);
+      assert.equal((await h.get(url)).status, 404, 'a deleted object');
+    });
+
+    it('refuses a presigned GET URL that was edited or has expired', {
+      skip: lacks(real, 'verifiesSignatures'),
+    }, async (t) => {
+      const get = h.get;
+      if (get === undefined) return t.skip('the mocked transport serves no GETs');
+      const { key } = fresh();
+      await h.storage.putObject(key, Buffer.from('x'));
+      const other = fresh().key;
+      await h.storage.putObject(other, Buffer.from('secret'));
+      const { url } = await h.storage.presignGet({ key, filename: 'a.csv', contentType: 'text/csv' });
+      const edited = (param: string, value: string) => {
+        const u = new URL(url);
+        u.searchParams.set(param, value);
+        return u.toString();
+      };
+      const edits =
+        h.storage.driver === 's3'
+          ? [edited('response-content-type', 'text/html'), edited('X-Amz-Expires', '604800')]
+          : [
+              edited('key', other),
+              edited('type', 'text/html'),
+              edited('expires', '99999999999'),
+              url.replace('/a.csv', '/b.csv'),
+            ];
+      for (const u of edits) assert.equal((await get(u)).status, 403, u);
+      // A real store judges expiry by its own clock: sign as long ago as the lifetime and a second.
+      h.clock.advance(-(TTL_SECONDS + 1) * 1000);
+      const old = await h.storage.presignGet({ key, filename: 'a.csv', contentType: 'text/csv' });
+      h.clock.advance((TTL_SECONDS + 1) * 1000);
+      assert.equal((await get(old.url)).status, 403, 'expired');
+      await h.storage.delete(key);
+      await h.storage.delete(other);
     });
 
     it('knows nothing of keys never written', async () => {

@@ -20,6 +20,9 @@ export interface BlobStorage {
    */
   readonly putReceiver?: SignedPutReceiver;
 
+  /** Present, like putReceiver, when presigned GET URLs point at this service (the embedded driver). */
+  readonly getServer?: SignedGetServer;
+
   /** Starts a multipart upload of `key` and returns the store's id for it (S3's UploadId). */
   createMultipart(input: { key: string; uploadId: string }): Promise<{ multipartId: string }>;
 
@@ -28,6 +31,13 @@ export interface BlobStorage {
    * The length is part of the signature, so neither driver accepts a body of another length.
    */
   presignPut(input: PresignPutInput): Promise<{ url: string; expireTs: number }>;
+
+  /**
+   * A URL that anyone holding it may GET the object `key` with until `expireTs` (epoch ms), answered as a
+   * download named `filename` of type `contentType` (exports the service wrote itself: keys never come from
+   * user input). The URL works whether or not the object exists; a GET of a missing one is a 404.
+   */
+  presignGet(input: PresignGetInput): Promise<{ url: string; expireTs: number }>;
 
   /**
    * Joins the parts of a multipart upload into the object `key`. Every part must have arrived with its
@@ -103,6 +113,52 @@ export interface SignedPutReceiver {
   checkPutUrl(request: SignedPutRequest): PutUrlCheck;
   /** Streams one part's bytes into place if they are exactly `contentLength` long and the upload is open. */
   writePart(target: PartTarget, contentLength: number, body: Readable): Promise<WritePartResult>;
+}
+
+export interface PresignGetInput {
+  key: string;
+  /** The download's name: `[A-Za-z0-9._-]`, so it needs no quoting in Content-Disposition. */
+  filename: string;
+  contentType: string;
+  /** How long the URL works; the driver's URL TTL (GCM_UPLOAD_URL_TTL_SECONDS) when absent. */
+  ttlSeconds?: number | undefined;
+}
+
+/** The query of a signed GET URL (and the key it names), as the download route receives it. */
+export interface SignedGetRequest {
+  key: string;
+  filename: string;
+  contentType: string;
+  /** Epoch seconds. */
+  expires: number;
+  sig: string;
+}
+
+/** The half of a driver that serves GETs of its own signed download URLs (see BlobStorage.getServer). */
+export interface SignedGetServer {
+  /** Signature first, as checkPutUrl: an edited expiry is a bad signature. */
+  checkGetUrl(request: SignedGetRequest): PutUrlCheck;
+}
+
+const DOWNLOAD_FILENAME = /^[A-Za-z0-9._-]{1,128}$/;
+// A type such as `text/csv; charset=utf-8`: nothing that could end a header or add another.
+const CONTENT_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(; ?[A-Za-z0-9_-]+=[A-Za-z0-9_.-]+)*$/;
+
+export function assertPresignGetInput(input: PresignGetInput): void {
+  assertValidKey(input.key);
+  if (!DOWNLOAD_FILENAME.test(input.filename)) throw new Error(`invalid download name "${input.filename}"`);
+  if (!CONTENT_TYPE.test(input.contentType) || input.contentType.length > 200) {
+    throw new Error(`invalid content type "${input.contentType}"`);
+  }
+  const ttl = input.ttlSeconds;
+  if (ttl !== undefined && (!Number.isSafeInteger(ttl) || ttl < 1 || ttl > 7 * 24 * 3600)) {
+    throw new Error(`invalid download URL lifetime ${ttl}`);
+  }
+}
+
+/** The Content-Disposition of a download (its name is checked by assertPresignGetInput). */
+export function attachmentOf(filename: string): string {
+  return `attachment; filename="${filename}"`;
 }
 
 export interface PresignPutInput {

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import { isNotFound, syncDir } from '../files.js';
 import {
   assertPresignableKey,
+  assertPresignGetInput,
   assertValidKey,
   type BlobStorage,
   type CompleteMultipartInput,
@@ -16,8 +17,11 @@ import {
   frozenKeyFor,
   isFrozenKey,
   type PartTarget,
+  type PresignGetInput,
   type PresignPutInput,
   type PutUrlCheck,
+  type SignedGetRequest,
+  type SignedGetServer,
   type SignedPutReceiver,
   type SignedPutRequest,
   type WritePartResult,
@@ -46,9 +50,10 @@ class BodyTooLong extends Error {}
  * only once it has exactly the signed length and is on disk, so a torn or oversized upload never becomes
  * (or replaces) an object.
  */
-export class EmbeddedBlobStorage implements BlobStorage, SignedPutReceiver {
+export class EmbeddedBlobStorage implements BlobStorage, SignedPutReceiver, SignedGetServer {
   readonly driver = 'embedded' as const;
   readonly putReceiver: SignedPutReceiver = this;
+  readonly getServer: SignedGetServer = this;
   private readonly objectsDir: string;
   private readonly partsDir: string;
   private readonly tmpDir: string;
@@ -92,6 +97,33 @@ export class EmbeddedBlobStorage implements BlobStorage, SignedPutReceiver {
   /** Signature first: an expiry that was tampered with is a bad signature, not an expired URL. */
   checkPutUrl(request: SignedPutRequest): PutUrlCheck {
     const expected = Buffer.from(this.sign(request.uploadId, request.part, request.length, request.expires));
+    const given = Buffer.from(request.sig);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad_signature';
+    if (this.options.clock.now() >= request.expires * 1000) return 'expired';
+    return 'ok';
+  }
+
+  async presignGet(input: PresignGetInput): Promise<{ url: string; expireTs: number }> {
+    assertPresignGetInput(input);
+    const ttl = input.ttlSeconds ?? this.options.urlTtlSeconds;
+    const expires = Math.floor(this.options.clock.now() / 1000) + ttl;
+    const sig = this.signGet(input.key, input.filename, input.contentType, expires);
+    const query = new URLSearchParams({
+      key: input.key,
+      type: input.contentType,
+      expires: String(expires),
+      sig,
+    });
+    return {
+      url: `${this.options.publicUrl}${downloadPath(input.filename)}?${query}`,
+      expireTs: expires * 1000,
+    };
+  }
+
+  checkGetUrl(request: SignedGetRequest): PutUrlCheck {
+    const expected = Buffer.from(
+      this.signGet(request.key, request.filename, request.contentType, request.expires),
+    );
     const given = Buffer.from(request.sig);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad_signature';
     if (this.options.clock.now() >= request.expires * 1000) return 'expired';
@@ -278,6 +310,13 @@ export class EmbeddedBlobStorage implements BlobStorage, SignedPutReceiver {
       .digest('base64url');
   }
 
+  // Its own prefix: no PUT signature is ever a valid GET one, nor the other way round.
+  private signGet(key: string, filename: string, contentType: string, expires: number): string {
+    return createHmac('sha256', this.options.secret)
+      .update(`gcm-download-v1\n${key}\n${filename}\n${contentType}\n${expires}`)
+      .digest('base64url');
+  }
+
   private objectPath(key: string): string {
     assertValidKey(key);
     return path.join(this.objectsDir, ...key.split('/'));
@@ -304,6 +343,11 @@ export class EmbeddedBlobStorage implements BlobStorage, SignedPutReceiver {
 /** The route of the PUT URLs; the uploads module serves it when this driver is in use. */
 export function uploadPartPath(uploadId: string, part: number): string {
   return `/uploads/${encodeURIComponent(uploadId)}/parts/${part}`;
+}
+
+/** The route of the download URLs: the name in the path is what a browser saves the file as. */
+export function downloadPath(filename: string): string {
+  return `/downloads/${encodeURIComponent(filename)}`;
 }
 
 async function statFile(file: string): Promise<number | undefined> {

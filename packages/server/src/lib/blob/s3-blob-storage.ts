@@ -20,12 +20,15 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Clock } from '../clock.js';
 import {
   assertPresignableKey,
+  assertPresignGetInput,
   assertValidKey,
+  attachmentOf,
   type BlobStorage,
   BlobStoreError,
   type CompleteMultipartInput,
   type CompleteMultipartResult,
   frozenKeyFor,
+  type PresignGetInput,
   type PresignPutInput,
 } from './blob-storage.js';
 
@@ -120,6 +123,25 @@ export class S3BlobStorage implements BlobStorage {
           ),
     );
     return { url, expireTs: Math.floor(now / 1000) * 1000 + this.options.urlTtlSeconds * 1000 };
+  }
+
+  async presignGet(input: PresignGetInput): Promise<{ url: string; expireTs: number }> {
+    assertPresignGetInput(input);
+    const now = this.options.clock.now();
+    const ttl = input.ttlSeconds ?? this.options.urlTtlSeconds;
+    const url = await this.call('presign', (c) =>
+      getSignedUrl(
+        c,
+        new GetObjectCommand({
+          Bucket: this.options.bucket,
+          Key: input.key,
+          ResponseContentDisposition: attachmentOf(input.filename),
+          ResponseContentType: input.contentType,
+        }),
+        { expiresIn: ttl, signingDate: new Date(now) },
+      ),
+    );
+    return { url, expireTs: Math.floor(now / 1000) * 1000 + ttl * 1000 };
   }
 
   async completeMultipart(input: CompleteMultipartInput): Promise<CompleteMultipartResult> {

@@ -1,10 +1,12 @@
 import { Readable } from 'node:stream';
 import {
+  DownloadParams,
   GameIdParams,
   GameUploadParams,
   NoContent,
   PrepareAvatarBody,
   PrepareAvatarResponse,
+  SignedGetQuery,
   SignedPutQuery,
   UploadIdParams,
   UploadPartParams,
@@ -15,11 +17,12 @@ import { callerOf } from '../../http/auth.js';
 import type { StoredAnswer } from '../../http/idempotency.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import type { SignedPutReceiver } from '../../lib/blob/blob-storage.js';
+import { attachmentOf, type SignedGetServer, type SignedPutReceiver } from '../../lib/blob/blob-storage.js';
 import {
   completeUpload,
   completeUploadAs,
   openAvatar,
+  openDownload,
   prepareAvatarUpload,
   presignAvatarUpload,
   receiveUploadPart,
@@ -32,6 +35,10 @@ const binary = { type: 'string', format: 'binary' };
 const AvatarImage = Type.Unsafe<Readable>({
   description: 'the PNG or JPEG image',
   content: { 'image/png': { schema: binary }, 'image/jpeg': { schema: binary } },
+});
+const DownloadFile = Type.Unsafe<Readable>({
+  description: 'the file, as an attachment of the type the URL names',
+  content: { 'application/octet-stream': { schema: binary } },
 });
 // As S3 answers a PUT: 200 with no body.
 const Stored = Type.Unsafe<undefined>({ type: 'null', description: 'no body: the bytes are stored' });
@@ -130,6 +137,47 @@ export function uploadsRoutes(app: TypedApp, deps: Deps): void {
   );
 
   if (deps.blobs.putReceiver !== undefined) signedPutRoute(app, deps, deps.blobs.putReceiver);
+  if (deps.blobs.getServer !== undefined) signedGetRoute(app, deps, deps.blobs.getServer);
+}
+
+/** Where the embedded store's presigned download URLs point (presignGet); S3's point at the bucket. */
+function signedGetRoute(app: TypedApp, deps: Deps, server: SignedGetServer): void {
+  app.get(
+    '/downloads/:filename',
+    routeOptions(
+      {
+        operationId: 'downloads.getDownload',
+        auth: 'public',
+        limit: 'uploadPuts',
+        summary:
+          'Download a file the service exported, from a URL it signed (exports of lobby logs and history)',
+        tag: TAG,
+      },
+      { params: DownloadParams, querystring: SignedGetQuery, response: { 200: DownloadFile } },
+    ),
+    async (request, reply) => {
+      const { filename } = request.params;
+      const { key, type, expires, sig } = request.query;
+      const file = await openDownload(deps, server, {
+        key,
+        filename,
+        contentType: type,
+        expires: Number(expires),
+        sig,
+      });
+      return (
+        reply
+          .type(type)
+          .header('content-length', file.size)
+          .header('cache-control', 'private, no-store')
+          // The studio's own data on this service's origin: saved, never sniffed or run as a page.
+          .header('x-content-type-options', 'nosniff')
+          .header('content-security-policy', "default-src 'none'")
+          .header('content-disposition', attachmentOf(filename))
+          .send(file.body)
+      );
+    },
+  );
 }
 
 /** Where the embedded store's presigned URLs point; the S3 driver's point at the bucket instead. */

@@ -8,6 +8,8 @@ import type { Caller } from '../../identity/callers.js';
 import {
   countParts,
   partOf,
+  type SignedGetRequest,
+  type SignedGetServer,
   type SignedPutReceiver,
   type SignedPutRequest,
   splitIntoParts,
@@ -369,6 +371,24 @@ export async function receiveUploadPart(
     );
   }
   deps.metrics.uploadStored(signed.length);
+}
+
+/**
+ * One GET of the embedded store's signed download URL: the signature is checked before the store is
+ * looked at, so an unsigned request learns nothing about which objects exist.
+ */
+export async function openDownload(
+  deps: Deps,
+  server: SignedGetServer,
+  signed: SignedGetRequest,
+): Promise<{ size: number; body: Readable }> {
+  const check = server.checkGetUrl(signed);
+  if (check === 'bad_signature') throw errors.downloadUrlInvalidSignature();
+  if (check === 'expired') throw errors.downloadUrlExpired();
+  const found = await deps.blobs.statObject(signed.key);
+  const body = found === undefined ? undefined : await deps.blobs.openRead(signed.key);
+  if (found === undefined || body === undefined) throw errors.downloadNotFound();
+  return { size: found.size, body };
 }
 
 /**
