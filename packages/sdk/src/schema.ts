@@ -733,6 +733,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}/logs/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A presigned URL (one hour) to the lobby's whole stdout or stderr as a text file, one line each
+         * @description Who may call: the operator, or a game cloud token of this game. Or a signed-in person (session cookie) with the viewer role or stronger in the team that owns the game.
+         */
+        post: operations["games.matchmaker.exportLobbyLogs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games/{game_id}/environments/{environment_id}/builds/prepare": {
         parameters: {
             query?: never;
@@ -1085,6 +1105,26 @@ export interface paths {
          * @description Who may call: anyone; no token.
          */
         get: operations["avatars.getAvatar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/downloads/{filename}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file the service exported, from a URL it signed (exports of lobby logs and history)
+         * @description Who may call: anyone; no token.
+         */
+        get: operations["downloads.getDownload"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1975,6 +2015,14 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+        };
+        ExportLobbyLogsBody: {
+            /** @description the lobby's standard output or standard error */
+            stream: "std_out" | "std_err";
+        };
+        ExportLobbyLogsResponse: {
+            /** @description a presigned URL (valid one hour) to the whole stream as a text file, one line each */
+            url: string;
         };
         FailedLobby: {
             /**
@@ -3176,6 +3224,8 @@ export type SchemaDevelopmentPort = components['schemas']['DevelopmentPort'];
 export type SchemaDeviceLinkResult = components['schemas']['DeviceLinkResult'];
 export type SchemaDomainPublicAuthBody = components['schemas']['DomainPublicAuthBody'];
 export type SchemaErrorBody = components['schemas']['ErrorBody'];
+export type SchemaExportLobbyLogsBody = components['schemas']['ExportLobbyLogsBody'];
+export type SchemaExportLobbyLogsResponse = components['schemas']['ExportLobbyLogsResponse'];
 export type SchemaFailedLobby = components['schemas']['FailedLobby'];
 export type SchemaFindLobbyBody = components['schemas']['FindLobbyBody'];
 export type SchemaGameBilling = components['schemas']['GameBilling'];
@@ -5215,6 +5265,58 @@ export interface operations {
             };
         };
     };
+    "games.matchmaker.exportLobbyLogs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a UUID */
+                game_id: string;
+                /** @description a UUID */
+                lobby_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream": "std_out"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExportLobbyLogsBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportLobbyLogsResponse"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "builds.prepare": {
         parameters: {
             query?: never;
@@ -6051,6 +6153,56 @@ export interface operations {
                 content: {
                     "image/png": string;
                     "image/jpeg": string;
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "downloads.getDownload": {
+        parameters: {
+            query: {
+                /** @description the stored object, as signed */
+                key: string;
+                /** @description the Content-Type it is served with */
+                type: string;
+                /** @description epoch seconds after which the URL is refused (decimal, no leading zeros) */
+                expires: string;
+                /** @description HMAC-SHA256 of the values above and the file name */
+                sig: string;
+            };
+            header?: never;
+            path: {
+                /** @description the name the file is saved as */
+                filename: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file, as an attachment of the type the URL names */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
                 };
             };
             /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */

@@ -347,6 +347,12 @@ const MATRIX: Record<string, Row> = {
   },
   // The world's lobby: reported, not run, so it answers no lines (and complete) to whoever may read it.
   'games.matchmaker.getLobbyLogs': { rule: 'game', request: () => ({ query: { stream: 'std_out' } }) },
+  // A read, though a POST: a viewer may export.
+  'games.matchmaker.exportLobbyLogs': {
+    rule: 'game',
+    people: 'viewer',
+    request: () => ({ body: { stream: 'std_err' } }),
+  },
   'games.namespaces.getNamespaceRollout': { rule: 'game' },
   // A viewer's read, like the lobby log's: the world's lobby (reported, so no samples: an empty history).
   'games.matchmaker.getLobbyResources': { rule: 'game' },

@@ -168,6 +168,20 @@ describe('lobby output', { skip }, () => {
         text.some((l) => l.startsWith('server: exiting with 0')),
         'the last line is kept',
       );
+      // The export is the whole stream as a file, one line each.
+      const exported = await svc.call(
+        'POST',
+        `/cloud/games/${ids.gameId}/matchmaker/lobbies/${lobby.lobby_id}/logs/export`,
+        { body: { stream: 'std_out' } },
+      );
+      assert.equal(exported.statusCode, 200, exported.body);
+      const file = await fetch(exported.json<{ url: string }>().url);
+      assert.equal(file.status, 200);
+      assert.match(file.headers.get('content-disposition') ?? '', /stdout\.txt/);
+      assert.deepEqual(
+        Buffer.from(await file.arrayBuffer()),
+        Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')])),
+      );
       // Stderr is its own stream.
       const stderr = (await readAll(svc, ids.gameId, lobby.lobby_id, 'std_err')).map(String);
       assert.deepEqual(stderr, ['server: stderr works']);

@@ -1,10 +1,17 @@
-import { GameLobbyParams, GetLobbyLogsQuery, GetLobbyLogsResponse, LOBBY_OUTPUT_LIMITS } from '@gcm/contract';
+import {
+  ExportLobbyLogsBody,
+  ExportLobbyLogsResponse,
+  GameLobbyParams,
+  GetLobbyLogsQuery,
+  GetLobbyLogsResponse,
+  LOBBY_OUTPUT_LIMITS,
+} from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { parseWatchIndex, waitForChange } from '../../http/watch.js';
-import { lobbyOfGame, readLogs } from './lobby-output.service.js';
+import { exportLogs, lobbyOfGame, readLogs } from './lobby-output.service.js';
 import { outputKey } from './output-capture.js';
 
 const TAG = 'matchmaker';
@@ -71,5 +78,22 @@ export function lobbyOutputRoutes(app: TypedApp, deps: Deps): void {
         if (outcome === 'gone' || outcome === 'timeout' || outcome.final) return page.answer;
       }
     },
+  );
+
+  app.post(
+    '/cloud/games/:game_id/matchmaker/lobbies/:lobby_id/logs/export',
+    routeOptions(
+      {
+        operationId: 'games.matchmaker.exportLobbyLogs',
+        auth: 'game',
+        // Reading output is a viewer's right, though the export is a POST (the original's method).
+        personRole: 'viewer',
+        summary:
+          "A presigned URL (one hour) to the lobby's whole stdout or stderr as a text file, one line each",
+        tag: TAG,
+      },
+      { params: GameLobbyParams, body: ExportLobbyLogsBody, response: { 200: ExportLobbyLogsResponse } },
+    ),
+    async (request) => exportLogs(deps, request.params.game_id, request.params.lobby_id, request.body.stream),
   );
 }

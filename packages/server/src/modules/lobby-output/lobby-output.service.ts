@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type GetLobbyLogsResponse, LOBBY_OUTPUT_LIMITS, type LogStream } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { toTimestamp } from '../../lib/clock.js';
@@ -230,4 +231,48 @@ export async function purgeOutputOf(deps: Deps, namespaceId: string): Promise<nu
     await deleteOutputBatch(deps, lobbyIds);
     total += lobbyIds.length;
   }
+}
+
+/** Exports built at once across the service: each holds a stream (up to 16 MiB) in memory while it is written. */
+const EXPORT_SLOTS = 2;
+let exportsRunning = 0;
+const exportQueue: (() => void)[] = [];
+
+async function inExportSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (exportsRunning >= EXPORT_SLOTS) await new Promise<void>((resolve) => exportQueue.push(resolve));
+  exportsRunning++;
+  try {
+    return await work();
+  } finally {
+    exportsRunning--;
+    exportQueue.shift()?.();
+  }
+}
+
+/**
+ * POST …/logs/export: the whole stream as a text file (one line each, as printed, the cap's mark first when
+ * lines were dropped) in blob storage, answered as a presigned URL valid one hour, as the original did.
+ */
+export async function exportLogs(
+  deps: Deps,
+  gameId: string,
+  lobbyId: string,
+  stream: LogStream,
+): Promise<{ url: string }> {
+  const lobby = await lobbyOfGame(deps, gameId, lobbyId);
+  const filename = stream === 'std_out' ? 'stdout.txt' : 'stderr.txt';
+  const key = `exports/lobby-output/${randomUUID()}/${filename}`;
+  await inExportSlot(async () => {
+    const parts: Buffer[] = [];
+    const newline = Buffer.from('\n');
+    for await (const line of allLines(deps, lobby, stream)) parts.push(line.bytes, newline);
+    await deps.blobs.putObject(key, Buffer.concat(parts));
+  });
+  const { url } = await deps.blobs.presignGet({
+    key,
+    filename,
+    contentType: 'text/plain; charset=utf-8',
+    ttlSeconds: 3600,
+  });
+  return { url };
 }
