@@ -10,6 +10,7 @@ import { GameAuditPage } from './pages/game/Audit';
 import { BillingPage } from './pages/game/Billing';
 import { BuildsPage } from './pages/game/Builds';
 import { LobbiesPage } from './pages/game/Lobbies';
+import { LobbyPage } from './pages/game/lobby/LobbyPage';
 import { NewVersionPage } from './pages/game/NewVersion';
 import { GameOverviewPage } from './pages/game/Overview';
 import { GameSettingsPage } from './pages/game/Settings';
@@ -64,6 +65,7 @@ const router = createBrowserRouter([
           { path: 'versions/:versionId', element: <VersionPage /> },
           { path: 'builds', element: <BuildsPage /> },
           { path: 'lobbies', element: <LobbiesPage /> },
+          { path: 'namespaces/:namespaceId/lobbies/:lobbyId', element: <LobbyPage /> },
           { path: 'tokens', element: <TokensPage /> },
           { path: 'billing', element: <BillingPage /> },
           { path: 'audit', element: <GameAuditPage /> },

@@ -320,7 +320,13 @@ function LobbyLog(props: {
             {rows.map((lobby) => (
               <tr key={lobby.lobby_id} className={fresh.has(lobby.lobby_id) ? 'live-fresh' : undefined}>
                 <th scope="row" className="live-nowrap">
-                  <CopyId id={lobby.lobby_id} what="lobby id" />
+                  <CopyId id={lobby.lobby_id} what="lobby id" />{' '}
+                  <Link
+                    to={`${gameBase}/namespaces/${namespaceId}/lobbies/${lobby.lobby_id}`}
+                    aria-label={`Open lobby ${lobby.lobby_id.slice(0, 8)}: its lifecycle and output`}
+                  >
+                    Open
+                  </Link>
                 </th>
                 <td data-label="Game mode">{lobby.lobby_group_name_id}</td>
                 <td data-label="Region">{lobby.region_id}</td>
