@@ -36,6 +36,7 @@ import { debugRoutes } from './modules/debug/debug.routes.js';
 import { deviceLinksRoutes } from './modules/device-links/device-links.routes.js';
 import { firstRunRoutes } from './modules/first-run/first-run.routes.js';
 import { gamesRoutes } from './modules/games/games.routes.js';
+import { lobbyExportsRoutes } from './modules/lobby-exports/lobby-exports.routes.js';
 import { lobbyLogsRoutes } from './modules/lobby-logs/lobby-logs.routes.js';
 import { lobbyOutputRoutes } from './modules/lobby-output/lobby-output.routes.js';
 import { matchmakerRoutes } from './modules/matchmaker/matchmaker.routes.js';
@@ -233,6 +234,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}) {
   matchmakerLobbiesRoutes(app, deps);
   runtimeRoutes(app, deps);
   lobbyOutputRoutes(app, deps);
+  lobbyExportsRoutes(app, deps);
   buildsRoutes(app, deps);
   tokensRoutes(app, deps);
   uploadsRoutes(app, deps);

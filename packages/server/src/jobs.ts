@@ -8,6 +8,7 @@ import {
   DEVICE_LINK_CLEANUP_INTERVAL_MS,
   deleteExpiredDeviceLinks,
 } from './modules/device-links/device-links.service.js';
+import { deleteExpiredExports } from './modules/lobby-exports/lobby-exports.service.js';
 import { deleteExpiredLobbies } from './modules/lobby-logs/lobby-logs.service.js';
 import { deleteExpiredOutput } from './modules/lobby-output/lobby-output.service.js';
 import { expirePlayerTokens } from './modules/matchmaker/matchmaker-players.service.js';
@@ -102,7 +103,8 @@ export function backgroundJobs(
     {
       name: 'upload-clean-up',
       intervalMs: UPLOAD_CLEANUP_INTERVAL_MS,
-      run: () => deleteUploadGarbage(deps),
+      // Exported files (lobby history, output) are kept a day: hourly is within that.
+      run: async () => (await deleteUploadGarbage(deps)) + (await deleteExpiredExports(deps)),
     },
     {
       name: 'device-link-clean-up',

@@ -445,6 +445,15 @@ export interface LobbyOutputChunksTable {
   closed: number;
 }
 
+/** A file written for a download (0030): its blob is deleted a day after create_ts. */
+export interface LobbyExportsTable {
+  export_id: string;
+  game_id: string;
+  kind: 'lobby-history' | 'lobby-output';
+  blob_key: string;
+  create_ts: number;
+}
+
 export interface Database {
   signing_keys: SigningKeysTable;
   operator_tokens: OperatorTokensTable;
@@ -457,6 +466,7 @@ export interface Database {
   lobby_players: LobbyPlayersTable;
   lobby_output_streams: LobbyOutputStreamsTable;
   lobby_output_chunks: LobbyOutputChunksTable;
+  lobby_exports: LobbyExportsTable;
   runtime_images: RuntimeImagesTable;
   builds: BuildsTable;
   build_tags: BuildTagsTable;

@@ -346,6 +346,12 @@ const MATRIX: Record<string, Row> = {
     }),
   },
   // The world's lobby: reported, not run, so it answers no lines (and complete) to whoever may read it.
+  'games.matchmaker.exportMatchmakerLobbyHistory': {
+    rule: 'game',
+    // A read, though a POST: a viewer may export.
+    people: 'viewer',
+    request: () => ({ body: { query_start: 0, query_end: 86_400_000 } }),
+  },
   'games.matchmaker.getLobbyLogs': { rule: 'game', request: () => ({ query: { stream: 'std_out' } }) },
   // A read, though a POST: a viewer may export.
   'games.matchmaker.exportLobbyLogs': {

@@ -28,6 +28,7 @@ import * as m0026 from './0026_development_tokens.js';
 import * as m0027 from './0027_matchmaker_players.js';
 import * as m0028 from './0028_lobbies_listed.js';
 import * as m0029 from './0029_lobbies_live_recent.js';
+import * as m0030 from './0030_lobby_exports.js';
 import * as m0031 from './0031_lobby_resource_samples.js';
 import * as m0032 from './0032_lobby_output.js';
 
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0027_matchmaker_players': m0027,
   '0028_lobbies_listed': m0028,
   '0029_lobbies_live_recent': m0029,
+  '0030_lobby_exports': m0030,
   '0031_lobby_resource_samples': m0031,
   '0032_lobby_output': m0032,
 };

@@ -265,3 +265,28 @@ export async function markRuntimeLobbyStopped(
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/**
+ * Lobbies of these namespaces created in [start, end) and before `before` (create_ts, lobby_id), newest
+ * first: one page of the history export, which walks back from `end` a page at a time.
+ */
+export function lobbiesCreatedIn(
+  db: Db,
+  namespaceIds: readonly string[],
+  start: number,
+  before: { ts: number; lobbyId: string | undefined },
+  limit: number,
+) {
+  let query = db
+    .selectFrom('lobbies')
+    .selectAll()
+    .where('namespace_id', 'in', namespaceIds)
+    .where('create_ts', '>=', start);
+  query =
+    before.lobbyId === undefined
+      ? query.where('create_ts', '<', before.ts)
+      : query.where((eb) =>
+          eb(eb.refTuple('create_ts', 'lobby_id'), '<', eb.tuple(before.ts, before.lobbyId as string)),
+        );
+  return query.orderBy('create_ts', 'desc').orderBy('lobby_id', 'desc').limit(limit).execute();
+}

@@ -442,3 +442,100 @@ export async function deleteExpiredLobbies(deps: Deps): Promise<number> {
   }
   return total;
 }
+
+/** Lobbies read per query while an export walks back through the period. */
+const HISTORY_PAGE = 2000;
+
+const HISTORY_COLUMNS = [
+  'lobby_id',
+  'namespace_id',
+  'namespace_name_id',
+  'game_mode',
+  'region_id',
+  'create_ts',
+  'start_ts',
+  'ready_ts',
+  'stop_ts',
+  'status',
+  'exit_code',
+  'failed',
+  'stop_reason',
+  'max_players',
+  'player_count',
+] as const;
+
+/**
+ * A text cell as RFC 4180 quotes it, and never a formula: a spreadsheet runs a cell that starts with
+ * = + - @ (or a tab or CR that hides one), so those get a leading apostrophe.
+ */
+export function csvCell(value: string | number | null): string {
+  if (value === null) return '';
+  if (typeof value === 'number') return String(value);
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+function historyStatus(row: LobbyRow): string {
+  if (row.run_state !== null) return row.run_state;
+  if (row.stop_ts !== null) return 'stopped';
+  return row.ready_ts === null ? 'starting' : 'ready';
+}
+
+const tsCell = (ts: number | null) => (ts === null ? null : toTimestamp(ts));
+
+/**
+ * The lobby history of these namespaces as CSV (RFC 4180, CRLF, one header line): the lobbies created in
+ * [start, end), oldest first, at most `max`. Read newest first a page at a time, so when the period holds
+ * more the newest are kept, and a last `#` line says the file was cut.
+ */
+export async function lobbyHistoryCsv(
+  deps: Deps,
+  namespaces: readonly { namespace_id: string; name_id: string }[],
+  period: { start: number; end: number },
+  max: number,
+): Promise<{ csv: Buffer; lobbies: number; cut: boolean }> {
+  const nameOf = new Map(namespaces.map((n) => [n.namespace_id, n.name_id]));
+  const lines: string[] = [];
+  let before: { ts: number; lobbyId: string | undefined } = { ts: period.end, lobbyId: undefined };
+  let cut = false;
+  while (nameOf.size > 0) {
+    const page = await repo.lobbiesCreatedIn(deps.db, [...nameOf.keys()], period.start, before, HISTORY_PAGE);
+    for (const row of page) {
+      if (lines.length === max) {
+        cut = true;
+        break;
+      }
+      lines.push(
+        [
+          row.lobby_id,
+          row.namespace_id,
+          nameOf.get(row.namespace_id) ?? null,
+          row.lobby_group_name_id,
+          row.region_id,
+          tsCell(row.create_ts),
+          tsCell(row.start_ts),
+          tsCell(row.ready_ts),
+          tsCell(row.stop_ts),
+          historyStatus(row),
+          row.exit_code,
+          row.stop_ts === null ? null : row.failed === 1 ? 'true' : 'false',
+          row.stop_reason,
+          row.max_players,
+          row.player_count,
+        ]
+          .map(csvCell)
+          .join(','),
+      );
+    }
+    const last = page.at(-1);
+    if (cut || last === undefined || page.length < HISTORY_PAGE) break;
+    before = { ts: last.create_ts, lobbyId: last.lobby_id };
+  }
+  lines.reverse();
+  const text = [
+    HISTORY_COLUMNS.join(','),
+    ...lines,
+    ...(cut ? [`# cut: only the newest ${max} lobbies of the period are listed`] : []),
+  ];
+  return { csv: Buffer.from(`${text.join('\r\n')}\r\n`), lobbies: lines.length, cut };
+}
