@@ -753,6 +753,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cloud/games/{game_id}/matchmaker/lobbies/export-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A presigned URL (valid one hour, the file kept a day) to a CSV of the game's lobbies created in [query_start, query_end)
+         * @description Who may call: the operator, or a game cloud token of this game. Or a signed-in person (session cookie) with the viewer role or stronger in the team that owns the game.
+         */
+        post: operations["games.matchmaker.exportMatchmakerLobbyHistory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games/{game_id}/environments/{environment_id}/builds/prepare": {
         parameters: {
             query?: never;
@@ -2016,6 +2036,16 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        ExportLobbyHistoryBody: {
+            /** @description epoch milliseconds: lobbies created at or after this */
+            query_start: number;
+            /** @description epoch milliseconds: lobbies created before this */
+            query_end: number;
+        };
+        ExportLobbyHistoryResponse: {
+            /** @description a presigned URL (valid one hour) to a CSV file of the game's lobbies in the period */
+            url: string;
+        };
         ExportLobbyLogsBody: {
             /** @description the lobby's standard output or standard error */
             stream: "std_out" | "std_err";
@@ -3224,6 +3254,8 @@ export type SchemaDevelopmentPort = components['schemas']['DevelopmentPort'];
 export type SchemaDeviceLinkResult = components['schemas']['DeviceLinkResult'];
 export type SchemaDomainPublicAuthBody = components['schemas']['DomainPublicAuthBody'];
 export type SchemaErrorBody = components['schemas']['ErrorBody'];
+export type SchemaExportLobbyHistoryBody = components['schemas']['ExportLobbyHistoryBody'];
+export type SchemaExportLobbyHistoryResponse = components['schemas']['ExportLobbyHistoryResponse'];
 export type SchemaExportLobbyLogsBody = components['schemas']['ExportLobbyLogsBody'];
 export type SchemaExportLobbyLogsResponse = components['schemas']['ExportLobbyLogsResponse'];
 export type SchemaFailedLobby = components['schemas']['FailedLobby'];
@@ -5295,6 +5327,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExportLobbyLogsResponse"];
+                };
+            };
+            /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service failed (500) or is shutting down (503); `ray_id` names the log line. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "games.matchmaker.exportMatchmakerLobbyHistory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a UUID */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "query_start": 0,
+                 *       "query_end": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExportLobbyHistoryBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportLobbyHistoryResponse"];
                 };
             };
             /** @description The request was refused; the body's `code` says why (the README lists every code), for example: 400 a malformed request or a rule it breaks (`VALIDATION_ERROR` lists each); 401 no token or one that is not valid, expired or revoked; 403 not this token; 404 no such thing; 409 a conflict with the current state; 413 a body over the size limit; 429 too many requests from this address (`Retry-After` says when to try again). */
