@@ -4,6 +4,7 @@ import { type Schema, unwrap } from '@gcm/sdk';
 import type { Command } from 'commander';
 import { type Context, UsageError, UUID } from '../context.js';
 import { note, output, printJson, printLine, table } from '../output.js';
+import { registerLobbyLogs } from './lobby-logs.js';
 import { withContext } from './shared.js';
 
 type LobbySummary = Schema<'LobbySummary'>;
@@ -154,6 +155,7 @@ function showText(lobby: LobbySummary, resources: LobbyResources): string {
 
 export function registerLobbies(program: Command): void {
   const lobbies = program.command('lobbies').description('the lobby log of a namespace');
+  registerLobbyLogs(lobbies);
   lobbies
     .command('stop <lobby>')
     .description('stop a lobby the service runs (SIGTERM, then SIGKILL after the grace period)')

@@ -11,6 +11,7 @@ import { startListening } from './listening.js';
 import { issuePlayerToken } from './runtime-lobbies.js';
 import type { TestService } from './service.js';
 import { buildTestImage, type TestImage } from './test-image.js';
+import { until } from './until.js';
 
 export interface RuntimeEngine {
   dockerd: PrivateDockerd;
@@ -224,6 +225,19 @@ export async function reportPlayer(
 }
 
 /** Sends one line to a lobby's game port (the busybox test server) and answers the line it sends back. */
+/**
+ * `sayToLobby` on 127.0.0.1, trying again until the server listens: it prints that it listens just after it
+ * starts its listener, so the first connection may beat it.
+ */
+export async function tellLobby(port: number, line: string): Promise<string> {
+  let answer: string | undefined;
+  await until(`port ${port} answers`, 10_000, async () => {
+    answer = await sayToLobby('127.0.0.1', port, line).catch(() => undefined);
+    return answer !== undefined;
+  });
+  return answer as string;
+}
+
 export function sayToLobby(host: string, port: number, line: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, host);

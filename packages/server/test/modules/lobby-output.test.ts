@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -15,6 +14,7 @@ import {
   lobbiesOf,
   runtimeGame,
   startRuntimeService,
+  tellLobby,
   uploadBuild,
   useRuntimeEngine,
 } from '../helpers/runtime-world.js';
@@ -66,34 +66,6 @@ async function readAll(svc: TestService, gameId: string, lobbyId: string, stream
 }
 
 /** Sends one line to the lobby's game port and waits for its answer line. */
-async function tell(port: number, line: string): Promise<string> {
-  // The server prints that it listens just after it starts its listener: the first connection may beat it.
-  let answer: string | undefined;
-  await until(`port ${port} answers`, 10_000, async () => {
-    answer = await tellOnce(port, line).catch(() => undefined);
-    return answer !== undefined;
-  });
-  return answer as string;
-}
-
-function tellOnce(port: number, line: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    let got = '';
-    socket.once('error', reject);
-    socket.setEncoding('utf8');
-    socket.once('connect', () => socket.write(`${line}\n`));
-    socket.on('data', (d: string) => {
-      got += d;
-      if (got.includes('\n')) {
-        socket.destroy();
-        resolve(got.trim());
-      }
-    });
-    socket.once('error', reject);
-  });
-}
-
 function portOf(row: LobbyRow): number {
   const ports = JSON.parse(row.ports ?? '[]') as { name: string; port: number }[];
   return ports[0]?.port ?? 0;
@@ -216,7 +188,7 @@ describe('lobby output', { skip }, () => {
         const printed = Date.now();
         // The follower waits first: the line arrives while it waits.
         const following = readPage(svc, ids.gameId, lobby.lobby_id, { watch_index: index });
-        assert.equal(await tell(portOf(lobby), `print follow ${i}`), 'printed');
+        assert.equal(await tellLobby(portOf(lobby), `print follow ${i}`), 'printed');
         let page = await following;
         while (page.lines.length === 0) {
           page = await readPage(svc, ids.gameId, lobby.lobby_id, { watch_index: index });
@@ -354,13 +326,15 @@ describe('lobby output', { skip }, () => {
           if (seen.includes(last)) return;
         }
       };
-      for (let i = 0; i < 5; i++) assert.equal(await tell(portOf(lobby), `print before ${i}`), 'printed');
+      for (let i = 0; i < 5; i++)
+        assert.equal(await tellLobby(portOf(lobby), `print before ${i}`), 'printed');
       await follow('before 4');
       await svc.close();
       // Printed while the service is down: the engine keeps them, the restarted capture reads them.
-      for (let i = 0; i < 5; i++) assert.equal(await tell(portOf(lobby), `print while down ${i}`), 'printed');
+      for (let i = 0; i < 5; i++)
+        assert.equal(await tellLobby(portOf(lobby), `print while down ${i}`), 'printed');
       ({ svc } = await startRuntimeService(options));
-      for (let i = 0; i < 5; i++) assert.equal(await tell(portOf(lobby), `print after ${i}`), 'printed');
+      for (let i = 0; i < 5; i++) assert.equal(await tellLobby(portOf(lobby), `print after ${i}`), 'printed');
       await follow('after 4');
       const printed = seen.filter((l) => /^(before|while down|after) \d$/.test(l));
       assert.deepEqual(printed, [
