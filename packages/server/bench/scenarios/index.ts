@@ -2,6 +2,7 @@ import type { Scenario } from '../lib/scenario.js';
 import { billingWatch } from './billing-watch.js';
 import { buildsList } from './builds-list.js';
 import { dockerRun } from './docker-run.js';
+import { lobbyOutput } from './lobby-output.js';
 import { lobbyPage } from './lobby-page.js';
 import { lobbyRuntime } from './lobby-runtime.js';
 import { lobbyWrites } from './lobby-writes.js';
@@ -23,5 +24,6 @@ export const SCENARIOS: readonly Scenario[] = [
   signInFlood,
   dockerRun,
   lobbyRuntime,
+  lobbyOutput,
   matchmakerFind,
 ];

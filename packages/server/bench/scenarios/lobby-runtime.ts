@@ -129,8 +129,77 @@ async function namespaceOf(svc: TestService, gameId: string, n: number): Promise
   return made.json<{ namespace_id: string }>().namespace_id;
 }
 
+/**
+ * The service as a process of its own on the bench's engine (`node dist/main.js`, its own data dir and port,
+ * GCM_RUNTIME=docker through DOCKER_HOST, room for 500 lobbies on the host), with its pid for /proc and
+ * `memory()`: the median of MEMORY_SAMPLES readings, each after a full garbage collection.
+ */
+export async function startMeasuredService(
+  context: ScenarioContext,
+  options: { name: string; dockerHost: string; portRange: string; env?: Record<string, string> },
+) {
+  const port = await freePort();
+  const inspectPort = await freePort();
+  const metricsToken = `bench_metrics_${randomBytes(24).toString('base64url')}`;
+  const service = await startService(context.registry, context.workDir, {
+    name: options.name,
+    dataDir: path.join(context.workDir, `${options.name}-data`),
+    port,
+    // On loopback, for the bench alone: what lets it run a full garbage collection before reading the heap.
+    nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`],
+    env: {
+      GCM_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      GCM_RUNTIME: 'docker',
+      DOCKER_HOST: options.dockerHost,
+      GCM_REGIONS: 'eu',
+      GCM_RUNTIME_PORT_RANGE: options.portRange,
+      GCM_RUNTIME_MAX_LOBBIES_PER_HOST: '500',
+      GCM_RUNTIME_RECONCILE_INTERVAL: '10',
+      GCM_METRICS_TOKEN: metricsToken,
+      ...options.env,
+    },
+  });
+  const pid = service.child.process.pid;
+  if (pid === undefined) throw new Error(`${options.name} has no pid`);
+  const memory = () =>
+    medianMemory(pid, inspectPort, `${service.baseUrl}/metrics`, metricsToken, MEMORY_SAMPLES);
+  return { service, memory, pid };
+}
+
+/**
+ * A game with host networking and a namespace running nothing yet, the test server uploaded as a build, and
+ * room for `lobbyCountMax` lobbies: what a separate service process needs before lobbies are deployed.
+ */
+export async function runtimeGameOf(
+  service: RunningService,
+  nameId: string,
+  archive: Buffer,
+  lobbyCountMax: number,
+): Promise<{ gameId: string; namespaceId: string; buildId: string }> {
+  const { gameId, namespaceId } = await createGameWithNamespace(service, nameId, nameId);
+  await apiOk(service, 'PUT', `/cloud/games/${gameId}/host-networking`, { body: { enabled: true } });
+  const base = `/games/${gameId}/environments/${namespaceId}/builds`;
+  const prepared = await apiOk<{ build_id: string; presigned_requests: { url: string }[] }>(
+    service,
+    'POST',
+    `${base}/prepare`,
+    { body: { name: 'server', image_file: { path: 'server.tar', content_length: archive.length } } },
+  );
+  const put = await fetch(prepared.presigned_requests[0]?.url ?? '', {
+    method: 'PUT',
+    headers: { 'content-type': 'application/octet-stream' },
+    body: archive,
+  });
+  if (!put.ok) throw new Error(`uploading the build answered ${put.status}: ${await put.text()}`);
+  await apiOk(service, 'POST', `${base}/${prepared.build_id}/complete`);
+  await apiOk(service, 'POST', `/cloud/games/${gameId}/namespaces/${namespaceId}/mm-config`, {
+    body: { lobby_count_max: lobbyCountMax, max_players: 8 },
+  });
+  return { gameId, namespaceId, buildId: prepared.build_id };
+}
+
 /** How the namespace's lobbies stand, from the rollout view: ready and idle, and live in any state. */
-async function lobbyCounts(service: RunningService, gameId: string, namespaceId: string) {
+export async function lobbyCounts(service: RunningService, gameId: string, namespaceId: string) {
   const rollout = await apiOk<NamespaceRollout>(
     service,
     'GET',
@@ -146,7 +215,7 @@ async function lobbyCounts(service: RunningService, gameId: string, namespaceId:
   return { ready, live };
 }
 
-async function untilCounts(
+export async function untilCounts(
   service: RunningService,
   ids: { gameId: string; namespaceId: string },
   what: string,
@@ -165,51 +234,14 @@ async function untilCounts(
  * alone, not the bench's: RSS from the kernel and heap from its /metrics, with no lobby and with 100 ready.
  */
 async function manyLobbies(context: ScenarioContext, dockerHost: string, archive: Buffer) {
-  const port = await freePort();
-  const inspectPort = await freePort();
-  const metricsToken = `bench_metrics_${randomBytes(24).toString('base64url')}`;
-  const service = await startService(context.registry, context.workDir, {
+  const { service, memory, pid } = await startMeasuredService(context, {
     name: 'runtime-service',
-    dataDir: path.join(context.workDir, 'runtime-service-data'),
-    port,
-    // On loopback, for the bench alone: what lets it run a full garbage collection before reading the heap.
-    nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`],
-    env: {
-      GCM_PUBLIC_URL: `http://127.0.0.1:${port}`,
-      GCM_RUNTIME: 'docker',
-      DOCKER_HOST: dockerHost,
-      GCM_REGIONS: 'eu',
-      GCM_RUNTIME_PORT_RANGE: '29000-29999',
-      GCM_RUNTIME_MAX_LOBBIES_PER_HOST: '500',
-      GCM_RUNTIME_RECONCILE_INTERVAL: '10',
-      GCM_METRICS_TOKEN: metricsToken,
-    },
+    dockerHost,
+    portRange: '29000-29999',
   });
-  const pid = service.child.process.pid;
-  if (pid === undefined) throw new Error('the runtime service has no pid');
-  const memory = () =>
-    medianMemory(pid, inspectPort, `${service.baseUrl}/metrics`, metricsToken, MEMORY_SAMPLES);
 
-  const { gameId, namespaceId } = await createGameWithNamespace(service, 'bench-many', 'Bench many');
-  await apiOk(service, 'PUT', `/cloud/games/${gameId}/host-networking`, { body: { enabled: true } });
-  const base = `/games/${gameId}/environments/${namespaceId}/builds`;
-  const prepared = await apiOk<{ build_id: string; presigned_requests: { url: string }[] }>(
-    service,
-    'POST',
-    `${base}/prepare`,
-    { body: { name: 'server', image_file: { path: 'server.tar', content_length: archive.length } } },
-  );
-  const put = await fetch(prepared.presigned_requests[0]?.url ?? '', {
-    method: 'PUT',
-    headers: { 'content-type': 'application/octet-stream' },
-    body: archive,
-  });
-  if (!put.ok) throw new Error(`uploading the build answered ${put.status}: ${await put.text()}`);
-  await apiOk(service, 'POST', `${base}/${prepared.build_id}/complete`);
-  await apiOk(service, 'POST', `/cloud/games/${gameId}/namespaces/${namespaceId}/mm-config`, {
-    body: { lobby_count_max: IDLE_LOBBIES, max_players: 8 },
-  });
-  const ids = { gameId, namespaceId };
+  const ids = await runtimeGameOf(service, 'bench-many', archive, IDLE_LOBBIES);
+  const buildId = ids.buildId;
   // Everything up to the lobbies has been done once, so the baseline holds the code paths warm.
   const idle = await memory();
 
@@ -224,7 +256,7 @@ async function manyLobbies(context: ScenarioContext, dockerHost: string, archive
             idle_lobbies: { min: 10, max: 10 },
             regions: { eu: {} },
             container: {
-              image_id: prepared.build_id,
+              image_id: buildId,
               network_mode: 'host',
               ports: { game: { port: 7777, protocol: 'tcp' } },
             },
@@ -250,7 +282,7 @@ async function manyLobbies(context: ScenarioContext, dockerHost: string, archive
   return { readyMs, cpuShare, idle, running, after };
 }
 
-async function switchVersion(
+export async function switchVersion(
   service: RunningService,
   ids: { gameId: string; namespaceId: string },
   name: string,

@@ -27,7 +27,9 @@ import { tar } from './tar.js';
  * - with TEST_PRINT_LINES=N, prints `line 1` … `line N` (every TEST_PRINT_LONG_EVERY-th with 20,000 more
  *   bytes), then a line of binary bytes (`binary ` FF FE 01 ESC [31m NUL ` end`) and `server: printed N lines`;
  * - on its game port, `print TEXT` (`eprint TEXT`) prints TEXT to its stdout (stderr) and answers `printed`;
- * - with TEST_BURN set, keeps a process spinning on the CPU for as long as it runs (after ready).
+ * - with TEST_BURN set, keeps a process spinning on the CPU for as long as it runs (after ready);
+ * - with TEST_PRINT_BURST=N, prints `burst 1` … `burst N` every 0.1 s (busybox usleep) for as long as it runs
+ *   (after ready): a steady ~10·N lines/s for the benchmark of lobby output.
  */
 const SERVER_SH = `#!/bin/sh
 # The trap first: TERM before it is ignored (the shell is the container's PID 1), and a test that saw any
@@ -68,6 +70,13 @@ fi
 if [ -n "$TEST_BURN" ]; then
   sh -c 'while :; do :; done' &
   echo "server: burning CPU"
+fi
+if [ -n "$TEST_PRINT_BURST" ]; then
+  echo "server: printing $TEST_PRINT_BURST lines every 0.1 s"
+  while :; do
+    awk -v n="$TEST_PRINT_BURST" 'BEGIN { for (i = 1; i <= n; i++) print "burst " i }'
+    usleep 100000
+  done &
 fi
 exit_file="\${TEST_EXIT_FILE:-/tmp/exit}"
 if [ -n "$PORT_game" ]; then
