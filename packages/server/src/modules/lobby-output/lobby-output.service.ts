@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { type GetLobbyLogsResponse, LOBBY_OUTPUT_LIMITS, type LogStream } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { toTimestamp } from '../../lib/clock.js';
+import { storeExport } from '../lobby-exports/lobby-exports.service.js';
 import { findGameLobby } from '../runtime/lobby-control.js';
 import * as repo from './lobby-output.repository.js';
 import { decompressLines, type StoredLine } from './output-chunks.js';
@@ -261,18 +261,19 @@ export async function exportLogs(
 ): Promise<{ url: string }> {
   const lobby = await lobbyOfGame(deps, gameId, lobbyId);
   const filename = stream === 'std_out' ? 'stdout.txt' : 'stderr.txt';
-  const key = `exports/lobby-output/${randomUUID()}/${filename}`;
-  await inExportSlot(async () => {
+  const body = await inExportSlot(async () => {
     const parts: Buffer[] = [];
     const newline = Buffer.from('\n');
     for await (const line of allLines(deps, lobby, stream)) parts.push(line.bytes, newline);
-    await deps.blobs.putObject(key, Buffer.concat(parts));
+    return Buffer.concat(parts);
   });
-  const { url } = await deps.blobs.presignGet({
-    key,
+  // Kept a day, then deleted with the other exports (lobby-exports' clean-up).
+  const { url } = await storeExport(deps, {
+    gameId,
+    kind: 'lobby-output',
     filename,
     contentType: 'text/plain; charset=utf-8',
-    ttlSeconds: 3600,
+    body,
   });
   return { url };
 }

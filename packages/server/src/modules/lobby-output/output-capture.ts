@@ -65,6 +65,8 @@ class StreamCapture {
   pending: StoredLine[] = [];
   flushing: StoredLine[] = [];
   pendingBytes = 0;
+  /** The newest line's time taken so far. */
+  newestTs = 0;
   /** Where a capture that starts again resumes: lines before this time, and the first `skip` at it, are stored. */
   resume: { ts: number; skip: number } | undefined;
   constructor(
@@ -255,6 +257,10 @@ export class OutputCapture {
       }
       s.resume = undefined;
     }
+    // A stream's times never go back: an older line is the engine sending again what it sent (a follower
+    // that fell behind its log's rotation is sent lines twice), not a new one.
+    if (line.ts < s.newestTs) return false;
+    s.newestTs = line.ts;
     s.pending.push({ ts: line.ts, bytes: line.bytes });
     s.pendingBytes += line.bytes.length;
     this.wakeSoon(outputKey(capture.lobby.lobbyId, s.name));
