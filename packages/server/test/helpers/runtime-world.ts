@@ -224,7 +224,6 @@ export async function reportPlayer(
   );
 }
 
-/** Sends one line to a lobby's game port (the busybox test server) and answers the line it sends back. */
 /**
  * `sayToLobby` on 127.0.0.1, trying again until the server listens: it prints that it listens just after it
  * starts its listener, so the first connection may beat it.
@@ -238,6 +237,7 @@ export async function tellLobby(port: number, line: string): Promise<string> {
   return answer as string;
 }
 
+/** Sends one line to a lobby's game port (the busybox test server) and answers the line it sends back. */
 export function sayToLobby(host: string, port: number, line: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, host);
