@@ -156,6 +156,10 @@ const NOT_CREATING: Record<string, string> = {
   'cloud.uploads.completeUpload': 'completing twice is a no-op',
   'devices.links.prepare': 'public: no caller to scope a key to; a repeat makes another link, harmless',
   'setup.getStatus': "reads the setup link's state: creates nothing",
+  'games.matchmaker.exportLobbyLogs':
+    'a read made into a file that is deleted within a day: a repeat makes another file, harmless',
+  'games.matchmaker.exportMatchmakerLobbyHistory':
+    'a read made into a file that is deleted within a day: a repeat makes another file, harmless',
   'setup.complete':
     'public, and works once: the store claims the link atomically, so a repeat answers 410 SETUP_DONE and makes nothing',
 };
