@@ -13,7 +13,7 @@ export function parseWatchIndex(raw: string | undefined): bigint | undefined {
   return BigInt(raw);
 }
 
-export type WaitOutcome = Wake | 'gone' | 'timeout';
+type WaitOutcome = Wake | 'gone' | 'timeout';
 
 /**
  * Waits for the first of: a change of the key (or shutdown), the client leaving (its response closes
@@ -21,11 +21,7 @@ export type WaitOutcome = Wake | 'gone' | 'timeout';
  * few closures per waiter, since thousands wait at once. A client that left while the data was being read
  * has already had its 'close' event, hence the `destroyed` check.
  */
-export function waitForChange(
-  subscription: Subscription,
-  reply: FastifyReply,
-  ms: number,
-): Promise<WaitOutcome> {
+function waitForChange(subscription: Subscription, reply: FastifyReply, ms: number): Promise<WaitOutcome> {
   const res = reply.raw;
   return new Promise<WaitOutcome>((resolve) => {
     const finish = (outcome: WaitOutcome) => {
@@ -48,8 +44,7 @@ export function waitForChange(
  * The one way a watchable endpoint answers. `load` reads the resource and its version. Without
  * watch_index, or with one that is not the current version, it answers at once; with the current version
  * it waits for a change of `key`, the client leaving, shutdown, or `timeoutMs`, then answers with what is
- * current. The waiter is subscribed before the first read, so a change between read and wait is not lost.
- * A notification that changed nothing (same version) waits again for what is left of the timeout.
+ * current. A notification that changed nothing (same version) waits again for what is left of the timeout.
  * After a notification, the waiters it woke share one read (see Wake): `load` must read the same data for
  * every request watching `key`.
  */
@@ -61,13 +56,37 @@ export async function answerWatchable<T>(
 ): Promise<{ data: T; version: bigint }> {
   const wanted = parseWatchIndex(options.watchIndex);
   if (wanted === undefined) return load();
+  return answerWhen(
+    reply,
+    notifier,
+    { key: options.key, timeoutMs: options.timeoutMs, shareReads: true },
+    load,
+    (current) => current.version !== wanted,
+  );
+}
+
+/**
+ * Reads with `load` until `settled` holds of what it read, waiting between reads for a change of `key`;
+ * answers what it read last when `settled` holds, or at the client leaving, shutdown, or `timeoutMs`. The
+ * waiter is subscribed before each read, so a change between read and wait is not lost. `shareReads`: the
+ * waiters one notification wakes share one read (see Wake), which is sound only when `load` reads the same
+ * data for every request watching `key`; a read that depends on the request (a log read from its own
+ * position) reads for itself.
+ */
+export async function answerWhen<T>(
+  reply: FastifyReply,
+  notifier: ChangeNotifier,
+  options: { key: string; timeoutMs: number; shareReads: boolean },
+  load: () => Promise<T>,
+  settled: (current: T) => boolean,
+): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
   let woken: Wake | undefined;
   for (;;) {
     const subscription = notifier.subscribe(options.key);
-    let current: { data: T; version: bigint };
+    let current: T;
     try {
-      current = await (woken === undefined ? load() : woken.share(load));
+      current = await (woken === undefined || !options.shareReads ? load() : woken.share(load));
     } catch (err) {
       subscription.cancel();
       throw err;
@@ -76,7 +95,7 @@ export async function answerWatchable<T>(
     // Closed: shutdown answers every waiter with what is current (a closed notifier resolves every
     // subscription at once, so waiting again would spin).
     // A final wake (the change feed from other instances was lost) also answers with what is current.
-    if (current.version !== wanted || remaining <= 0 || notifier.closed || woken?.final === true) {
+    if (settled(current) || remaining <= 0 || notifier.closed || woken?.final === true) {
       subscription.cancel();
       return current;
     }

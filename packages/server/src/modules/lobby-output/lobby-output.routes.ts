@@ -10,7 +10,7 @@ import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { parseWatchIndex, waitForChange } from '../../http/watch.js';
+import { answerWhen, parseWatchIndex } from '../../http/watch.js';
 import { exportLogs, lobbyOfGame, readLogs } from './lobby-output.service.js';
 import { outputKey } from './output-capture.js';
 
@@ -54,29 +54,15 @@ export function lobbyOutputRoutes(app: TypedApp, deps: Deps): void {
       if (after === undefined) return (await readLogs(deps, lobby, stream, options)).answer;
       // Past 2^53 no stream reaches: read as "after everything", which waits for new lines.
       const position = after > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(after);
-      const { notifier } = deps;
-      const deadline = Date.now() + deps.config.watchTimeoutMs;
-      for (;;) {
-        const subscription = notifier.subscribe(outputKey(lobby_id, stream));
-        let page: Awaited<ReturnType<typeof readLogs>>;
-        try {
-          page = await readLogs(deps, lobby, stream, { ...options, after: position });
-        } catch (err) {
-          subscription.cancel();
-          throw err;
-        }
-        const remaining = deadline - Date.now();
-        if (page.count > 0 || page.answer.complete || remaining <= 0 || notifier.closed) {
-          subscription.cancel();
-          return page.answer;
-        }
-        const outcome = await waitForChange(
-          subscription,
-          reply,
-          Math.min(remaining, notifier.waitCapMs ?? remaining),
-        );
-        if (outcome === 'gone' || outcome === 'timeout' || outcome.final) return page.answer;
-      }
+      // Each follower reads from its own position, so the reads a notification wakes are not shared.
+      const page = await answerWhen(
+        reply,
+        deps.notifier,
+        { key: outputKey(lobby_id, stream), timeoutMs: deps.config.watchTimeoutMs, shareReads: false },
+        () => readLogs(deps, lobby, stream, { ...options, after: position }),
+        (current) => current.count > 0 || current.answer.complete,
+      );
+      return page.answer;
     },
   );
 
