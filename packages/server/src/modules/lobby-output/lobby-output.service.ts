@@ -1,6 +1,8 @@
 import { type GetLobbyLogsResponse, LOBBY_OUTPUT_LIMITS, type LogStream } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
-import { toTimestamp } from '../../lib/clock.js';
+import { deleteInBatches } from '../../lib/batched-delete.js';
+import { DAY_MS, toTimestamp } from '../../lib/clock.js';
+import { Slots } from '../../lib/slots.js';
 import { storeExport } from '../lobby-exports/lobby-exports.service.js';
 import { findGameLobby } from '../runtime/lobby-control.js';
 import * as repo from './lobby-output.repository.js';
@@ -195,13 +197,19 @@ export async function* allLines(deps: Deps, lobby: LobbyRef, stream: LogStream):
 
 /** Lobbies whose output one retention or purge step deletes: their blobs, then their rows. */
 const RETENTION_BATCH = 100;
-const DAY_MS = 86_400_000;
 
-async function deleteOutputBatch(deps: Deps, lobbyIds: readonly string[]): Promise<void> {
+/** Deletes the output of the lobbies `pick` names (at most `batch`); answers how many lobbies. */
+async function deleteOutputBatch(
+  deps: Deps,
+  batch: number,
+  pick: (batch: number) => Promise<string[]>,
+): Promise<number> {
+  const lobbyIds = await pick(batch);
   // Blobs first: a crash in between leaves rows that name missing blobs (read as no lines, deleted again by
   // the next pass), never blobs that no row names.
   for (const key of await repo.chunkKeysOf(deps.db, lobbyIds)) await deps.blobs.delete(key);
   await repo.deleteOutputOf(deps.db, lobbyIds);
+  return lobbyIds.length;
 }
 
 /**
@@ -212,42 +220,20 @@ async function deleteOutputBatch(deps: Deps, lobbyIds: readonly string[]): Promi
 export async function deleteExpiredOutput(deps: Deps): Promise<number> {
   const days = deps.config.lobbyRetentionDays;
   const before = days === 0 ? 0 : deps.clock.now() - days * DAY_MS;
-  let total = 0;
-  for (;;) {
-    const lobbyIds = await repo.expiredOutput(deps.db, before, RETENTION_BATCH);
-    if (lobbyIds.length === 0) return total;
-    await deleteOutputBatch(deps, lobbyIds);
-    total += lobbyIds.length;
-    if (lobbyIds.length < RETENTION_BATCH) return total;
-  }
+  return deleteInBatches(RETENTION_BATCH, (batch) =>
+    deleteOutputBatch(deps, batch, (n) => repo.expiredOutput(deps.db, before, n)),
+  );
 }
 
 /** A purged namespace's output, with its blobs. */
 export async function purgeOutputOf(deps: Deps, namespaceId: string): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const lobbyIds = await repo.lobbiesWithOutput(deps.db, namespaceId, RETENTION_BATCH);
-    if (lobbyIds.length === 0) return total;
-    await deleteOutputBatch(deps, lobbyIds);
-    total += lobbyIds.length;
-  }
+  return deleteInBatches(RETENTION_BATCH, (batch) =>
+    deleteOutputBatch(deps, batch, (n) => repo.lobbiesWithOutput(deps.db, namespaceId, n)),
+  );
 }
 
 /** Exports built at once across the service: each holds a stream (up to 16 MiB) in memory while it is written. */
-const EXPORT_SLOTS = 2;
-let exportsRunning = 0;
-const exportQueue: (() => void)[] = [];
-
-async function inExportSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (exportsRunning >= EXPORT_SLOTS) await new Promise<void>((resolve) => exportQueue.push(resolve));
-  exportsRunning++;
-  try {
-    return await work();
-  } finally {
-    exportsRunning--;
-    exportQueue.shift()?.();
-  }
-}
+const exportSlots = new Slots(2);
 
 /**
  * POST …/logs/export: the whole stream as a text file (one line each, as printed, the cap's mark first when
@@ -261,7 +247,7 @@ export async function exportLogs(
 ): Promise<{ url: string }> {
   const lobby = await lobbyOfGame(deps, gameId, lobbyId);
   const filename = stream === 'std_out' ? 'stdout.txt' : 'stderr.txt';
-  const body = await inExportSlot(async () => {
+  const body = await exportSlots.run(async () => {
     const parts: Buffer[] = [];
     const newline = Buffer.from('\n');
     for await (const line of allLines(deps, lobby, stream)) parts.push(line.bytes, newline);

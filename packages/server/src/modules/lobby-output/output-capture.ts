@@ -2,6 +2,7 @@ import type { Db } from '../../db/open-db.js';
 import type { BlobStorage } from '../../lib/blob/blob-storage.js';
 import type { ChangeNotifier } from '../../lib/change-notifier.js';
 import type { Clock } from '../../lib/clock.js';
+import { Slots } from '../../lib/slots.js';
 import type { OutputLine, RuntimeDriver } from '../../runtime/driver.js';
 import * as repo from './lobby-output.repository.js';
 import { chunkKey, compressLines, type StoredLine } from './output-chunks.js';
@@ -33,7 +34,6 @@ const CHUNK_RAW_MAX = 256 * 1024;
 const CHUNK_AGE_MS = 60_000;
 /** A burst this large is stored at once rather than at the next tick, so memory stays bounded. */
 const PENDING_FLUSH_BYTES = 1024 * 1024;
-/** Chunk writes to the blob store at once, across every lobby. */
 const PUT_CONCURRENCY = 8;
 
 const STREAM_OF = { stdout: 'std_out', stderr: 'std_err' } as const satisfies Record<
@@ -108,6 +108,8 @@ export class OutputCapture {
   private flushChain: Promise<void> = Promise.resolve();
   private flushQueued: Promise<void> | undefined;
   private readonly wakeKeys = new Set<string>();
+  /** Chunk writes to the blob store at once, across every lobby. */
+  private readonly putSlots = new Slots(PUT_CONCURRENCY);
   private wakeScheduled = false;
   private closed = false;
 
@@ -339,15 +341,23 @@ export class OutputCapture {
     if (work.length === 0) return;
 
     // Blobs first, rows after: a row never names lines its blob does not hold.
-    await forEachLimit(work, PUT_CONCURRENCY, async (w) => {
-      if (w.chunk === undefined || w.member === undefined) return;
-      try {
-        await blobs.putObject(w.chunk.key, Buffer.concat([...w.chunk.members, w.member]));
-      } catch (err) {
-        w.ok = false;
-        this.options.log('warn', { err, lobby_id: w.capture.lobby.lobbyId }, 'storing lobby output failed');
-      }
-    });
+    await Promise.all(
+      work.map((w) =>
+        this.putSlots.run(async () => {
+          if (w.chunk === undefined || w.member === undefined) return;
+          try {
+            await blobs.putObject(w.chunk.key, Buffer.concat([...w.chunk.members, w.member]));
+          } catch (err) {
+            w.ok = false;
+            this.options.log(
+              'warn',
+              { err, lobby_id: w.capture.lobby.lobbyId },
+              'storing lobby output failed',
+            );
+          }
+        }),
+      ),
+    );
     const stored = work.filter((w) => w.ok);
     const chunkRows: repo.ChunkRow[] = [];
     const streamRows: repo.StreamRow[] = [];
@@ -498,15 +508,4 @@ function emptyRow(lobby: CapturedLobby, stream: repo.StreamName, now: number): r
     complete: 0,
     update_ts: now,
   };
-}
-
-async function forEachLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await fn(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

@@ -4,14 +4,13 @@ import { assertGameExists } from '../../db/scope.js';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import { deleteInBatches } from '../../lib/batched-delete.js';
-import { toTimestamp } from '../../lib/clock.js';
+import { DAY_MS, toTimestamp } from '../../lib/clock.js';
 import { findGameLobbies } from './lobby-control.repository.js';
 import * as repo from './lobby-resources.repository.js';
 import { HISTORY_MAX } from './resource-sampler.js';
 
 /** Sample rows per delete statement: short statements, so retention never holds the store for long. */
 const DELETE_BATCH = 1000;
-const DAY_MS = 86_400_000;
 
 function toSample(row: LobbyResourceSamplesTable): LobbyResourceSample {
   return {
