@@ -94,26 +94,35 @@ describe('lobby output', { skip }, () => {
     return found as LobbyRow;
   }
 
+  /**
+   * A game with one lobby of the test server in eu, printing as `env` says; answers the game's ids and the
+   * lobby once it has a container (and, with `ready`, once it called ready).
+   */
+  async function oneLobby(svc: TestService, name: string, env: Record<string, string> = {}, ready = true) {
+    const ids = await runtimeGame(svc, name);
+    const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+    await deploy(svc, ids, { default: { buildId, min: 1, max: 1, regions: ['eu'], env } });
+    return { ids, lobby: await lobbyOf(svc, ids.namespaceId, ready) };
+  }
+
+  /** Waits until the lobby's stdout is complete: it exited and all it printed is stored. */
+  async function untilComplete(svc: TestService, gameId: string, lobbyId: string) {
+    await until('its output complete', WAIT_MS, async () => {
+      return (await readPage(svc, gameId, lobbyId, { limit: '1' })).complete;
+    });
+  }
+
   it('keeps every line in order, long lines cut and marked, binary bytes as printed, read a page at a time', async () => {
     const svc = await started(1);
     try {
-      const ids = await runtimeGame(svc, 'output-game');
-      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
       const n = 200_000;
-      await deploy(svc, ids, {
-        default: {
-          buildId,
-          min: 1,
-          max: 1,
-          regions: ['eu'],
-          env: { TEST_PRINT_LINES: String(n), TEST_PRINT_LONG_EVERY: '50000', TEST_EXIT_AFTER: '0' },
-        },
-      });
-      const lobby = await lobbyOf(svc, ids.namespaceId, false);
-      await until('its output complete', WAIT_MS, async () => {
-        const page = await readPage(svc, ids.gameId, lobby.lobby_id, { limit: '1' });
-        return page.complete;
-      });
+      const { ids, lobby } = await oneLobby(
+        svc,
+        'output-game',
+        { TEST_PRINT_LINES: String(n), TEST_PRINT_LONG_EVERY: '50000', TEST_EXIT_AFTER: '0' },
+        false,
+      );
+      await untilComplete(svc, ids.gameId, lobby.lobby_id);
       const lines = await readAll(svc, ids.gameId, lobby.lobby_id);
       const text = lines.map((l) => l.toString('latin1'));
       const numbered = text.filter((l) => l.startsWith('line '));
@@ -171,10 +180,7 @@ describe('lobby output', { skip }, () => {
   it('follows with the watch index: each new line once, in order, soon after it is printed', async () => {
     const svc = await started(2);
     try {
-      const ids = await runtimeGame(svc, 'follow-game');
-      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
-      await deploy(svc, ids, { default: { buildId, min: 1, max: 1, regions: ['eu'] } });
-      const lobby = await lobbyOf(svc, ids.namespaceId);
+      const { ids, lobby } = await oneLobby(svc, 'follow-game');
       let first = await readPage(svc, ids.gameId, lobby.lobby_id, {});
       await until('its start-up lines read', WAIT_MS, async () => {
         first = await readPage(svc, ids.gameId, lobby.lobby_id, {});
@@ -218,18 +224,12 @@ describe('lobby output', { skip }, () => {
   it('shows the last lines and the exit code of a server that crashed', async () => {
     const svc = await started(3);
     try {
-      const ids = await runtimeGame(svc, 'crash-game');
-      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
-      await deploy(svc, ids, {
-        default: {
-          buildId,
-          min: 1,
-          max: 1,
-          regions: ['eu'],
-          env: { TEST_NO_READY: '1', TEST_EXIT_AFTER: '0', TEST_EXIT_CODE: '3' },
-        },
-      });
-      const lobby = await lobbyOf(svc, ids.namespaceId, false);
+      const { ids, lobby } = await oneLobby(
+        svc,
+        'crash-game',
+        { TEST_NO_READY: '1', TEST_EXIT_AFTER: '0', TEST_EXIT_CODE: '3' },
+        false,
+      );
       let page = await readPage(svc, ids.gameId, lobby.lobby_id, {});
       await until('its output complete and its stop recorded', WAIT_MS, async () => {
         page = await readPage(svc, ids.gameId, lobby.lobby_id, {});
@@ -251,23 +251,15 @@ describe('lobby output', { skip }, () => {
   it('keeps the newest GCM_LOBBY_LOG_MAX_BYTES of a stream, says what was dropped, and retention deletes it all', async () => {
     const svc = await started(4, { GCM_LOBBY_LOG_MAX_BYTES: String(1024 * 1024) });
     try {
-      const ids = await runtimeGame(svc, 'cap-game');
-      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
       const n = 3_000;
-      await deploy(svc, ids, {
-        default: {
-          buildId,
-          min: 1,
-          max: 1,
-          regions: ['eu'],
-          // 150 lines of 16 KiB: 2.4 MiB in all.
-          env: { TEST_PRINT_LINES: String(n), TEST_PRINT_LONG_EVERY: '20', TEST_EXIT_AFTER: '0' },
-        },
-      });
-      const lobby = await lobbyOf(svc, ids.namespaceId, false);
-      await until('its output complete', WAIT_MS, async () => {
-        return (await readPage(svc, ids.gameId, lobby.lobby_id, { limit: '1' })).complete;
-      });
+      // 150 lines of 16 KiB: 2.4 MiB in all.
+      const { ids, lobby } = await oneLobby(
+        svc,
+        'cap-game',
+        { TEST_PRINT_LINES: String(n), TEST_PRINT_LONG_EVERY: '20', TEST_EXIT_AFTER: '0' },
+        false,
+      );
+      await untilComplete(svc, ids.gameId, lobby.lobby_id);
       const lines = await readAll(svc, ids.gameId, lobby.lobby_id);
       const text = lines.map((l) => l.toString('latin1'));
       assert.match(text[0] ?? '', /^\[gcm: \d+ earlier lines \(\d+\.\d MiB\) were dropped/);
@@ -311,10 +303,7 @@ describe('lobby output', { skip }, () => {
     const options = { dockerHost: engine.dockerd.dockerHost, portRange: portRange(5), dataDir, port };
     let { svc } = await startRuntimeService(options);
     try {
-      const ids = await runtimeGame(svc, 'restart-out');
-      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
-      await deploy(svc, ids, { default: { buildId, min: 1, max: 1, regions: ['eu'] } });
-      const lobby = await lobbyOf(svc, ids.namespaceId);
+      const { ids, lobby } = await oneLobby(svc, 'restart-out');
       let index = '0';
       const seen: string[] = [];
       const follow = async (last: string) => {
