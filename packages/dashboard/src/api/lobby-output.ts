@@ -46,21 +46,13 @@ export function readLobbyLogs(
 
 /** A presigned URL to the whole stream as a text file (the export is audited, so it is asked for on click). */
 export async function exportLobbyLogs(gameId: string, lobbyId: string, stream: LogStream): Promise<string> {
-  const response = await fetch(
-    `/cloud/games/${encodeURIComponent(gameId)}/matchmaker/lobbies/${encodeURIComponent(lobbyId)}/logs/export`,
-    {
-      method: 'POST',
-      credentials: 'same-origin',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ stream }),
-    },
+  const answer = await unwrap(
+    api.POST('/cloud/games/{game_id}/matchmaker/lobbies/{lobby_id}/logs/export', {
+      params: { path: { game_id: gameId, lobby_id: lobbyId } },
+      body: { stream },
+    }),
   );
-  const body: unknown = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const message = (body as { message?: string }).message ?? `The export failed (${response.status}).`;
-    throw new Error(message);
-  }
-  return (body as { url: string }).url;
+  return answer.url;
 }
 
 /** One lobby of a namespace's lobby log: its lifecycle. Read again every few seconds until it stopped. */
