@@ -126,6 +126,36 @@ export interface RuntimeHost {
   capacity: number;
 }
 
+/**
+ * One machine lobbies run on, as the orchestrator reports it: an engine of the `docker` driver, a node of the
+ * swarm. The operator's view (GET /cloud/admin/runtime, `gcm-server runtime status`) lists them by region.
+ */
+export interface RuntimeNode {
+  /** The orchestrator's id of the machine (the DOCKER_HOST of a docker engine, a swarm node id). */
+  id: string;
+  /** Its host name, as the engine reports it. */
+  name: string;
+  /** Where it is reached: the engine's DOCKER_HOST, a node's address in the swarm. */
+  address: string;
+  /** The regions whose lobbies it runs (a swarm node's `gcm.region` label; none: it runs no lobby). */
+  regions: readonly string[];
+  role: 'engine' | 'manager' | 'worker';
+  /** ready: it takes lobbies; down: it does not answer (or the swarm lost it); unknown: not told yet. */
+  state: 'ready' | 'down' | 'unknown';
+  /** Whether the orchestrator places new lobbies there (drain: it also moves the running ones off). */
+  availability: 'active' | 'pause' | 'drain';
+  /** The machine's CPU and memory, as its engine reports them (0 when it does not answer). */
+  nanoCpus: number;
+  memoryBytes: number;
+  /** Lobbies most it takes (GCM_RUNTIME_MAX_LOBBIES_PER_HOST). */
+  capacity: number;
+  /** This service's lobbies the orchestrator runs there now. */
+  lobbies: number;
+  engineVersion?: string;
+  /** Why it is down or not ready, in the orchestrator's words. */
+  message?: string;
+}
+
 export interface Subscription {
   close(): void;
 }
@@ -133,6 +163,8 @@ export interface Subscription {
 export interface RuntimeDriver {
   readonly kind: 'docker' | 'swarm' | 'agones';
   hosts(): readonly RuntimeHost[];
+  /** Every machine lobbies may run on, with how many of the lobbies carrying `labels` run there. */
+  nodes(labels: LobbyLabels): Promise<RuntimeNode[]>;
   /**
    * Makes the archive's image present where the region's lobbies run, once per host (later calls answer
    * from what is loaded). Checks size and sha256 while streaming; answers the reference to start it by.

@@ -13,6 +13,7 @@ import {
   type RuntimeDriver,
   type RuntimeEvent,
   type RuntimeHost,
+  type RuntimeNode,
   type Subscription,
 } from '../driver.js';
 import { DockerEngine, DockerEngineError, type DockerTls, jsonLines } from './engine.js';
@@ -86,6 +87,13 @@ interface EngineEvent {
   Actor?: { ID?: string; Attributes?: Record<string, string> };
 }
 
+interface EngineInfo {
+  Name?: string;
+  NCPU?: number;
+  MemTotal?: number;
+  ServerVersion?: string;
+}
+
 interface StatsSample {
   read?: string;
   preread?: string;
@@ -142,6 +150,47 @@ export class DockerDriver implements RuntimeDriver {
 
   hosts(): readonly RuntimeHost[] {
     return this.hostList.map(({ id, regions, capacity }) => ({ id, regions, capacity }));
+  }
+
+  /** Each engine as a node: what its /info says, and how many of the lobbies carrying `labels` run there. */
+  async nodes(labels: LobbyLabels): Promise<RuntimeNode[]> {
+    return Promise.all(
+      this.hostList.map(async (host): Promise<RuntimeNode> => {
+        const base = {
+          id: host.id,
+          address: host.id,
+          regions: [...host.regions],
+          role: 'engine' as const,
+          availability: 'active' as const,
+          capacity: host.capacity,
+        };
+        try {
+          const [info, lobbies] = await Promise.all([
+            host.engine.json<EngineInfo>({ method: 'GET', path: '/info', idleTimeoutMs: 10_000 }),
+            this.listOn(host, labels),
+          ]);
+          return {
+            ...base,
+            name: info?.Name ?? host.id,
+            state: 'ready',
+            nanoCpus: (info?.NCPU ?? 0) * 1e9,
+            memoryBytes: info?.MemTotal ?? 0,
+            lobbies: lobbies.filter((lobby) => lobby.state === 'running').length,
+            ...(info?.ServerVersion === undefined ? {} : { engineVersion: info.ServerVersion }),
+          };
+        } catch (err) {
+          return {
+            ...base,
+            name: host.id,
+            state: 'down',
+            nanoCpus: 0,
+            memoryBytes: 0,
+            lobbies: 0,
+            message: (err as Error).message,
+          };
+        }
+      }),
+    );
   }
 
   /** Whether every host's engine answers; throws naming the first that does not. */
