@@ -28,8 +28,10 @@ import { tar } from './tar.js';
  *   bytes), then a line of binary bytes (`binary ` FF FE 01 ESC [31m NUL ` end`) and `server: printed N lines`;
  * - on its game port, `print TEXT` (`eprint TEXT`) prints TEXT to its stdout (stderr) and answers `printed`;
  * - with TEST_BURN set, keeps a process spinning on the CPU for as long as it runs (after ready);
- * - with TEST_PRINT_BURST=N, prints `burst 1` … `burst N` every 0.1 s (busybox usleep) for as long as it runs
- *   (after ready): a steady ~10·N lines/s for the benchmark of lobby output.
+ * - with TEST_PRINT_BURST=N, prints `burst 1` … `burst N` every TEST_PRINT_PERIOD_US µs (0.1 s unless set;
+ *   busybox usleep) for as long as it runs (after ready): a steady rate for the benchmark of lobby output. Each
+ *   burst is two processes (awk, usleep): 100 lobbies at 0.1 s spawn 2,000 a second, which alone fills two
+ *   cores, hence a longer period with a bigger burst for many lobbies.
  */
 const SERVER_SH = `#!/bin/sh
 # The trap first: TERM before it is ignored (the shell is the container's PID 1), and a test that saw any
@@ -72,10 +74,11 @@ if [ -n "$TEST_BURN" ]; then
   echo "server: burning CPU"
 fi
 if [ -n "$TEST_PRINT_BURST" ]; then
-  echo "server: printing $TEST_PRINT_BURST lines every 0.1 s"
+  period="\${TEST_PRINT_PERIOD_US:-100000}"
+  echo "server: printing $TEST_PRINT_BURST lines every $period us"
   while :; do
     awk -v n="$TEST_PRINT_BURST" 'BEGIN { for (i = 1; i <= n; i++) print "burst " i }'
-    usleep 100000
+    usleep "$period"
   done &
 fi
 exit_file="\${TEST_EXIT_FILE:-/tmp/exit}"
