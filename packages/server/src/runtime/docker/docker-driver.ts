@@ -1,9 +1,6 @@
-import type http from 'node:http';
-import { pipeline, type Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type ImageArchive,
-  ImageLoadError,
   LOBBY_LABELS,
   type LobbyLabels,
   type LobbySpec,
@@ -16,9 +13,10 @@ import {
   type RuntimeNode,
   type Subscription,
 } from '../driver.js';
+import { OutputFollowers } from '../output-followers.js';
 import { DockerEngine, DockerEngineError, type DockerTls, jsonLines } from './engine.js';
-import { ArchiveCheck } from './image-archive.js';
-import { LogDemuxer } from './log-frames.js';
+import { inspectImage, loadArchive } from './image-load.js';
+import { readEngineLog } from './log-frames.js';
 
 /** One engine and the regions whose lobbies run on it. */
 export interface DockerHostConfig {
@@ -56,15 +54,11 @@ export function dockerHostsFromRegions(
   return [...byHost].map(([dockerHost, regions]) => ({ dockerHost, regions, capacity }));
 }
 
-/** The tag (repository:tag) under which a loaded archive is found again, by its sha256, after a restart. */
-const ARCHIVE_TAG_REPO = 'gcm-archive';
 /** Attributes of a container event that are not the container's labels. */
 const EVENT_NOT_LABELS = new Set(['name', 'image', 'exitCode', 'signal', 'execDuration']);
 const EVENT_BACKOFF_MS = { first: 250, max: 10_000 };
 /** What a stop may take beyond its grace period before the call gives up: the engine's own kill and reap. */
 const STOP_SLACK_MS = 30_000;
-/** An archive upload may be quiet this long (the engine reading layers) before it is abandoned. */
-const LOAD_IDLE_MS = 10 * 60_000;
 
 interface ContainerSummary {
   Id: string;
@@ -94,7 +88,7 @@ interface EngineInfo {
   ServerVersion?: string;
 }
 
-interface StatsSample {
+export interface StatsSample {
   read?: string;
   preread?: string;
   cpu_stats?: { cpu_usage?: { total_usage?: number } };
@@ -109,9 +103,6 @@ interface Host extends RuntimeHost {
   bridgeChecked: boolean;
 }
 
-/** How long a stop waits for the lobby's output followers to read to the end before it removes the container. */
-const FOLLOWER_DRAIN_MS = 5_000;
-
 /** The `docker` driver: each region's lobbies are containers on one Docker engine, reached over its API. */
 export class DockerDriver implements RuntimeDriver {
   readonly kind = 'docker' as const;
@@ -120,8 +111,8 @@ export class DockerDriver implements RuntimeDriver {
   /** host id + archive sha256 → the loaded image id (or the load under way, which concurrent starts share). */
   private readonly images = new Map<string, Promise<{ image: string }>>();
   private readonly subscriptions = new Set<Subscription>();
-  /** Per handle, the output followers reading it now: a stop removes the container once they have read all. */
-  private readonly followers = new Map<string, Set<Promise<void>>>();
+  /** The output followers reading each lobby now: a stop removes the container once they have read all. */
+  private readonly followers = new OutputFollowers();
   private readonly logMaxSize: string;
   private readonly tmpSize: string;
   private readonly warn: (message: string) => void;
@@ -273,17 +264,7 @@ export class DockerDriver implements RuntimeDriver {
     );
     // Removing the container ends its log stream wherever the reader is: what it printed last (on its
     // SIGTERM, say) would never be read. Its followers reach the end of the log on their own once it exited.
-    const reading = this.followers.get(handle);
-    if (reading !== undefined && reading.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...reading]),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, FOLLOWER_DRAIN_MS);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
+    await this.followers.drained(handle);
     // 409: another call is removing it already.
     await host.engine.json(
       { method: 'DELETE', path: `/containers/${encodeURIComponent(handle)}`, query: { force: true } },
@@ -309,70 +290,21 @@ export class DockerDriver implements RuntimeDriver {
     return subscription;
   }
 
-  async *output(
+  output(
     region: string,
     handle: string,
     options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
   ): AsyncIterable<OutputLine> {
-    // Counted as a follower from the first next(), before the engine answers: a stop that comes while the
-    // stream is being opened still waits for it.
-    let done = () => {};
-    const reading = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    if (options.follow) {
-      let set = this.followers.get(handle);
-      if (set === undefined) {
-        set = new Set();
-        this.followers.set(handle, set);
-      }
-      set.add(reading);
-    }
-    try {
-      yield* this.readLog(region, handle, options);
-    } finally {
-      done();
-      const set = this.followers.get(handle);
-      set?.delete(reading);
-      if (set?.size === 0) this.followers.delete(handle);
-    }
+    return this.followers.track(handle, options.follow, this.readLog(region, handle, options));
   }
 
-  private async *readLog(
+  private readLog(
     region: string,
     handle: string,
     options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
   ): AsyncIterable<OutputLine> {
     const host = this.hostFor(region);
-    const since = options.sinceMs === undefined ? undefined : (options.sinceMs / 1000).toFixed(3);
-    let response: http.IncomingMessage;
-    try {
-      response = await host.engine.open({
-        method: 'GET',
-        path: `/containers/${encodeURIComponent(handle)}/logs`,
-        query: { stdout: 1, stderr: 1, timestamps: 1, follow: options.follow ? 1 : 0, since },
-        follow: options.follow,
-        signal: options.signal,
-      });
-    } catch (err) {
-      if (err instanceof DockerEngineError && err.status === 404) return;
-      if (options.signal?.aborted === true) return;
-      throw err;
-    }
-    const demuxer = new LogDemuxer();
-    try {
-      for await (const chunk of response) {
-        for (const line of demuxer.push(chunk as Buffer)) {
-          if (options.sinceMs === undefined || line.ts >= options.sinceMs) yield line;
-        }
-      }
-      for (const line of demuxer.end()) yield line;
-    } catch (err) {
-      if (options.signal?.aborted === true) return;
-      throw err;
-    } finally {
-      response.destroy();
-    }
+    return readEngineLog(host.engine, `/containers/${encodeURIComponent(handle)}/logs`, options);
   }
 
   async stats(region: string, handle: string): Promise<LobbyStats | undefined> {
@@ -410,92 +342,12 @@ export class DockerDriver implements RuntimeDriver {
     host.bridgeChecked = true;
   }
 
-  private async loadOnce(host: Host, archive: ImageArchive): Promise<{ image: string }> {
-    const sha256 = archive.sha256.toLowerCase();
-    const tag = `${ARCHIVE_TAG_REPO}:${sha256}`;
-    // Loaded before (by this service before a restart, or another instance): found by its archive's digest.
-    const tagged = await this.inspectImage(host, tag);
-    if (tagged !== undefined) return { image: tagged };
-    const check = new ArchiveCheck({ buildId: archive.buildId, size: archive.size, sha256 });
-    const messages: string[] = [];
-    let source: Readable | undefined;
-    let sourceError: Error | undefined;
-    try {
-      source = await archive.open();
-      // pipeline, not pipe: a refused archive also ends the read from blob storage.
-      pipeline(source, check, (err) => {
-        if (err !== undefined && err !== null && check.failure === undefined) sourceError ??= err;
-      });
-      const response = await host.engine.open({
-        method: 'POST',
-        path: '/images/load',
-        query: { quiet: 1 },
-        bodyStream: check,
-        contentType: 'application/x-tar',
-        idleTimeoutMs: LOAD_IDLE_MS,
-      });
-      for await (const message of jsonLines(response)) {
-        const { stream, error } = message as { stream?: unknown; error?: unknown };
-        if (typeof error === 'string') throw new ImageLoadError(refusal(archive.buildId, error));
-        if (typeof stream === 'string' && stream.trim() !== '') messages.push(stream.trim());
-      }
-    } catch (err) {
-      if (check.failure !== undefined) throw check.failure;
-      if (err instanceof ImageLoadError) throw err;
-      // Blob storage failed: not the archive's fault, so not an ImageLoadError (a later start retries).
-      if (sourceError !== undefined || source === undefined) {
-        throw new Error(
-          `build ${archive.buildId}: reading its archive from blob storage failed: ${(sourceError ?? (err as Error)).message}`,
-        );
-      }
-      // The engine answered, and refused what it read; no status means it could not be reached.
-      if (err instanceof DockerEngineError && err.status !== undefined) {
-        throw new ImageLoadError(refusal(archive.buildId, err.message));
-      }
-      throw err;
-    } finally {
-      // The engine may answer before it has read everything (a refusal): the rest is not read.
-      source?.destroy();
-    }
-    if (check.failure !== undefined) throw check.failure;
-    const image = await this.loadedImageId(host, check.manifestImageId(), messages);
-    if (image === undefined) {
-      throw new ImageLoadError(
-        `build ${archive.buildId}: the engine loaded the archive but named no single image (${messages.join('; ') || 'no answer'}); a build archive holds one image`,
-      );
-    }
-    const [repo, tagName] = tag.split(':') as [string, string];
-    await host.engine.json({
-      method: 'POST',
-      path: `/images/${image}/tag`,
-      query: { repo, tag: tagName },
-    });
-    return { image };
-  }
-
-  /** The loaded image's id, from the archive's manifest.json or else the engine's `Loaded image…` lines. */
-  private async loadedImageId(
-    host: Host,
-    fromManifest: string | undefined,
-    messages: readonly string[],
-  ): Promise<string | undefined> {
-    if (fromManifest !== undefined) return this.inspectImage(host, fromManifest);
-    const ids = messages.flatMap((m) => /^Loaded image ID: (sha256:[0-9a-f]{64})$/.exec(m)?.slice(1) ?? []);
-    const refs = messages.flatMap((m) => /^Loaded image: (\S+)$/.exec(m)?.slice(1) ?? []);
-    if (ids.length + refs.length !== 1) return undefined;
-    return ids[0] ?? this.inspectImage(host, refs[0] as string);
-  }
-
-  private async inspectImage(host: Host, reference: string): Promise<string | undefined> {
-    const image = await host.engine.json<{ Id?: string }>(
-      { method: 'GET', path: `/images/${encodeURIComponent(reference)}/json` },
-      [404],
-    );
-    return image?.Id;
+  private loadOnce(host: Host, archive: ImageArchive): Promise<{ image: string }> {
+    return loadArchive(host.engine, archive).then((image) => ({ image }));
   }
 
   private async imageExists(host: Host, id: string): Promise<boolean> {
-    return (await this.inspectImage(host, id)) !== undefined;
+    return (await inspectImage(host.engine, id)) !== undefined;
   }
 
   private inspect(host: Host, idOrName: string): Promise<ContainerInspect | undefined> {
@@ -687,11 +539,8 @@ function labelFilter(labels: LobbyLabels): string[] {
   return Object.entries(labels).map(([key, value]) => `${key}=${value}`);
 }
 
-function refusal(buildId: string, why: string): string {
-  return `build ${buildId}: the Docker engine refused the archive as an image: ${why}. Upload the output of \`docker save IMAGE -o server.tar\``;
-}
-
-function toStats(sample: StatsSample): LobbyStats | undefined {
+/** A stats answer of the engine as a LobbyStats (the swarm driver reads its nodes' engines alike). */
+export function toStats(sample: StatsSample): LobbyStats | undefined {
   const memory = sample.memory_stats;
   if (memory?.usage === undefined) return undefined;
   const cpu = sample.cpu_stats?.cpu_usage?.total_usage ?? 0;

@@ -103,6 +103,8 @@ export interface EngineRequest {
   signal?: AbortSignal;
   /** Versioned path (the default) or the engine's unversioned /_ping and /version. */
   unversioned?: boolean;
+  /** More headers: X-Registry-Auth for a push, a pull or a service that names a private image. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -176,7 +178,7 @@ export class DockerEngine {
     const prefix = request.unversioned === true ? '' : `/${await this.version()}`;
     const requestPath = `${prefix}${request.path}${search}`;
     const json = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
-    const headers: http.OutgoingHttpHeaders = { host: 'docker' };
+    const headers: http.OutgoingHttpHeaders = { ...request.headers, host: 'docker' };
     if (json !== undefined) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = json.length;

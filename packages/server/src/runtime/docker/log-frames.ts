@@ -1,5 +1,7 @@
+import type http from 'node:http';
 import { LINE_CUT_MARK, LOBBY_OUTPUT_LIMITS } from '@gcm/contract';
 import type { OutputLine } from '../driver.js';
+import { type DockerEngine, DockerEngineError } from './engine.js';
 
 /** A longer line is cut here (the rest of it up to its newline is dropped): what one output line may hold. */
 export const MAX_OUTPUT_LINE_BYTES = LOBBY_OUTPUT_LIMITS.lineBytes;
@@ -132,4 +134,51 @@ function cutAtCharacter(bytes: Buffer): Buffer {
     if (back + 1 < need) return bytes.subarray(0, end - 1);
   }
   return bytes;
+}
+
+/**
+ * The lines of a container's (`/containers/{id}/logs`) or a swarm service's (`/services/{id}/logs`) log, as
+ * the engine streams them with timestamps, from `sinceMs` on; followed when `follow`. A log that is not there
+ * (404) has no line; an abort ends it quietly.
+ */
+export async function* readEngineLog(
+  engine: DockerEngine,
+  logPath: string,
+  options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
+): AsyncIterable<OutputLine> {
+  const { follow, sinceMs, signal } = options;
+  let response: http.IncomingMessage;
+  try {
+    response = await engine.open({
+      method: 'GET',
+      path: logPath,
+      query: {
+        stdout: 1,
+        stderr: 1,
+        timestamps: 1,
+        follow: follow ? 1 : 0,
+        since: sinceMs === undefined ? undefined : (sinceMs / 1000).toFixed(3),
+      },
+      follow,
+      signal,
+    });
+  } catch (err) {
+    if (err instanceof DockerEngineError && err.status === 404) return;
+    if (signal?.aborted === true) return;
+    throw err;
+  }
+  const demuxer = new LogDemuxer();
+  try {
+    for await (const chunk of response) {
+      for (const line of demuxer.push(chunk as Buffer)) {
+        if (sinceMs === undefined || line.ts >= sinceMs) yield line;
+      }
+    }
+    for (const line of demuxer.end()) yield line;
+  } catch (err) {
+    if (signal?.aborted === true) return;
+    throw err;
+  } finally {
+    response.destroy();
+  }
 }
