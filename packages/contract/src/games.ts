@@ -50,9 +50,9 @@ export const GameFull = Type.Object({
   host_networking_enabled: Type.Boolean({
     description: 'whether versions may use network_mode "host" (set by the operator)',
   }),
-  runtime: Type.Union([Type.Literal('none'), Type.Literal('docker')], {
+  runtime: Type.Union([Type.Literal('none'), Type.Literal('docker'), Type.Literal('swarm')], {
     description:
-      "how the service's lobbies run (GCM_RUNTIME): none, an external data plane reports them; docker, the service runs them itself",
+      "how the service's lobbies run (GCM_RUNTIME): none, an external data plane reports them; docker, the service runs them itself on Docker engines; swarm, on a Docker Swarm cluster",
   }),
   namespaces: Type.Array(NamespaceSummary),
   versions: Type.Array(VersionSummary),

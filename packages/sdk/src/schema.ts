@@ -2136,8 +2136,8 @@ export interface components {
             avatar_url?: string;
             /** @description whether versions may use network_mode "host" (set by the operator) */
             host_networking_enabled: boolean;
-            /** @description how the service's lobbies run (GCM_RUNTIME): none, an external data plane reports them; docker, the service runs them itself */
-            runtime: "none" | "docker";
+            /** @description how the service's lobbies run (GCM_RUNTIME): none, an external data plane reports them; docker, the service runs them itself on Docker engines; swarm, on a Docker Swarm cluster */
+            runtime: "none" | "docker" | "swarm";
             namespaces: components["schemas"]["NamespaceSummary"][];
             versions: components["schemas"]["VersionSummary"][];
         };

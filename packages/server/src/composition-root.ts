@@ -39,12 +39,13 @@ import { deleteWebhooksOf, teamScope } from './modules/webhooks/webhooks.service
 import { DockerDriver, dockerHostsFromRegions } from './runtime/docker/docker-driver.js';
 import { dockerHostFromEnv, dockerTlsFromEnv } from './runtime/docker/engine.js';
 import type { RuntimeDriver } from './runtime/driver.js';
+import { SwarmDriver } from './runtime/swarm/swarm-driver.js';
 
 /** The job lease's name: wake-ups take the same lease as the periodic pass. */
 const RECONCILER_JOB = 'runtime-reconciler';
 
 /**
- * GCM_RUNTIME=docker: the reconciler over the driver; none: nothing runs lobbies (they are reported).
+ * GCM_RUNTIME=docker or swarm: the reconciler over the driver; none: nothing runs lobbies (they are reported).
  * Wake-ups between periodic passes take the reconciler's job lease like the passes do, so on PostgreSQL one
  * instance acts at a time.
  */
@@ -58,7 +59,7 @@ function createReconciler(
 ): { reconciler: Reconciler; output: OutputCapture } | undefined {
   if (config.runtime.kind === 'none') return undefined;
   const ttlMs = Math.max(config.runtime.reconcileIntervalMs * 3, 5_000);
-  const orchestrator = driver ?? dockerDriver(config);
+  const orchestrator = driver ?? runtimeDriverOf(config);
   const logTo: Log = (level, fields, message) => log[level](fields, message);
   const output = new OutputCapture(
     {
@@ -81,6 +82,31 @@ function createReconciler(
 }
 
 type Log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
+
+/** The driver GCM_RUNTIME names (docker or swarm). */
+function runtimeDriverOf(config: Config): RuntimeDriver {
+  return config.runtime.kind === 'swarm' ? swarmDriver(config) : dockerDriver(config);
+}
+
+/**
+ * The swarm's manager at DOCKER_HOST (with DOCKER_TLS_VERIFY / DOCKER_CERT_PATH as Docker reads them); builds
+ * go through GCM_REGISTRY.
+ */
+function swarmDriver(config: Config): SwarmDriver {
+  const tls = dockerTlsFromEnv(process.env);
+  const { registry, registryUsername, registryPassword } = config.runtime;
+  if (registry === undefined) throw new Error('GCM_RUNTIME=swarm needs GCM_REGISTRY');
+  return new SwarmDriver({
+    managerHost: dockerHostFromEnv(process.env),
+    ...(tls === undefined ? {} : { tls }),
+    regions: config.regions,
+    capacityPerNode: config.runtime.maxLobbiesPerHost,
+    registry: {
+      address: registry,
+      ...(registryUsername === undefined ? {} : { username: registryUsername, password: registryPassword }),
+    },
+  });
+}
 
 /**
  * Each region on its GCM_RUNTIME_HOSTS engine, or on DOCKER_HOST (Docker's own variable, read as Docker

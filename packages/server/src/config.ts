@@ -319,8 +319,47 @@ const SIGN_IN_PAUSE_MS = seconds('GCM_SIGN_IN_PAUSE_SECONDS', 60, 1, 86_400);
 const REGIONS = setting('GCM_REGIONS', readRegions, {
   documentedDefault: `\`${DEFAULT_REGIONS.join(',')}\``,
 });
-export const RUNTIME_KINDS = ['none', 'docker'] as const;
+export const RUNTIME_KINDS = ['none', 'docker', 'swarm'] as const;
 export type RuntimeKind = (typeof RUNTIME_KINDS)[number];
+const RUNTIME_KIND = oneOf('GCM_RUNTIME', RUNTIME_KINDS, 'none');
+/** host[:port][/path]: what a Docker image reference starts with (no scheme, no tag). */
+const REGISTRY_ADDRESS =
+  /^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?(?::\d{1,5})?(?:\/[a-z0-9]+(?:[._/-][a-z0-9]+)*)?$/;
+const REGISTRY = setting(
+  'GCM_REGISTRY',
+  (r) => {
+    if (r.raw === undefined) {
+      if (r.earlier(RUNTIME_KIND) === 'swarm') {
+        r.problem(
+          'GCM_RUNTIME=swarm needs GCM_REGISTRY, the registry its nodes pull builds from (host[:port][/path], e.g. registry.example.com/studio)',
+        );
+      }
+      return undefined;
+    }
+    if (!REGISTRY_ADDRESS.test(r.raw) || r.raw.length > 200) {
+      r.problem(
+        `GCM_REGISTRY must be a registry address as an image name starts: host[:port][/path] in lower case, no scheme (got "${r.raw.slice(0, 200)}")`,
+      );
+    }
+    return r.raw;
+  },
+  { documentedDefault: '(unset)' },
+);
+const REGISTRY_USERNAME = optional('GCM_REGISTRY_USERNAME', (raw) =>
+  raw.length > 200 ? 'GCM_REGISTRY_USERNAME: at most 200 characters' : undefined,
+);
+const REGISTRY_PASSWORD = setting(
+  'GCM_REGISTRY_PASSWORD',
+  (r) => {
+    if ((r.earlier(REGISTRY_USERNAME) === undefined) !== (r.raw === undefined)) {
+      r.problem('GCM_REGISTRY_USERNAME and GCM_REGISTRY_PASSWORD must be set together');
+    }
+    if (r.raw !== undefined && r.raw.length > 4096)
+      r.problem('GCM_REGISTRY_PASSWORD: at most 4096 characters');
+    return r.raw;
+  },
+  { documentedDefault: '(unset)', secret: 'whole' },
+);
 
 /**
  * Every setting, once: its variable, how it is read (type, range, default, the message for a bad value) and
@@ -575,8 +614,17 @@ const SCHEMA = {
   }),
   /** Lobbies the service runs itself (src/modules/runtime, docs/runtime.md). */
   runtime: group({
-    /** none: lobbies are reported by an external data plane (the reporter path), as before; docker: run them. */
-    kind: oneOf('GCM_RUNTIME', RUNTIME_KINDS, 'none'),
+    /**
+     * none: lobbies are reported by an external data plane (the reporter path), as before; docker: run them
+     * on Docker engines, one per region; swarm: on a Docker Swarm, placed on nodes by their gcm.region label.
+     */
+    kind: RUNTIME_KIND,
+    /** swarm: the registry builds are pushed to and nodes pull from (host[:port][/path]). */
+    registry: REGISTRY,
+    /** swarm: the registry's user name, if it asks for one. */
+    registryUsername: REGISTRY_USERNAME,
+    /** swarm: the registry's password or token (never logged, never answered). */
+    registryPassword: REGISTRY_PASSWORD,
     /** Region → DOCKER_HOST; a region not named runs on the default engine (DOCKER_HOST or its socket). */
     hosts: regionMap('GCM_RUNTIME_HOSTS', REGIONS, (value) =>
       /^(unix|tcp|https?):\/\/\S+$/.test(value) ? undefined : 'a unix://, tcp:// or http(s):// address',

@@ -57,7 +57,7 @@ export interface WebhookEvents {
  * lobby's players, a studio's stop) name no runtime module.
  */
 export interface LobbyRuntime {
-  readonly kind: 'none' | 'docker';
+  readonly kind: 'none' | 'docker' | 'swarm';
   /** Asks for a reconciling pass soon (of `namespaceId`, or of all); coalesced; does nothing without a runtime. */
   wake(namespaceId?: string): void;
   /**

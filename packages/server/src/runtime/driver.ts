@@ -63,6 +63,11 @@ export interface LobbySpec {
   limits: LobbyLimits;
   readOnlyRootFs: boolean;
   labels: LobbyLabels;
+  /**
+   * The grace period its stops give it (GCM_LOBBY_STOP_GRACE). An orchestrator that fixes it when the lobby
+   * starts (swarm) uses this one; the docker driver takes stop's.
+   */
+  stopGraceSeconds?: number;
 }
 
 export type LobbyRunState = 'running' | 'exited';
@@ -76,10 +81,14 @@ export interface RunningLobby {
   state: LobbyRunState;
   exitCode?: number;
   oomKilled?: boolean;
+  /** Why an exited lobby ended when the orchestrator knows better than its exit code: `node-lost`. */
+  reason?: string;
+  /** The address players reach it by, when the orchestrator places it on a machine of its choice (swarm). */
+  address?: string;
 }
 
 export type RuntimeEvent =
-  | { type: 'started'; handle: string; region: string; labels: LobbyLabels }
+  | { type: 'started'; handle: string; region: string; labels: LobbyLabels; address?: string }
   | {
       type: 'exited';
       handle: string;
@@ -88,7 +97,7 @@ export type RuntimeEvent =
       exitCode: number;
       oomKilled: boolean;
     }
-  /** The orchestrator forgot it (removed, node lost): no exit code is known. */
+  /** The orchestrator forgot it (`removed`), or lost it with its machine (`node-lost`): no exit code is known. */
   | { type: 'gone'; handle: string; region: string; labels: LobbyLabels; reason: string };
 
 export interface OutputLine {

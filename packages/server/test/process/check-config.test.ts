@@ -27,6 +27,7 @@ const SECRETS = {
   s3KeyId: 'AKIA-check-config-key-id',
   s3Secret: 's3-secret-3f4e5d6c7b8a',
   metricsToken: 'metrics-token-0123456789abcdef0123456789',
+  registryPassword: 'registry-pass-1b2c3d',
 };
 
 describe('gcm-server check-config', () => {
@@ -46,6 +47,10 @@ describe('gcm-server check-config', () => {
       S3_SECRET_ACCESS_KEY: SECRETS.s3Secret,
       GCM_CORS_ORIGINS: 'https://dash.example.test',
       GCM_METRICS_TOKEN: SECRETS.metricsToken,
+      GCM_RUNTIME: 'swarm',
+      GCM_REGISTRY: 'registry.example.test:5000/studio',
+      GCM_REGISTRY_USERNAME: 'ci-pusher',
+      GCM_REGISTRY_PASSWORD: SECRETS.registryPassword,
     });
     assert.equal(code, 0, stderr);
     for (const secret of Object.values(SECRETS)) {
@@ -72,6 +77,7 @@ describe('gcm-server check-config', () => {
       'S3_ACCESS_KEY_ID',
       'S3_SECRET_ACCESS_KEY',
       'GCM_METRICS_TOKEN',
+      'GCM_REGISTRY_PASSWORD',
     ]) {
       assert.equal(lines.get(name)?.value, '***', name);
     }
@@ -111,6 +117,8 @@ describe('gcm-server check-config', () => {
       GCM_CORS_ORIGINS: 'https://dash.example.test/app',
       GCM_OPERATOR_TOKEN: 'short-secret-token',
       DATABASE_URL: `mysql://root:${SECRETS.dbPassword}@db/gcm`,
+      GCM_RUNTIME: 'swarm',
+      GCM_REGISTRY_PASSWORD: SECRETS.registryPassword,
     };
     const checked = await checkConfig(env);
     assert.equal(checked.code, 2);
@@ -124,6 +132,9 @@ describe('gcm-server check-config', () => {
     assert.equal(checked.stderr, `${expected}\n`);
     assert.match(checked.stderr, /PORT must be a whole number/);
     assert.match(checked.stderr, /GCM_CORS_ORIGINS must be/);
+    assert.match(checked.stderr, /GCM_RUNTIME=swarm needs GCM_REGISTRY/);
+    assert.match(checked.stderr, /GCM_REGISTRY_USERNAME and GCM_REGISTRY_PASSWORD must be set together/);
+    assert.ok(!checked.stderr.includes(SECRETS.registryPassword));
     assert.ok(!checked.stderr.includes(SECRETS.dbPassword));
     assert.ok(!checked.stderr.includes('short-secret-token'));
   });

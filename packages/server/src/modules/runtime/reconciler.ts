@@ -61,7 +61,7 @@ const labelKey = (labels: Readonly<Record<string, string>>) => {
  * only while this instance holds the reconciler's job lease.
  */
 export class Reconciler implements LobbyRuntime {
-  readonly kind = 'docker' as const;
+  readonly kind: 'docker' | 'swarm';
   private subscription: Subscription | undefined;
   private chain: Promise<void> = Promise.resolve();
   private queued: Promise<void> | undefined;
@@ -94,6 +94,7 @@ export class Reconciler implements LobbyRuntime {
       output?: OutputFollower;
     },
   ) {
+    this.kind = driver.kind === 'swarm' ? 'swarm' : 'docker';
     this.sampler = new ResourceSampler(deps, driver, { lease: options.lease, log: options.log });
   }
 
@@ -291,7 +292,8 @@ export class Reconciler implements LobbyRuntime {
       await this.recordStop(row, {
         exitCode: this.exits.get(event.handle) ?? null,
         failed: asked ? failedByReason(row.stop_reason) : true,
-        reason: 'lost',
+        // A machine the orchestrator lost took the lobby with it (swarm); otherwise it was removed by someone.
+        reason: event.reason === 'node-lost' ? 'node-lost' : 'lost',
       });
     }
     this.wake(namespaceId);
@@ -394,7 +396,7 @@ export class Reconciler implements LobbyRuntime {
           {
             exitCode: c.exitCode ?? null,
             failed: asked ? failedByReason(row.stop_reason) : (c.exitCode ?? 1) !== 0 || c.oomKilled === true,
-            reason: c.oomKilled === true ? 'out-of-memory' : 'exited',
+            reason: c.reason ?? (c.oomKilled === true ? 'out-of-memory' : 'exited'),
           },
           gameOf(row),
         );

@@ -350,6 +350,7 @@ export async function placeLobby(
         limits: limitsOf(wish.tier),
         // Always read-only: the config has no field to ask otherwise; the driver mounts a writable /tmp.
         readOnlyRootFs: true,
+        stopGraceSeconds: Math.ceil(deps.config.runtime.stopGraceMs / 1000),
         labels: {
           [LOBBY_LABELS.owner]: owner,
           [LOBBY_LABELS.lobby]: lobbyId,
@@ -368,7 +369,12 @@ export async function placeLobby(
  * load did; a studio's stop, a surplus, a rollout or a drain did not, whatever the exit code.
  */
 export function failedByReason(reason: string | null): boolean {
-  return reason === 'ready-timeout' || reason === 'lost' || (reason?.startsWith('image:') ?? false);
+  return (
+    reason === 'ready-timeout' ||
+    reason === 'lost' ||
+    reason === 'node-lost' ||
+    (reason?.startsWith('image:') ?? false)
+  );
 }
 
 /**
