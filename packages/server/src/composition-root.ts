@@ -89,7 +89,7 @@ function runtimeDriverOf(config: Config): RuntimeDriver {
 }
 
 /**
- * The swarm's manager at DOCKER_HOST (with DOCKER_TLS_VERIFY / DOCKER_CERT_PATH as Docker reads them); builds
+ * The swarm's manager at GCM_SWARM_MANAGER, else DOCKER_HOST (with DOCKER_TLS_VERIFY / DOCKER_CERT_PATH as Docker reads them); builds
  * go through GCM_REGISTRY.
  */
 function swarmDriver(config: Config): SwarmDriver {
@@ -97,7 +97,7 @@ function swarmDriver(config: Config): SwarmDriver {
   const { registry, registryUsername, registryPassword } = config.runtime;
   if (registry === undefined) throw new Error('GCM_RUNTIME=swarm needs GCM_REGISTRY');
   return new SwarmDriver({
-    managerHost: dockerHostFromEnv(process.env),
+    managerHost: config.runtime.swarmManager ?? dockerHostFromEnv(process.env),
     ...(tls === undefined ? {} : { tls }),
     regions: config.regions,
     capacityPerNode: config.runtime.maxLobbiesPerHost,

@@ -619,6 +619,12 @@ const SCHEMA = {
      * on Docker engines, one per region; swarm: on a Docker Swarm, placed on nodes by their gcm.region label.
      */
     kind: RUNTIME_KIND,
+    /** swarm: DOCKER_HOST of a manager of the swarm; unset, DOCKER_HOST (else Docker's socket). */
+    swarmManager: optional('GCM_SWARM_MANAGER', (value) =>
+      /^(unix|tcp|https?):\/\/\S{1,500}$/.test(value)
+        ? undefined
+        : 'GCM_SWARM_MANAGER must be a unix://, tcp:// or http(s):// address, as DOCKER_HOST is',
+    ),
     /** swarm: the registry builds are pushed to and nodes pull from (host[:port][/path]). */
     registry: REGISTRY,
     /** swarm: the registry's user name, if it asks for one. */
