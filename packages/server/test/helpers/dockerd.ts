@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DockerEngine } from '../../src/runtime/docker/engine.js';
+import { spawnDaemon } from './daemon.js';
 
 /**
  * A private Docker engine for one test file: its own data root, exec root, pid file and unix socket under a
@@ -46,16 +47,20 @@ export interface PrivateDockerd {
 
 /**
  * Starts dockerd and waits until it answers /_ping. The temp dir sits right under /tmp with a short name:
- * the exec root holds containerd's unix sockets, whose paths may not pass 108 bytes.
+ * the exec root holds containerd's unix sockets, whose paths may not pass 108 bytes. `dir` starts it again
+ * on the dir of an engine that died (a swarm node killed by a test): its data root keeps the node's swarm
+ * identity, and the new engine stops the containers the dead one's containerd shims left running.
  */
-export async function startDockerd(timeoutMs = 90_000): Promise<PrivateDockerd> {
-  const dir = mkdtempSync('/tmp/gcmd-');
+export async function startDockerd(
+  timeoutMs = 90_000,
+  options: { dir?: string } = {},
+): Promise<PrivateDockerd> {
+  const dir = options.dir ?? mkdtempSync('/tmp/gcmd-');
   const socket = path.join(dir, 'docker.sock');
   const logFile = path.join(dir, 'dockerd.log');
   // An empty config file, so that the machine's /etc/docker/daemon.json changes nothing here.
   writeFileSync(path.join(dir, 'daemon.json'), '{}\n');
-  const out = openSync(logFile, 'a');
-  const child: ChildProcess = spawn(
+  const daemon = spawnDaemon(
     DOCKERD,
     [
       '--config-file',
@@ -74,44 +79,22 @@ export async function startDockerd(timeoutMs = 90_000): Promise<PrivateDockerd> 
       '--ip-forward=false',
       '--ip-masq=false',
     ],
-    { stdio: ['ignore', out, out], detached: false },
+    logFile,
   );
-  const pid = child.pid;
-  const log = () => {
-    try {
-      return readFileSync(logFile, 'utf8');
-    } catch {
-      return '';
-    }
-  };
-  if (pid === undefined) throw new Error(`dockerd did not start: ${log()}`);
-  let exitCode: number | null | undefined;
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', (code) => {
-      exitCode = code;
-      resolve();
-    }),
-  );
+  const { pid, log } = daemon;
   const engine = new DockerEngine(`unix://${socket}`);
   const stop = async () => {
     engine.close();
-    if (exitCode === undefined) {
-      process.kill(pid, 'SIGTERM');
-      // dockerd stops its containers (10 s each at most, in parallel) and its containerd before it exits.
-      const killed = await Promise.race([exited.then(() => false), sleep(60_000).then(() => true)]);
-      if (killed) {
-        process.kill(pid, 'SIGKILL');
-        await exited;
-      }
-    }
+    // dockerd stops its containers (10 s each at most, in parallel) and its containerd before it exits.
+    await daemon.stop(60_000);
     removeDir(dir);
   };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exitCode !== undefined) {
+    if (daemon.exitCode() !== undefined) {
       const text = log();
       removeDir(dir);
-      throw new Error(`dockerd exited with ${exitCode} before answering: ${text.slice(-4000)}`);
+      throw new Error(`dockerd exited with ${daemon.exitCode()} before answering: ${text.slice(-4000)}`);
     }
     try {
       await engine.ping();
@@ -135,8 +118,9 @@ function removeDir(dir: string): void {
     .map((line) => line.split(' ')[1] ?? '')
     .filter((mountPoint) => mountPoint.startsWith(`${dir}/`))
     .sort((a, b) => b.length - a.length);
+  // Each umount finishes before the removal starts: a mount still there makes rmSync fail with EBUSY.
   for (const mountPoint of mounts) {
-    spawn('umount', ['-l', mountPoint], { stdio: 'ignore' });
+    spawnSync('umount', ['-l', mountPoint], { stdio: 'ignore' });
   }
   try {
     rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
