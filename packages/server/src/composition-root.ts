@@ -277,6 +277,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
             ? Promise.resolve({ placed: false, why: 'no-runtime' })
             : reconciler.placeNow(request),
         latestSample: (namespaceId, lobbyId) => reconciler?.sampler.latest(namespaceId, lobbyId),
+        locate: async (namespaceId, lobbyId) => reconciler?.locate(namespaceId, lobbyId),
       },
       liveOutput: { view: (lobbyId, stream) => output?.view(lobbyId, stream) },
       addressClasses: options.addressClasses ?? config.addressClasses?.classifier ?? NO_ADDRESS_CLASSES,

@@ -66,6 +66,11 @@ export interface LobbyRuntime {
    * transaction (the player's slot). Refused with why when there is no room (or no runtime).
    */
   placeNow(request: LobbyPlacementRequest): Promise<LobbyPlacementResult>;
+  /**
+   * Records where players reach the lobby when the orchestrator chose its machine (swarm) and that is not on
+   * record yet; nothing for runtimes whose regions are one host each.
+   */
+  locate?(namespaceId: string, lobbyId: string): Promise<void>;
   /** The latest resource sample this instance took of a running lobby (none: another instance samples). */
   latestSample?(namespaceId: string, lobbyId: string): LobbyResourceSamplesTable | undefined;
 }

@@ -118,6 +118,8 @@ export interface LobbiesTable {
   token_hash: string | null;
   runtime_host: string | null;
   runtime_handle: string | null;
+  /** Where players reach it when the orchestrator chose its machine (swarm); null: the region's host (0033). */
+  public_host: string | null;
   /** JSON array of {name, protocol, port, port_end?}. */
   ports: string | null;
   ready_deadline_ts: number | null;

@@ -31,6 +31,7 @@ import * as m0029 from './0029_lobbies_live_recent.js';
 import * as m0030 from './0030_lobby_exports.js';
 import * as m0031 from './0031_lobby_resource_samples.js';
 import * as m0032 from './0032_lobby_output.js';
+import * as m0033 from './0033_lobbies_public_host.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0030_lobby_exports': m0030,
   '0031_lobby_resource_samples': m0031,
   '0032_lobby_output': m0032,
+  '0033_lobbies_public_host': m0033,
 };
 
 /** The schema versions this code knows, oldest first (a restore refuses a store past the last). */

@@ -42,7 +42,8 @@ export async function waitForReady(
       });
       const row = await repo.lobbyForWait(deps.db, namespaceId, lobbyId);
       if (row?.run_state === 'ready') {
-        return { ready: true, lobby: { lobby_id: row.lobby_id, region_id: row.region_id, ports: row.ports } };
+        const { lobby_id, region_id, ports, public_host } = row;
+        return { ready: true, lobby: { lobby_id, region_id, ports, public_host } };
       }
       if (row === undefined || row.run_state !== 'starting') return { ready: false, why: 'stopped' };
       const left = deadline - Date.now();

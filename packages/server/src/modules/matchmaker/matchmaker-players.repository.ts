@@ -7,6 +7,8 @@ export interface TakenLobby {
   lobby_id: string;
   region_id: string;
   ports: string | null;
+  /** Where players reach it when the orchestrator chose its machine (swarm); null: the region's host. */
+  public_host: string | null;
 }
 
 /** A lobby a slot was just taken in by find or join, and its player count with that slot. */
@@ -48,7 +50,7 @@ function takeStatement(target: SlotTarget, condition: RawBuilder<unknown>, postg
     return sql`update lobbies set player_count = player_count + 1
       where namespace_id = ${target.namespaceId} and lobby_id = ${target.lobbyId} and run_state = 'ready'
         and player_count < coalesce(max_players_direct, max_players) and ${condition}
-      returning lobby_id, region_id, ports, player_count`;
+      returning lobby_id, region_id, ports, public_host, player_count`;
   }
   const lock = !postgres ? sql`` : target.skipLocked ? sql`for update skip locked` : sql`for update`;
   return sql`update lobbies set player_count = player_count + 1
@@ -59,7 +61,7 @@ function takeStatement(target: SlotTarget, condition: RawBuilder<unknown>, postg
         where ${openWithRoom(target.group)}
         order by player_count desc, create_ts, lobby_id
         limit 1 ${lock})
-    returning lobby_id, region_id, ports, player_count`;
+    returning lobby_id, region_id, ports, public_host, player_count`;
 }
 
 /** A lobby players may join by id: ready, in the namespace; with its direct maximum. */
@@ -190,6 +192,7 @@ async function takeAndHoldInOneStatement(
     lobby_id: string | null;
     region_id: string | null;
     ports: string | null;
+    public_host: string | null;
     player_count: number | null;
   }>`
     with held as (${clientSlotCount(hold.namespaceId, hold.clientAddr, hold.cap)}), taken as (${take}), pending as (
@@ -198,14 +201,15 @@ async function takeAndHoldInOneStatement(
       select ${hold.namespaceId}, lobby_id, ${hold.hash}, 'pending', ${hold.joinKind}, ${hold.now}::bigint,
         ${hold.deadline}::bigint, ${hold.clientAddr} from taken
     )
-    select (select n from held) as held, taken.lobby_id, taken.region_id, taken.ports, taken.player_count
+    select (select n from held) as held, taken.lobby_id, taken.region_id, taken.ports, taken.public_host,
+      taken.player_count
     from (select 1) as one left join taken on true`.execute(db);
   const row = rows[0];
   const held = Number(row?.held ?? 0);
   // The left join's row: its lobby columns are null when nothing was taken.
   if (!row?.lobby_id || !row.region_id) return { held, lobby: undefined };
-  const { lobby_id, region_id, ports, player_count } = row;
-  return { held, lobby: { lobby_id, region_id, ports, player_count: Number(player_count) } };
+  const { lobby_id, region_id, ports, public_host, player_count } = row;
+  return { held, lobby: { lobby_id, region_id, ports, public_host, player_count: Number(player_count) } };
 }
 
 /** The lobbies with player tokens past their deadline, at most `limit` rows (the partial index's range). */
@@ -276,7 +280,7 @@ export async function takeStartingSlot(
           and (publicity is null or publicity = 'public') and ${tags}
         order by player_count desc, create_ts, lobby_id
         limit 1)
-    returning lobby_id, region_id, ports`.execute(trx);
+    returning lobby_id, region_id, ports, public_host`.execute(trx);
   return rows[0];
 }
 
@@ -284,7 +288,7 @@ export async function takeStartingSlot(
 export function lobbyForWait(db: Db, namespaceId: string, lobbyId: string) {
   return db
     .selectFrom('lobbies')
-    .select(['lobby_id', 'region_id', 'ports', 'run_state'])
+    .select(['lobby_id', 'region_id', 'ports', 'public_host', 'run_state'])
     .where('namespace_id', '=', namespaceId)
     .where('lobby_id', '=', lobbyId)
     .executeTakeFirst();

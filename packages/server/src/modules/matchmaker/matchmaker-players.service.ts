@@ -557,7 +557,9 @@ export async function joinLobby(
 /** find/join/create's answer: where the player connects, and the token to connect with. */
 function joinAnswer(deps: Deps, lobby: repo.TakenLobby, token: string): JoinLobbyAnswer {
   const hostname =
-    deps.config.runtime.publicHosts[lobby.region_id] ?? new URL(deps.config.publicUrl).hostname;
+    lobby.public_host ??
+    deps.config.runtime.publicHosts[lobby.region_id] ??
+    new URL(deps.config.publicUrl).hostname;
   const ports: Record<string, JoinPort> = {};
   for (const p of JSON.parse(lobby.ports ?? '[]') as StoredPort[]) {
     ports[p.name] =

@@ -13,6 +13,8 @@ import * as players from './matchmaker-players.repository.js';
  */
 
 export async function lobbyReady(deps: Deps, lobby: LobbyCaller): Promise<void> {
+  // Its players are told where to connect as soon as it is ready: on a swarm, that is where it was placed.
+  await deps.runtime.locate?.(lobby.namespaceId, lobby.lobbyId);
   // A repeated ready (or one from a lobby already being stopped) changes nothing and is answered alike.
   if (await repo.markReady(deps.db, lobby.namespaceId, lobby.lobbyId, deps.clock.now())) {
     lobbyBecameReady(lobby.lobbyId);

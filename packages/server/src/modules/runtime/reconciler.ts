@@ -267,8 +267,38 @@ export class Reconciler implements LobbyRuntime {
     return this.driver.hosts().find((host) => host.regions.includes(region));
   }
 
+  /**
+   * Records where players reach the lobby, when the orchestrator chose its machine (swarm) and that is not on
+   * record yet: a lobby may call ready before the event that says where it runs is read, and the players it
+   * is ready for need the address.
+   */
+  async locate(namespaceId: string, lobbyId: string): Promise<void> {
+    if (this.driver.kind !== 'swarm') return;
+    const row = await repo.findLiveLobby(this.deps.db, namespaceId, lobbyId);
+    if (row === undefined || row.public_host !== null) return;
+    try {
+      const [lobby] = await this.driver.list({
+        [LOBBY_LABELS.owner]: this.options.owner,
+        [LOBBY_LABELS.lobby]: lobbyId,
+      });
+      if (lobby?.address !== undefined) {
+        await repo.recordPublicHost(this.deps.db, namespaceId, lobbyId, lobby.address);
+      }
+    } catch (err) {
+      // The lobby is ready all the same; its started event or the next pass records the address.
+      this.options.log('warn', { err, lobby_id: lobbyId }, 'asking the swarm where a lobby runs failed');
+    }
+  }
+
   private async onEvent(event: RuntimeEvent): Promise<void> {
-    if (event.type === 'started') return;
+    if (event.type === 'started') {
+      const namespaceId = event.labels[LOBBY_LABELS.namespace];
+      const lobbyId = event.labels[LOBBY_LABELS.lobby];
+      if (event.address !== undefined && namespaceId !== undefined && lobbyId !== undefined) {
+        await repo.recordPublicHost(this.deps.db, namespaceId, lobbyId, event.address);
+      }
+      return;
+    }
     if (event.type === 'exited') {
       this.exits.set(event.handle, event.exitCode);
       this.exitWaiters.get(event.handle)?.();
@@ -405,6 +435,9 @@ export class Reconciler implements LobbyRuntime {
         continue;
       }
       running.set(key as string, c);
+      if (c.address !== undefined && row.public_host !== c.address) {
+        await repo.recordPublicHost(db, row.namespace_id, row.lobby_id, c.address);
+      }
       if (row.runtime_handle === null) {
         // Started, but the service stopped before it wrote the handle down: adopt it.
         await repo.recordStarted(db, row.namespace_id, row.lobby_id, c.handle, now);

@@ -129,6 +129,18 @@ export async function insertStartingLobby(trx: Db, row: NewRuntimeLobby): Promis
 }
 
 /** The container runs: its handle, and start_ts unless the lobby called ready first (which sets it). */
+/** Where players reach the lobby, told by an orchestrator that chose its machine (swarm). */
+export async function recordPublicHost(db: Db, namespaceId: string, lobbyId: string, host: string) {
+  await db
+    .updateTable('lobbies')
+    .set({ public_host: host })
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId)
+    .where('run_state', 'in', LIVE_STATES)
+    .where((eb) => eb.or([eb('public_host', 'is', null), eb('public_host', '!=', host)]))
+    .execute();
+}
+
 export async function recordStarted(
   db: Db,
   namespaceId: string,
