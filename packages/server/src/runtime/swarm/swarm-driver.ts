@@ -496,16 +496,17 @@ export class SwarmDriver implements RuntimeDriver {
       const address = node === undefined ? undefined : publicAddress(node);
       const base = { handle: service.ID, region, labels: own, ...(address === undefined ? {} : { address }) };
       let lobby: RunningLobby;
-      if (task !== undefined && ended(task)) {
+      if (task !== undefined && node !== undefined && lostWith(node) && !stopping(service)) {
+        // Drained or dead, the node's tasks are shut down by the swarm, not by us, and never run again
+        // (restart policy none): its players lost the lobby with the machine, whatever its exit code.
+        lobby = { ...base, state: 'exited', reason: 'node-lost' };
+      } else if (task !== undefined && ended(task)) {
         lobby = {
           ...base,
           state: 'exited',
           exitCode: task.Status?.ContainerStatus?.ExitCode ?? -1,
           oomKilled: false,
         };
-      } else if (task !== undefined && node !== undefined && lostWith(node) && !stopping(service)) {
-        // The swarm will not run it again (restart policy none), and its players lost it with the machine.
-        lobby = { ...base, state: 'exited', reason: 'node-lost' };
       } else {
         lobby = { ...base, state: 'running' };
       }
