@@ -1,103 +1,23 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before } from 'node:test';
 import { ownerOf } from '../../src/modules/runtime/runtime.service.js';
 import { LOBBY_LABELS } from '../../src/runtime/driver.js';
 import { SwarmDriver } from '../../src/runtime/swarm/swarm-driver.js';
-import { dockerSkipReason, type PrivateDockerd, startDockerd } from './dockerd.js';
-import { freePort, startListening } from './listening.js';
+import { dockerSkipReason } from './dockerd.js';
+import { startListening } from './listening.js';
+import { registrySkipReason, startRegistry, type TestRegistry } from './registry.js';
 import type { TestService } from './service.js';
+import { type SwarmNode, startSwarm, type TestSwarm } from './swarm.js';
 import { buildTestImage, type TestImage } from './test-image.js';
-import { HANG_MS, until } from './until.js';
-
-export const REGISTRY_BIN = '/usr/bin/docker-registry';
 
 /** Why the swarm tests of `file` cannot run here, or false. */
 export function swarmSkipReason(file: string, options: { sqliteOnly?: boolean } = {}): string | false {
-  const docker = dockerSkipReason(file, options);
-  if (docker !== false) return docker;
-  if (existsSync(REGISTRY_BIN)) return false;
-  const why = `${REGISTRY_BIN} not found: install Debian's docker-registry (apt-get install docker-registry)`;
-  console.log(`# ${file} skipped: ${why}`);
-  return why;
-}
-
-export interface PrivateRegistry {
-  /** host:port, as an image name starts. */
-  address: string;
-  stop(): Promise<void>;
-}
-
-/** Debian's CNCF Distribution registry on 127.0.0.1, with its own config and storage; stopped by pid. */
-export async function startRegistry(): Promise<PrivateRegistry> {
-  const dir = mkdtempSync('/tmp/gcmr-');
-  const port = await freePort();
-  const config = path.join(dir, 'config.yml');
-  writeFileSync(
-    config,
-    `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${dir}/data\nhttp:\n  addr: 127.0.0.1:${port}\n`,
-  );
-  const child: ChildProcess = spawn(REGISTRY_BIN, ['serve', config], { stdio: 'ignore' });
-  const address = `127.0.0.1:${port}`;
-  await until('the registry to answer', HANG_MS, async () => {
-    const res = await fetch(`http://${address}/v2/`).catch(() => undefined);
-    return res?.status === 200;
-  });
-  return {
-    address,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-interface SwarmNodeJson {
-  ID: string;
-  Version: { Index: number };
-  Spec: { Labels?: Record<string, string>; Availability?: string } & Record<string, unknown>;
-}
-
-/** A private engine made a one-node swarm (its listen port free), and its node. */
-export async function startOneNodeSwarm(): Promise<{ dockerd: PrivateDockerd; nodeId: string }> {
-  const dockerd = await startDockerd();
-  const listen = await freePort();
-  await dockerd.engine.json({
-    method: 'POST',
-    path: '/swarm/init',
-    body: { ListenAddr: `127.0.0.1:${listen}`, AdvertiseAddr: `127.0.0.1:${listen}` },
-  });
-  const [node] = (await dockerd.engine.json<SwarmNodeJson[]>({ method: 'GET', path: '/nodes' })) ?? [];
-  if (node === undefined) throw new Error('the swarm has no node');
-  return { dockerd, nodeId: node.ID };
-}
-
-/** Changes a node's spec (labels, availability) as `docker node update` does. */
-export async function updateNode(
-  dockerd: PrivateDockerd,
-  nodeId: string,
-  change: (spec: SwarmNodeJson['Spec']) => void,
-): Promise<void> {
-  const node = await dockerd.engine.json<SwarmNodeJson>({ method: 'GET', path: `/nodes/${nodeId}` });
-  if (node === undefined) throw new Error(`no node ${nodeId}`);
-  change(node.Spec);
-  await dockerd.engine.json({
-    method: 'POST',
-    path: `/nodes/${nodeId}/update`,
-    query: { version: node.Version.Index },
-    body: node.Spec,
-  });
+  return dockerSkipReason(file, options) || registrySkipReason(file);
 }
 
 export interface SwarmEngine {
-  dockerd: PrivateDockerd;
+  swarm: TestSwarm;
   nodeId: string;
-  registry: PrivateRegistry;
+  registry: TestRegistry;
   image: TestImage;
   /** A driver of the swarm of its own, to look at what runs. */
   driver: SwarmDriver;
@@ -105,22 +25,22 @@ export interface SwarmEngine {
 }
 
 /**
- * A one-node swarm serving region `eu` (node labels gcm.region=eu and gcm.public_host=127.0.0.1), a private
+ * A one-node swarm (test/helpers/swarm.ts) serving region `eu`, its node labelled gcm.public_host=127.0.0.1, a private
  * registry and the test image, for the describe block it is called in (before/after hooks).
  */
 export function useSwarmEngine(): SwarmEngine {
   const engine = {} as SwarmEngine;
   before(async () => {
-    const swarm = await startOneNodeSwarm();
-    engine.dockerd = swarm.dockerd;
-    engine.nodeId = swarm.nodeId;
-    await updateNode(engine.dockerd, engine.nodeId, (spec) => {
-      spec.Labels = { 'gcm.region': 'eu', 'gcm.public_host': '127.0.0.1' };
+    engine.swarm = await startSwarm({
+      nodes: 1,
+      regions: ['eu'],
+      labels: { 'gcm.public_host': '127.0.0.1' },
     });
+    engine.nodeId = (engine.swarm.nodes[0] as SwarmNode).id;
     engine.registry = await startRegistry();
-    engine.image = await buildTestImage(engine.dockerd.engine);
+    engine.image = await buildTestImage(engine.swarm.manager);
     engine.driver = new SwarmDriver({
-      managerHost: engine.dockerd.dockerHost,
+      managerHost: engine.swarm.managerHost,
       regions: ['eu', 'us'],
       capacityPerNode: 10_000,
       registry: { address: engine.registry.address },
@@ -130,7 +50,7 @@ export function useSwarmEngine(): SwarmEngine {
   after(async () => {
     await engine.driver?.close();
     await engine.registry?.stop();
-    await engine.dockerd?.stop();
+    await engine.swarm?.stop();
   });
   return engine;
 }
@@ -150,7 +70,7 @@ export async function startSwarmService(options: {
     ...(options.port === undefined ? {} : { port: options.port }),
     env: {
       GCM_RUNTIME: 'swarm',
-      GCM_SWARM_MANAGER: options.engine.dockerd.dockerHost,
+      GCM_SWARM_MANAGER: options.engine.swarm.managerHost,
       GCM_REGISTRY: options.engine.registry.address,
       GCM_REGIONS: 'eu,us',
       GCM_RUNTIME_PORT_RANGE: options.portRange,

@@ -108,7 +108,13 @@ async function localNodeId(engine: DockerEngine): Promise<string> {
  * Starts `nodes` private engines, makes the first a swarm's manager and the second (if any) a worker, and
  * labels node i `gcm.region=<regions[i]>` (default `eu`, `us`).
  */
-export async function startSwarm(options: { nodes?: 1 | 2; regions?: string[] } = {}): Promise<TestSwarm> {
+export async function startSwarm(
+  options: {
+    nodes?: 1 | 2;
+    regions?: string[] /** More labels for every node. */;
+    labels?: Record<string, string>;
+  } = {},
+): Promise<TestSwarm> {
   const count = options.nodes ?? 1;
   const regions = options.regions ?? ['eu', 'us'];
   const hosts = await loopbackPair();
@@ -174,7 +180,7 @@ export async function startSwarm(options: { nodes?: 1 | 2; regions?: string[] } 
       );
       await updateNode(manager, node.id, (spec) => ({
         ...spec,
-        Labels: { ...spec.Labels, 'gcm.region': node.region },
+        Labels: { ...spec.Labels, ...options.labels, 'gcm.region': node.region },
       }));
     }
   } catch (err) {

@@ -16,7 +16,7 @@ import { freePort } from '../helpers/listening.js';
 import { dropTestDatabase, onPostgres } from '../helpers/postgres.js';
 import { mintPublicToken } from '../helpers/runtime-lobbies.js';
 import { deploy, isLive, lobbiesOf, runtimeGame, tellLobby, uploadBuild } from '../helpers/runtime-world.js';
-import { startSwarmService, swarmSkipReason, updateNode, useSwarmEngine } from '../helpers/swarm-world.js';
+import { startSwarmService, swarmSkipReason, useSwarmEngine } from '../helpers/swarm-world.js';
 import { until } from '../helpers/until.js';
 
 const skip = swarmSkipReason('runtime-swarm.test.ts');
@@ -168,9 +168,7 @@ describe('the lobby runtime on a Docker Swarm', { skip }, () => {
         100,
       );
       const ready = (await lobbiesOf(svc, ids.namespaceId)).filter((r) => r.run_state === 'ready');
-      await updateNode(engine.dockerd, engine.nodeId, (spec) => {
-        spec.Availability = 'drain';
-      });
+      await engine.swarm.drain(engine.nodeId);
       try {
         await until(
           'both lobbies recorded stopped',
@@ -191,9 +189,7 @@ describe('the lobby runtime on a Docker Swarm', { skip }, () => {
         await until('no lobby on the swarm', WAIT_MS, async () => (await engine.lobbiesOn(svc)).length === 0);
         assert.equal((await lobbiesOf(svc, ids.namespaceId)).filter(isLive).length, 0);
       } finally {
-        await updateNode(engine.dockerd, engine.nodeId, (spec) => {
-          spec.Availability = 'active';
-        });
+        await engine.swarm.activate(engine.nodeId);
       }
       // The node is back: the region's idle lobbies start again.
       await until(
