@@ -137,7 +137,7 @@ describe('the swarm test harness', { skip }, () => {
   });
 
   test('a two-node swarm places services by region, and a killed node goes down', async () => {
-    const swarm = await startSwarm({ nodes: 2, regions: ['eu', 'us'] });
+    const swarm = await startSwarm({ nodes: 2, regions: ['eu', 'us'], heartbeatMs: 1000 });
     const registry = await startRegistry();
     try {
       const [eu, us] = swarm.nodes;
@@ -161,9 +161,10 @@ describe('the swarm test harness', { skip }, () => {
         assert.equal(await echoes(ports[region]), 'hello swarm');
       }
       await swarm.kill(1);
+      // Down 3 heartbeats of 1 s after the last one: longer is a hang, not a slow machine.
       await until(
         'the manager to mark the killed node down',
-        60_000,
+        HANG_MS,
         async () => {
           const node = await swarm.manager.json<{ Status: { State: string } }>({
             method: 'GET',
