@@ -1,9 +1,13 @@
-import { after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { ImageLoadError, LOBBY_LABELS, type LobbySpec, type RuntimeEvent } from '../../src/runtime/driver.js';
 import { SwarmDriver } from '../../src/runtime/swarm/swarm-driver.js';
-import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { registrySkipReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { startSwarm, type TestSwarm } from '../helpers/swarm.js';
 import { swarmSkipReason } from '../helpers/swarm-world.js';
-import { buildTestImage, type TestImage } from '../helpers/test-image.js';
+import { buildTestImage, imageArchive, type TestImage } from '../helpers/test-image.js';
+import { HANG_MS, until } from '../helpers/until.js';
 import { runDriverContract } from './driver-contract.js';
 
 const skip = swarmSkipReason('swarm-driver.test.ts', { sqliteOnly: true });
@@ -40,3 +44,174 @@ runDriverContract(
   },
   { skip },
 );
+
+const authSkip = skip || registrySkipReason('swarm-driver.test.ts', { auth: true });
+
+describe('swarm driver: builds through a registry that asks for credentials', {
+  skip: authSkip,
+  timeout: 600_000,
+}, () => {
+  const credentials = { username: 'gcm-pusher', password: 'registry-secret-6f1e9a' };
+  let locked: TestRegistry;
+  let lockedSwarm: TestSwarm;
+  let image: TestImage;
+
+  before(async () => {
+    lockedSwarm = await startSwarm({ nodes: 1, regions: ['eu'] });
+    locked = await startRegistry({ auth: credentials });
+    image = await buildTestImage(lockedSwarm.manager);
+  });
+  after(async () => {
+    await locked?.stop();
+    await lockedSwarm?.stop();
+  });
+
+  const driverWith = (auth: { username: string; password: string }) =>
+    new SwarmDriver({
+      managerHost: lockedSwarm.managerHost,
+      regions: ['eu'],
+      capacityPerNode: 10,
+      registry: { address: locked.address, ...auth },
+      pollMs: 200,
+    });
+
+  test('a wrong password fails the build with the registry named, and the password nowhere', async () => {
+    const driver = driverWith({ ...credentials, password: 'not-the-password' });
+    try {
+      await assert.rejects(
+        driver.ensureImage('eu', imageArchive(image.archive, { buildId: 'build-denied' })),
+        (err: Error) => {
+          assert.match(
+            err.message,
+            new RegExp(`build-denied: pushing it to the registry ${locked.address} failed`),
+          );
+          assert.ok(!err.message.includes('not-the-password'), err.message);
+          return !(err instanceof ImageLoadError);
+        },
+      );
+    } finally {
+      await driver.close();
+    }
+  });
+
+  test('the right credentials push it, and a lobby of it runs from the registry by digest', async () => {
+    const driver = driverWith(credentials);
+    try {
+      const { image: ref } = await driver.ensureImage('eu', imageArchive(image.archive));
+      assert.match(ref, new RegExp(`^${locked.address}/gcm-builds@sha256:[0-9a-f]{64}$`));
+      // The registry has it under the archive's digest, which another instance (or a restart) finds.
+      const again = driverWith(credentials);
+      try {
+        assert.deepEqual(
+          await again.ensureImage('eu', {
+            ...imageArchive(image.archive),
+            open: () => {
+              throw new Error('a pushed build is not read again');
+            },
+          }),
+          { image: ref },
+        );
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await driver.close();
+    }
+  });
+});
+
+describe('swarm driver: two nodes, two regions', { skip, timeout: 600_000 }, () => {
+  let pair: TestSwarm;
+  let open: TestRegistry;
+  let driver: SwarmDriver;
+  let image: string;
+  const owner = `two-nodes-${randomUUID()}`;
+
+  before(async () => {
+    // A 1 s heartbeat: the manager marks a dead node down in ~4 s, not ~15.
+    pair = await startSwarm({ nodes: 2, regions: ['eu', 'us'], heartbeatMs: 1000 });
+    open = await startRegistry();
+    const archive = await buildTestImage(pair.manager);
+    driver = new SwarmDriver({
+      managerHost: pair.managerHost,
+      regions: ['eu', 'us'],
+      capacityPerNode: 10,
+      registry: { address: open.address },
+      pollMs: 200,
+    });
+    ({ image } = await driver.ensureImage('eu', imageArchive(archive.archive)));
+  });
+  after(async () => {
+    await driver?.close();
+    await open?.stop();
+    await pair?.stop();
+  });
+
+  const lobby = (region: string): LobbySpec => {
+    const lobbyId = randomUUID();
+    return {
+      lobbyId,
+      region,
+      image,
+      args: [],
+      env: { TEST_NO_READY: '1' },
+      networkMode: 'host',
+      ports: [],
+      limits: { nanoCpus: 100_000_000, memoryBytes: 64 * 1024 * 1024, pids: 64 },
+      readOnlyRootFs: true,
+      stopGraceSeconds: 1,
+      labels: { [LOBBY_LABELS.owner]: owner, [LOBBY_LABELS.lobby]: lobbyId, [LOBBY_LABELS.region]: region },
+    };
+  };
+
+  test('places each lobby on its region’s node, and says a killed node’s lobbies are lost', async () => {
+    const events: RuntimeEvent[] = [];
+    const subscription = driver.events({ [LOBBY_LABELS.owner]: owner }, (e) => events.push(e));
+    try {
+      const inEu = await driver.start(lobby('eu'));
+      const inUs = await driver.start(lobby('us'));
+      await until('both running', HANG_MS, async () => {
+        const listed = await driver.list({ [LOBBY_LABELS.owner]: owner });
+        return listed.length === 2 && listed.every((l) => l.address !== undefined);
+      });
+      // Each on its region's node: the nodes say how many of ours each runs.
+      const nodes = await driver.nodes({ [LOBBY_LABELS.owner]: owner });
+      assert.deepEqual(nodes.map((n) => [n.regions.join(), n.state, n.lobbies]).sort(), [
+        ['eu', 'ready', 1],
+        ['us', 'ready', 1],
+      ]);
+      assert.deepEqual(
+        driver.hosts().map((h) => [h.regions.join(), h.capacity]),
+        [
+          ['eu', 10],
+          ['us', 10],
+        ],
+      );
+
+      await pair.kill(1);
+      await until('the us lobby lost with its node', HANG_MS, async () =>
+        events.some((e) => e.type === 'gone' && e.handle === inUs.handle && e.reason === 'node-lost'),
+      );
+      const after = new Map((await driver.list({ [LOBBY_LABELS.owner]: owner })).map((l) => [l.handle, l]));
+      assert.deepEqual(
+        { state: after.get(inUs.handle)?.state, reason: after.get(inUs.handle)?.reason },
+        { state: 'exited', reason: 'node-lost' },
+      );
+      assert.equal(after.get(inEu.handle)?.state, 'running', 'the other region runs on');
+      // No ready node serves us: its capacity is none.
+      assert.deepEqual(
+        driver.hosts().map((h) => [h.regions.join(), h.capacity]),
+        [
+          ['eu', 10],
+          ['us', 0],
+        ],
+      );
+      // Removing a lost lobby does not wait for a node that does not answer.
+      await driver.stop('us', inUs.handle, 1);
+      await driver.stop('eu', inEu.handle, 1);
+      assert.deepEqual(await driver.list({ [LOBBY_LABELS.owner]: owner }), []);
+    } finally {
+      subscription.close();
+    }
+  });
+});

@@ -255,8 +255,13 @@ export class SwarmDriver implements RuntimeDriver {
     const service = await this.service(handle);
     if (service === undefined) return;
     const task = lobbyTask(await this.tasks([service.ID]));
+    const node =
+      task?.NodeID === undefined ? undefined : (await this.readNodes()).find((n) => n.ID === task.NodeID);
+    // A node that does not answer never reports its task's end: the service is removed without waiting,
+    // and the container goes when that engine comes back (it stops what its previous run left).
+    const unreachable = node !== undefined && node.Status?.State !== 'ready';
     const constraints = service.Spec.TaskTemplate?.Placement?.Constraints ?? [];
-    if (task !== undefined && !ended(task) && !constraints.includes(STOPPED_CONSTRAINT)) {
+    if (task !== undefined && !unreachable && !ended(task) && !constraints.includes(STOPPED_CONSTRAINT)) {
       await this.updateService(service.ID, (s) => {
         const template = s.TaskTemplate ?? {};
         template.Placement = {
@@ -268,7 +273,7 @@ export class SwarmDriver implements RuntimeDriver {
         s.UpdateConfig = { Parallelism: 1, Order: 'stop-first', FailureAction: 'continue' };
       });
     }
-    if (task !== undefined) {
+    if (task !== undefined && !unreachable) {
       // The task keeps the grace period it started with; the call's is the longest this waits beyond it.
       const grace = Math.max(graceSeconds, this.startedGrace(service));
       await this.untilEnded(service.ID, task.ID, grace * 1000 + STOP_SLACK_MS);
@@ -382,10 +387,16 @@ export class SwarmDriver implements RuntimeDriver {
     return typeof ns === 'number' ? ns / 1e9 : DEFAULT_GRACE_SECONDS;
   }
 
+  /**
+   * X-Registry-Auth: base64url JSON with its `=` padding. dockerd 20.10 decodes it with Go's padded
+   * URL encoding and, when that fails, goes on with no credentials at all: Node's 'base64url' leaves the
+   * padding off, which would lose the credentials for one length in three.
+   */
   private registryAuth(): string {
     const { username, password, address } = this.options.registry;
-    const auth = username === undefined ? {} : { username, password, serveraddress: address.split('/')[0] };
-    return Buffer.from(JSON.stringify(auth)).toString('base64url');
+    const serveraddress = address.split('/')[0];
+    const auth = username === undefined ? { serveraddress } : { username, password, serveraddress };
+    return Buffer.from(JSON.stringify(auth)).toString('base64').replaceAll('+', '-').replaceAll('/', '_');
   }
 
   private async pushOnce(archive: ImageArchive): Promise<{ image: string }> {
