@@ -69,6 +69,22 @@ export const FailedLobby = Type.Object({
 });
 export type FailedLobby = Static<typeof FailedLobby>;
 
+/** At most this many regions are listed in a rollout's problems, in name order. */
+export const ROLLOUT_PROBLEMS_MAX = 100;
+/** A region problem's message is cut to this many characters. */
+export const REGION_PROBLEM_MAX_LENGTH = 500;
+
+/** A region of the current version that cannot run lobbies now, and why (docs/runtime.md). */
+export const RegionProblem = Type.Object({
+  region_id: Type.String({ maxLength: 64 }),
+  message: Type.String({
+    maxLength: REGION_PROBLEM_MAX_LENGTH,
+    description:
+      "why, in the runtime's words, e.g. 'no ready node: no node of the swarm is labelled gcm.region=eu'",
+  }),
+});
+export type RegionProblem = Static<typeof RegionProblem>;
+
 export const NamespaceRollout = Type.Object({
   version_id: Id,
   /** Every game mode × region of the current version has its idle_lobbies.min lobbies ready and idle. */
@@ -77,6 +93,11 @@ export const NamespaceRollout = Type.Object({
   groups: Type.Array(RolloutGroup),
   /** The current version's most recent failed lobbies, newest first (at most ROLLOUT_FAILED_MAX). */
   failed: Type.Array(FailedLobby, { maxItems: ROLLOUT_FAILED_MAX }),
+  /**
+   * The current version's regions that cannot run lobbies now and why (a Docker Swarm region with no ready
+   * node): the reconciler starts nothing there until that changes. Empty when every region can.
+   */
+  problems: Type.Array(RegionProblem, { maxItems: ROLLOUT_PROBLEMS_MAX }),
 });
 export type NamespaceRollout = Static<typeof NamespaceRollout>;
 

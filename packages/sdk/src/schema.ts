@@ -2601,6 +2601,7 @@ export interface components {
             complete: boolean;
             groups: components["schemas"]["RolloutGroup"][];
             failed: components["schemas"]["FailedLobby"][];
+            problems: components["schemas"]["RegionProblem"][];
         };
         NamespaceSummary: {
             /**
@@ -2715,6 +2716,11 @@ export interface components {
                 kilometers: number;
                 miles: number;
             };
+        };
+        RegionProblem: {
+            region_id: string;
+            /** @description why, in the runtime's words, e.g. 'no ready node: no node of the swarm is labelled gcm.region=eu' */
+            message: string;
         };
         RegionsResponse: {
             regions: {
@@ -3304,6 +3310,7 @@ export type SchemaPrepareBuildResponse = components['schemas']['PrepareBuildResp
 export type SchemaPrepareDeviceLinkResponse = components['schemas']['PrepareDeviceLinkResponse'];
 export type SchemaPresignedRequest = components['schemas']['PresignedRequest'];
 export type SchemaRegionInfo = components['schemas']['RegionInfo'];
+export type SchemaRegionProblem = components['schemas']['RegionProblem'];
 export type SchemaRegionsResponse = components['schemas']['RegionsResponse'];
 export type SchemaRolloutGroup = components['schemas']['RolloutGroup'];
 export type SchemaRotateWebhookSecretResponse = components['schemas']['RotateWebhookSecretResponse'];

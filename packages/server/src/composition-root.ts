@@ -276,6 +276,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
           reconciler === undefined
             ? Promise.resolve({ placed: false, why: 'no-runtime' })
             : reconciler.placeNow(request),
+        regionProblems: () => reconciler?.regionProblems() ?? {},
         latestSample: (namespaceId, lobbyId) => reconciler?.sampler.latest(namespaceId, lobbyId),
         locate: async (namespaceId, lobbyId) => reconciler?.locate(namespaceId, lobbyId),
       },

@@ -71,6 +71,11 @@ export interface LobbyRuntime {
    * record yet; nothing for runtimes whose regions are one host each.
    */
   locate?(namespaceId: string, lobbyId: string): Promise<void>;
+  /**
+   * The regions that cannot run lobbies now, with why in the studio's words (a swarm region with no ready
+   * node); regions it runs, and regions whose state is not known yet, are absent. None without a runtime.
+   */
+  regionProblems(): Readonly<Record<string, string>>;
   /** The latest resource sample this instance took of a running lobby (none: another instance samples). */
   latestSample?(namespaceId: string, lobbyId: string): LobbyResourceSamplesTable | undefined;
 }

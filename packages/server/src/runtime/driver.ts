@@ -133,6 +133,11 @@ export interface RuntimeHost {
   id: string;
   regions: readonly string[];
   capacity: number;
+  /**
+   * Why the host cannot run lobbies now, in words for the studio ("no ready node is labelled
+   * gcm.region=eu"); undefined when it can, or when the driver does not know yet (before its first read).
+   */
+  problem?: string;
 }
 
 /**

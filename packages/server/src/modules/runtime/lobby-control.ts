@@ -1,7 +1,10 @@
 import {
   type FailedLobby,
   type NamespaceRollout,
+  REGION_PROBLEM_MAX_LENGTH,
+  type RegionProblem,
   ROLLOUT_FAILED_MAX,
+  ROLLOUT_PROBLEMS_MAX,
   type RolloutGroup,
   resolveGameMode,
   STOP_REASON_MAX_LENGTH,
@@ -131,6 +134,17 @@ export async function getRollout(
   }
   const currentGroups = [...groups.values()].filter((g) => g.version_id === current);
   const failed = await repo.recentFailedLobbies(deps.db, namespaceId, current, ROLLOUT_FAILED_MAX);
+  const regionProblems = deps.runtime.regionProblems();
+  const problems = [...new Set(currentGroups.map((g) => g.region_id))]
+    .filter((region) => regionProblems[region] !== undefined)
+    .sort()
+    .slice(0, ROLLOUT_PROBLEMS_MAX)
+    .map(
+      (region): RegionProblem => ({
+        region_id: region,
+        message: (regionProblems[region] ?? '').slice(0, REGION_PROBLEM_MAX_LENGTH),
+      }),
+    );
   return {
     version_id: current,
     complete: currentGroups.every((g) => g.lobbies.ready_idle >= g.idle_wanted),
@@ -152,5 +166,6 @@ export async function getRollout(
         stop_ts: toTimestamp(f.stop_ts ?? 0),
       }),
     ),
+    problems,
   };
 }

@@ -263,6 +263,15 @@ export class Reconciler implements LobbyRuntime {
     await this.driver.close();
   }
 
+  regionProblems(): Readonly<Record<string, string>> {
+    const problems: Record<string, string> = {};
+    for (const region of this.deps.config.regions) {
+      const problem = this.hostOf(region)?.problem;
+      if (problem !== undefined) problems[region] = problem;
+    }
+    return problems;
+  }
+
   private hostOf(region: string): RuntimeHost | undefined {
     return this.driver.hosts().find((host) => host.regions.includes(region));
   }

@@ -141,6 +141,10 @@ export class SwarmDriver implements RuntimeDriver {
   /** Engines of nodes that name one (gcm.engine), and the manager's own node's: for stats and OOM flags. */
   private readonly nodeEngines = new Map<string, DockerEngine>();
   private nodeList: SwarmNode[] = [];
+  /** Whether the nodes were ever read: before that, hosts() knows of no problem (nor capacity). */
+  private nodesRead = false;
+  /** The last read of the nodes failed: what hosts() says until one succeeds. */
+  private nodeReadFailed = false;
   private selfNodeId: Promise<string | undefined> | undefined;
   private readonly logMaxSize: string;
   private readonly tmpSize: string;
@@ -154,15 +158,28 @@ export class SwarmDriver implements RuntimeDriver {
     this.tmpSize = options.tmpSize ?? '64m';
   }
 
-  /** A host per region: its capacity is that of its ready, active nodes, as last read. */
+  /**
+   * A host per region: its capacity is that of its ready, active nodes, as last read; its problem says why
+   * none takes lobbies (nothing before the first read: not knowing is not a problem to report).
+   */
   hosts(): readonly RuntimeHost[] {
-    return this.options.regions.map((region) => ({
-      id: `swarm:${region}`,
-      regions: [region],
-      capacity:
-        this.nodeList.filter((n) => servesRegion(n, region) && takesLobbies(n)).length *
-        this.options.capacityPerNode,
-    }));
+    return this.options.regions.map((region) => {
+      const serving = this.nodeList.filter((n) => servesRegion(n, region));
+      const ready = serving.filter(takesLobbies).length;
+      const problem = !this.nodesRead
+        ? undefined
+        : this.nodeReadFailed
+          ? "the swarm's manager did not answer the last read of its nodes"
+          : ready > 0
+            ? undefined
+            : noReadyNode(region, serving);
+      return {
+        id: `swarm:${region}`,
+        regions: [region],
+        capacity: ready * this.options.capacityPerNode,
+        ...(problem === undefined ? {} : { problem }),
+      };
+    });
   }
 
   /** Whether the manager answers and is a manager of a swarm; throws saying what is wrong. */
@@ -445,8 +462,16 @@ export class SwarmDriver implements RuntimeDriver {
   }
 
   private async readNodes(): Promise<SwarmNode[]> {
-    const nodes = await this.manager.json<SwarmNode[]>({ method: 'GET', path: '/nodes' });
+    let nodes: SwarmNode[] | undefined;
+    try {
+      nodes = await this.manager.json<SwarmNode[]>({ method: 'GET', path: '/nodes' });
+    } catch (err) {
+      this.nodeReadFailed = this.nodesRead;
+      throw err;
+    }
     this.nodeList = nodes ?? [];
+    this.nodesRead = true;
+    this.nodeReadFailed = false;
     return this.nodeList;
   }
 
@@ -744,6 +769,28 @@ function servesRegion(node: SwarmNode, region: string): boolean {
 
 function takesLobbies(node: SwarmNode): boolean {
   return node.Status?.State === 'ready' && (node.Spec?.Availability ?? 'active') === 'active';
+}
+
+/** Nodes named in a region's problem at most: a region may have hundreds. */
+const PROBLEM_NODES_MAX = 3;
+
+/** Why no node takes the region's lobbies: none is labelled with it, or each labelled one is not ready. */
+function noReadyNode(region: string, serving: readonly SwarmNode[]): string {
+  const label = `${REGION_NODE_LABEL}=${region}`;
+  if (serving.length === 0) return `no ready node: no node of the swarm is labelled ${label}`;
+  const named = serving.slice(0, PROBLEM_NODES_MAX).map((node) => {
+    const state = node.Status?.State ?? 'unknown';
+    const why = [
+      ...(state === 'ready' ? [] : [state]),
+      ...((node.Spec?.Availability ?? 'active') === 'active' ? [] : [node.Spec?.Availability]),
+    ].join(', ');
+    const message =
+      state !== 'ready' && node.Status?.Message ? ` (${node.Status.Message.slice(0, 100)})` : '';
+    return `${(node.Description?.Hostname ?? node.ID).slice(0, 64)}: ${why}${message}`;
+  });
+  const more = serving.length > PROBLEM_NODES_MAX ? `, and ${serving.length - PROBLEM_NODES_MAX} more` : '';
+  const nodes = serving.length === 1 ? '1 node is' : `${serving.length} nodes are`;
+  return `no ready node: ${nodes} labelled ${label}, none ready and active (${named.join('; ')}${more})`;
 }
 
 /** A node that is down, or drained (the swarm moves work off it): what ran there is lost. */
