@@ -11,8 +11,9 @@ export interface WaitOptions {
 }
 
 /**
- * One line for people: per region, the current version's idle lobbies ready out of those wanted, and how
- * many are starting ("lnd-atl: 2/2 ready, lnd-fra: 1/2 ready, 1 starting").
+ * One line for people: per region, the current version's idle lobbies ready out of those wanted, how many
+ * are starting, and why a region cannot run lobbies ("lnd-atl: 2/2 ready; lnd-fra: 1/2 ready, 1 starting;
+ * eu: 0/2 ready — no ready node: …").
  */
 export function progressLine(rollout: Rollout): string {
   const regions = new Map<string, { ready: number; wanted: number; starting: number }>();
@@ -25,11 +26,15 @@ export function progressLine(rollout: Rollout): string {
     regions.set(group.region_id, region);
   }
   if (regions.size === 0) return 'no game mode of the version runs a container';
+  const problems = new Map((rollout.problems ?? []).map((p) => [p.region_id, p.message]));
   return [...regions]
-    .map(
-      ([name, r]) =>
-        `${name}: ${r.ready}/${r.wanted} ready${r.starting > 0 ? `, ${r.starting} starting` : ''}`,
-    )
+    .map(([name, r]) => {
+      const problem = problems.get(name);
+      return (
+        `${name}: ${r.ready}/${r.wanted} ready${r.starting > 0 ? `, ${r.starting} starting` : ''}` +
+        (problem === undefined ? '' : ` — ${problem}`)
+      );
+    })
     .join('; ');
 }
 
@@ -80,7 +85,14 @@ export async function waitForRollout(
     show(`${progressLine(rollout)}${fresh.length > 0 ? ` (${fresh.length} failed)` : ''}`);
     const result = (complete: boolean, why: string) => {
       if (live) process.stderr.write('\n');
-      if (ctx.json) printJson({ rollout_complete: complete, version_id: versionId, failed: fresh });
+      if (ctx.json) {
+        printJson({
+          rollout_complete: complete,
+          version_id: versionId,
+          failed: fresh,
+          problems: complete ? [] : (rollout.problems ?? []),
+        });
+      }
       note(why);
       for (const f of fresh) note(`  ${describeFailure(f)}`);
       return complete;
@@ -90,9 +102,11 @@ export async function waitForRollout(
       return result(false, `error: ${fresh.length} lobby(ies) of the new version failed; it cannot start:`);
     }
     if (Date.now() + options.intervalMs > deadline) {
+      // What keeps the version from its lobbies, when the service knows: said, not left to the progress line.
+      const blocked = (rollout.problems ?? []).map((p) => `; ${p.region_id}: ${p.message}`).join('');
       return result(
         false,
-        `error: the version's idle lobbies were not ready within ${options.timeoutMs / 1000} s` +
+        `error: the version's idle lobbies were not ready within ${options.timeoutMs / 1000} s${blocked}` +
           (fresh.length > 0 ? '; failed lobbies:' : ''),
       );
     }
