@@ -12,9 +12,12 @@ interface Shown {
   error: Error | null;
 }
 
-/** A rollout worth showing: the service runs lobbies there, or some of the current version's failed. */
+/**
+ * A rollout worth showing: the service runs lobbies there, some of the current version's failed, or a
+ * region of it cannot run any (a swarm region with no ready node: nothing runs there to show otherwise).
+ */
 function hasRuntimeLobbies(rollout: NamespaceRollout): boolean {
-  if (rollout.failed.length > 0) return true;
+  if (rollout.failed.length > 0 || rollout.problems.length > 0) return true;
   return rollout.groups.some((g) => Object.values(g.lobbies).some((n) => n > 0));
 }
 
@@ -83,6 +86,7 @@ export function Rollouts(props: {
                     ? 'Every game mode and region has its idle lobbies ready.'
                     : 'Waiting for its idle lobbies to be ready.'}
                 </p>
+                <RegionProblems id={headingId} rollout={rollout} />
                 <RolloutGroups id={headingId} rollout={rollout} version={version} />
                 <RolloutFailures id={headingId} rollout={rollout} />
               </>
@@ -91,6 +95,24 @@ export function Rollouts(props: {
         );
       })}
     </section>
+  );
+}
+
+/** The current version's regions that cannot run lobbies now, and why: what keeps the rollout waiting. */
+function RegionProblems({ id, rollout }: { id: string; rollout: NamespaceRollout }) {
+  if (rollout.problems.length === 0) return null;
+  const labelId = `${id}-problems`;
+  return (
+    <div className="notice rollout-problems">
+      <h4 id={labelId}>Regions that cannot run lobbies</h4>
+      <ul aria-labelledby={labelId}>
+        {rollout.problems.map((p) => (
+          <li key={p.region_id}>
+            <strong>{p.region_id}</strong>: {p.message}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
