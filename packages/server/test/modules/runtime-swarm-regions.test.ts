@@ -21,9 +21,10 @@ const skip = swarmSkipReason('runtime-swarm-regions.test.ts');
 /** This file's host ports: other runtime test files use other ranges, so files can run side by side. */
 const PORT_RANGE = '29900-29999';
 /** A lobby starts in seconds on an idle machine (a push to the registry first); a loaded 2-core one is slower. */
-const WAIT_MS = 120_000;
+const WAIT_MS = 90_000;
 
-describe('a swarm region with no ready node', { skip }, () => {
+// Each test waits for a few such steps: its own limit is above the sum, so a slow step names itself.
+describe('a swarm region with no ready node', { skip, timeout: 300_000 }, () => {
   const engine = useSwarmEngine();
   let svc: TestService;
   let publicUrl: string;
