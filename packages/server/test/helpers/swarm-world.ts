@@ -25,16 +25,18 @@ export interface SwarmEngine {
 }
 
 /**
- * A one-node swarm (test/helpers/swarm.ts) serving region `eu`, its node labelled gcm.public_host=127.0.0.1, a private
+ * A one-node (or two-node) swarm (test/helpers/swarm.ts) serving region `eu`, its node labelled gcm.public_host=127.0.0.1, a private
  * registry and the test image, for the describe block it is called in (before/after hooks).
  */
-export function useSwarmEngine(): SwarmEngine {
+export function useSwarmEngine(options: { nodes?: 1 | 2 } = {}): SwarmEngine {
   const engine = {} as SwarmEngine;
   before(async () => {
     engine.swarm = await startSwarm({
-      nodes: 1,
-      regions: ['eu'],
+      nodes: options.nodes ?? 1,
+      // Every node serves eu; a 1 s heartbeat has a dead node marked down in ~4 s, not ~15.
+      regions: ['eu', 'eu'],
       labels: { 'gcm.public_host': '127.0.0.1' },
+      heartbeatMs: 1000,
     });
     engine.nodeId = (engine.swarm.nodes[0] as SwarmNode).id;
     engine.registry = await startRegistry();

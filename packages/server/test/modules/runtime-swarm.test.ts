@@ -12,6 +12,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { GetLobbyLogsResponse } from '@gcm/contract';
 import { RivetClient } from '@rivet-gg/api';
+import { ownerOf } from '../../src/modules/runtime/runtime.service.js';
+import { LOBBY_LABELS } from '../../src/runtime/driver.js';
 import { freePort } from '../helpers/listening.js';
 import { dropTestDatabase, onPostgres } from '../helpers/postgres.js';
 import { mintPublicToken } from '../helpers/runtime-lobbies.js';
@@ -199,6 +201,50 @@ describe('the lobby runtime on a Docker Swarm', { skip }, () => {
           (await lobbiesOf(svc, ids.namespaceId)).filter((r) => r.run_state === 'ready').length === 2,
         100,
       );
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
+describe('the lobby runtime on a two-node swarm', { skip }, () => {
+  const engine = useSwarmEngine({ nodes: 2 });
+
+  it('records a dead node’s lobbies stopped as node-lost and replaces the idle ones on the region’s other node', async () => {
+    const { svc } = await startSwarmService({ engine, portRange: PORT_RANGE });
+    try {
+      const ids = await runtimeGame(svc, 'swarm-node-loss');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      // Half a core each: a node (two cores, as each engine reports the machine) takes four, so six need both.
+      await deploy(svc, ids, { default: { buildId, min: 6, max: 6, regions: ['eu'], tier: 'basic-1d2' } });
+      const readyCount = async () =>
+        (await lobbiesOf(svc, ids.namespaceId)).filter((r) => r.run_state === 'ready').length;
+      await until('6 lobbies ready', WAIT_MS, async () => (await readyCount()) === 6, 100);
+      const [, worker] = engine.swarm.nodes;
+      const onWorker = async () =>
+        (await engine.driver.nodes({ [LOBBY_LABELS.owner]: ownerOf(svc.deps.config) })).find(
+          (n) => n.id === worker?.id,
+        )?.lobbies ?? 0;
+      const lostCount = await onWorker();
+      assert.ok(lostCount >= 2, `the swarm put ${lostCount} of 6 on the worker`);
+      const before = await lobbiesOf(svc, ids.namespaceId);
+
+      await engine.swarm.kill(1);
+      await until(
+        'the worker’s lobbies recorded node-lost',
+        WAIT_MS,
+        async () =>
+          (await lobbiesOf(svc, ids.namespaceId)).filter((r) => r.stop_reason === 'node-lost').length ===
+          lostCount,
+        100,
+      );
+      // Replaced on the manager, the region's one node left, as far as it has room: four ready again there.
+      await until('4 lobbies ready on the manager', WAIT_MS, async () => (await readyCount()) === 4, 100);
+      const lost = (await lobbiesOf(svc, ids.namespaceId)).filter((r) => r.stop_reason === 'node-lost');
+      for (const row of lost) {
+        assert.equal(row.run_state, 'stopped');
+        assert.ok(before.some((b) => b.lobby_id === row.lobby_id));
+      }
     } finally {
       await svc.close();
     }
