@@ -5,10 +5,11 @@ import { type PrivateDockerd, startDockerd } from './dockerd.js';
 import { HANG_MS, until } from './until.js';
 
 /**
- * A Docker Swarm of one or two private engines (test/helpers/dockerd.ts), each node labelled
- * `gcm.region=<its region>`, for the swarm runtime's tests. Measured on Debian's docker.io 20.10.24:
+ * A Docker Swarm of private engines (test/helpers/dockerd.ts; one or two for the tests, four for the bench's
+ * 100 lobbies), each node labelled `gcm.region=<its region>`, for the swarm runtime's tests. Measured on
+ * Debian's docker.io 20.10.24:
  *
- * - Each swarm gets its own loopback address pair 127.<a>.<b>.1 (manager) and .2 (worker): the whole of
+ * - Each swarm gets its own loopback addresses 127.<a>.<b>.1 (manager), .2, .3 … (workers): the whole of
  *   127.0.0.0/8 answers on `lo` with no address to add. The swarm's gossip (memberlist) binds
  *   <listen address>:7946 on TCP and UDP, a port that cannot be chosen, so two swarms on 127.0.0.1 (two test
  *   files at once in CI, or two engineers) would clash; on addresses of their own they do not, and nor do
@@ -66,15 +67,18 @@ function free(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** A loopback address pair no other swarm here uses: its swarm port and gossip port are free on both. */
-async function loopbackPair(): Promise<[string, string]> {
+/**
+ * `count` loopback addresses of one /24 (at least two) no other swarm here uses: the swarm port and the
+ * gossip port are free on each.
+ */
+async function loopbackAddresses(count: number): Promise<string[]> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const prefix = `127.${randomInt(100, 200)}.${randomInt(0, 256)}`;
-    const pair: [string, string] = [`${prefix}.1`, `${prefix}.2`];
-    const checks = await Promise.all(pair.flatMap((host) => [free(host, 2377), free(host, 7946)]));
-    if (checks.every(Boolean)) return pair;
+    const hosts = Array.from({ length: Math.max(2, count) }, (_, i) => `${prefix}.${i + 1}`);
+    const checks = await Promise.all(hosts.flatMap((host) => [free(host, 2377), free(host, 7946)]));
+    if (checks.every(Boolean)) return hosts;
   }
-  throw new Error('no free loopback address pair for a swarm');
+  throw new Error(`no ${count} free loopback addresses for a swarm`);
 }
 
 async function nodeInfo(manager: DockerEngine, id: string): Promise<NodeInfo> {
@@ -105,12 +109,12 @@ async function localNodeId(engine: DockerEngine): Promise<string> {
 }
 
 /**
- * Starts `nodes` private engines, makes the first a swarm's manager and the second (if any) a worker, and
- * labels node i `gcm.region=<regions[i]>` (default `eu`, `us`).
+ * Starts `nodes` private engines, makes the first a swarm's manager and the others workers, and labels node
+ * i `gcm.region=<regions[i]>` (default `eu`, `us`; a node past the list takes its last region).
  */
 export async function startSwarm(
   options: {
-    nodes?: 1 | 2;
+    nodes?: number;
     regions?: string[];
     /** More labels for every node. */
     labels?: Record<string, string>;
@@ -123,7 +127,8 @@ export async function startSwarm(
 ): Promise<TestSwarm> {
   const count = options.nodes ?? 1;
   const regions = options.regions ?? ['eu', 'us'];
-  const hosts = await loopbackPair();
+  if (!Number.isInteger(count) || count < 1) throw new Error(`a swarm of ${count} nodes`);
+  const hosts = await loopbackAddresses(count);
   const started: PrivateDockerd[] = [];
   const killed = new Set<number>();
   const nodes: SwarmNode[] = [];
@@ -170,10 +175,13 @@ export async function startSwarm(
       region: regions[0] ?? 'eu',
       address: managerAddress,
     });
-    if (count === 2) {
-      const swarm = await manager.json<{ JoinTokens: { Worker: string } }>({ method: 'GET', path: '/swarm' });
-      const worker = started[1] as PrivateDockerd;
-      const address = `${hosts[1]}:2377`;
+    const swarm =
+      count > 1
+        ? await manager.json<{ JoinTokens: { Worker: string } }>({ method: 'GET', path: '/swarm' })
+        : undefined;
+    for (let index = 1; index < count; index++) {
+      const worker = started[index] as PrivateDockerd;
+      const address = `${hosts[index]}:2377`;
       await worker.engine.json({
         method: 'POST',
         path: '/swarm/join',
@@ -187,7 +195,7 @@ export async function startSwarm(
       nodes.push({
         id: await localNodeId(worker.engine),
         dockerd: worker,
-        region: regions[1] ?? 'us',
+        region: regions[index] ?? regions.at(-1) ?? 'us',
         address,
       });
     }
