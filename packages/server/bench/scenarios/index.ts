@@ -9,6 +9,7 @@ import { lobbyWrites } from './lobby-writes.js';
 import { matchmakerFind } from './matchmaker-find.js';
 import { namespaceRead } from './namespace-read.js';
 import { signInFlood } from './sign-in-flood.js';
+import { swarmRuntime } from './swarm-runtime.js';
 import { validateContention } from './validate-contention.js';
 import { versionValidate } from './version-validate.js';
 
@@ -25,5 +26,6 @@ export const SCENARIOS: readonly Scenario[] = [
   dockerRun,
   lobbyRuntime,
   lobbyOutput,
+  swarmRuntime,
   matchmakerFind,
 ];
