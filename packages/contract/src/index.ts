@@ -25,6 +25,7 @@ export * from './names.js';
 export * from './namespaces.js';
 export * from './paging.js';
 export * from './roles.js';
+export * from './runtime-admin.js';
 export * from './runtime-tiers.js';
 export * from './schema-issues.js';
 export * from './tokens.js';

@@ -36,10 +36,8 @@ import { ensureOperatorToken } from './modules/tokens/operator-token.js';
 import { loadUploadSigningSecret } from './modules/uploads/uploads.repository.js';
 import { WebhookOutbox } from './modules/webhooks/webhooks.outbox.js';
 import { deleteWebhooksOf, teamScope } from './modules/webhooks/webhooks.service.js';
-import { DockerDriver, dockerHostsFromRegions } from './runtime/docker/docker-driver.js';
-import { dockerHostFromEnv, dockerTlsFromEnv } from './runtime/docker/engine.js';
 import type { RuntimeDriver } from './runtime/driver.js';
-import { SwarmDriver } from './runtime/swarm/swarm-driver.js';
+import { runtimeDriverOf } from './runtime-drivers.js';
 
 /** The job lease's name: wake-ups take the same lease as the periodic pass. */
 const RECONCILER_JOB = 'runtime-reconciler';
@@ -82,47 +80,6 @@ function createReconciler(
 }
 
 type Log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) => void;
-
-/** The driver GCM_RUNTIME names (docker or swarm). */
-function runtimeDriverOf(config: Config): RuntimeDriver {
-  return config.runtime.kind === 'swarm' ? swarmDriver(config) : dockerDriver(config);
-}
-
-/**
- * The swarm's manager at GCM_SWARM_MANAGER, else DOCKER_HOST (with DOCKER_TLS_VERIFY / DOCKER_CERT_PATH as Docker reads them); builds
- * go through GCM_REGISTRY.
- */
-function swarmDriver(config: Config): SwarmDriver {
-  const tls = dockerTlsFromEnv(process.env);
-  const { registry, registryUsername, registryPassword } = config.runtime;
-  if (registry === undefined) throw new Error('GCM_RUNTIME=swarm needs GCM_REGISTRY');
-  return new SwarmDriver({
-    managerHost: config.runtime.swarmManager ?? dockerHostFromEnv(process.env),
-    ...(tls === undefined ? {} : { tls }),
-    regions: config.regions,
-    capacityPerNode: config.runtime.maxLobbiesPerHost,
-    registry: {
-      address: registry,
-      ...(registryUsername === undefined ? {} : { username: registryUsername, password: registryPassword }),
-    },
-  });
-}
-
-/**
- * Each region on its GCM_RUNTIME_HOSTS engine, or on DOCKER_HOST (Docker's own variable, read as Docker
- * reads it, with DOCKER_TLS_VERIFY / DOCKER_CERT_PATH); regions on one engine share its capacity.
- */
-function dockerDriver(config: Config): DockerDriver {
-  const fallback = dockerHostFromEnv(process.env);
-  const regionHosts = Object.fromEntries(
-    config.regions.map((region) => [region, config.runtime.hosts[region] ?? fallback]),
-  );
-  const tls = dockerTlsFromEnv(process.env);
-  return new DockerDriver({
-    hosts: dockerHostsFromRegions(regionHosts, config.runtime.maxLobbiesPerHost),
-    ...(tls === undefined ? {} : { tls }),
-  });
-}
 
 export interface StartOptions extends BuildAppOptions {
   clock?: Clock;
@@ -279,6 +236,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
         regionProblems: () => reconciler?.regionProblems() ?? {},
         latestSample: (namespaceId, lobbyId) => reconciler?.sampler.latest(namespaceId, lobbyId),
         locate: async (namespaceId, lobbyId) => reconciler?.locate(namespaceId, lobbyId),
+        nodes: () => reconciler?.nodes() ?? Promise.resolve([]),
       },
       liveOutput: { view: (lobbyId, stream) => output?.view(lobbyId, stream) },
       addressClasses: options.addressClasses ?? config.addressClasses?.classifier ?? NO_ADDRESS_CLASSES,

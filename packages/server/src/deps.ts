@@ -15,6 +15,7 @@ import type { Clock } from './lib/clock.js';
 import type { Metrics } from './lib/metrics.js';
 import type { RateCounters } from './lib/rate-counters.js';
 import type { TrustedOrigins } from './lib/trusted-origins.js';
+import type { RuntimeNode } from './runtime/driver.js';
 
 /** A change worth telling the endpoints that listen for its type. */
 export interface WebhookEvent {
@@ -78,6 +79,8 @@ export interface LobbyRuntime {
   regionProblems(): Readonly<Record<string, string>>;
   /** The latest resource sample this instance took of a running lobby (none: another instance samples). */
   latestSample?(namespaceId: string, lobbyId: string): LobbyResourceSamplesTable | undefined;
+  /** The machines lobbies run on, as the orchestrator reports them now (none without a runtime). */
+  nodes?(): Promise<RuntimeNode[]>;
 }
 
 /**

@@ -348,3 +348,35 @@ export async function migrateToLatest(db: Db): Promise<void> {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
   }
 }
+
+/**
+ * The store opened only to read, by a command run beside the service (`gcm-server runtime status`): one
+ * PostgreSQL connection, or the embedded file read-only. A running service holds the embedded file's
+ * exclusive lock, so reading it then fails (SQLITE_BUSY); the caller says so rather than wait.
+ * Undefined: the data dir holds no embedded store yet.
+ */
+export function openStoreToRead(config: {
+  dataDir: string;
+  databaseUrl: string | undefined;
+}): { db: Db; close: () => Promise<void> } | undefined {
+  if (config.databaseUrl === undefined) {
+    const filePath = path.join(config.dataDir, 'gcm.sqlite3');
+    let file: SqliteDatabase.Database;
+    try {
+      file = new SqliteDatabase(filePath, { readonly: true, fileMustExist: true });
+    } catch (err) {
+      if (err instanceof Error && 'code' in err && err.code === 'SQLITE_CANTOPEN') return undefined;
+      throw err;
+    }
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+    return { db, close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: config.databaseUrl,
+    types: pgTypes,
+    max: 1,
+    connectionTimeoutMillis: 10_000,
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, close: () => db.destroy() };
+}

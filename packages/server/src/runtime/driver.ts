@@ -165,6 +165,11 @@ export interface RuntimeNode {
   capacity: number;
   /** This service's lobbies the orchestrator runs there now. */
   lobbies: number;
+  /**
+   * Those lobbies by region, when the machine serves several (an engine of the docker driver may); absent:
+   * they are all of its regions' (the operator's view then counts them in each).
+   */
+  lobbiesByRegion?: Readonly<Record<string, number>>;
   engineVersion?: string;
   /** Why it is down or not ready, in the orchestrator's words. */
   message?: string;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../config.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
 import { describeConfig, MASK } from '../config-report.js';
 import { OPERATOR_TOKEN_FILE } from '../modules/tokens/operator-token.js';
 import { tracingRequested } from '../tracing.js';
@@ -13,6 +13,19 @@ const USAGE = 'usage: gcm-server check-config [--json]';
  * message on a bad one. It only reads: nothing listens, no database is opened, the data dir is untouched
  * (only whether the operator token file exists is looked at).
  */
+/** The configuration of the environment, or undefined once the service's message for a bad one is printed. */
+export function loadConfigOrSay(): Config | undefined {
+  try {
+    return loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return undefined;
+    }
+    throw err;
+  }
+}
+
 export function checkConfig(args: readonly string[]): number {
   const json = args.includes('--json');
   const unknown = args.filter((a) => a !== '--json');
@@ -20,16 +33,8 @@ export function checkConfig(args: readonly string[]): number {
     process.stderr.write(`unknown argument "${unknown[0]}"\n${USAGE}\n`);
     return 2;
   }
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = loadConfigOrSay();
+  if (config === undefined) return 2;
   const settings = describeConfig(config, process.env);
   const tokenFile = path.join(config.dataDir, OPERATOR_TOKEN_FILE);
   const operatorToken =

@@ -592,6 +592,8 @@ const HIDDEN: { key: string; method: HttpMethod; path: string; row: Row }[] = [
     // PostgreSQL is backed up with its own tools: the operator is told so (409), everyone else refused.
     row: { rule: 'operator', ...(onPostgres ? { expect: { operator: 409 } } : {}) },
   },
+  // The operator's view of the runtime (GCM_RUNTIME=none here: regions without nodes).
+  { key: 'admin.getRuntime', method: 'GET', path: '/cloud/admin/runtime', row: { rule: 'operator' } },
   // The web dashboard's files and pages (src/http/dashboard.ts): public, as any web page is.
   {
     key: 'GET /*',

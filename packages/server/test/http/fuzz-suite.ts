@@ -94,6 +94,12 @@ const HIDDEN_OPERATIONS: DocOperation[] = [
     operationId: 'admin.createBackup',
     op: { operationId: 'admin.createBackup', parameters: [] },
   },
+  {
+    method: 'GET',
+    path: '/cloud/admin/runtime',
+    operationId: 'admin.getRuntime',
+    op: { operationId: 'admin.getRuntime', parameters: [] },
+  },
   // Probes and metrics (src/http/health.ts): no input. No GCM_METRICS_TOKEN here, so /metrics answers 404.
   {
     method: 'GET',

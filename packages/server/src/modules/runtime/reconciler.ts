@@ -7,6 +7,7 @@ import {
   type RuntimeDriver,
   type RuntimeEvent,
   type RuntimeHost,
+  type RuntimeNode,
   type Subscription,
 } from '../../runtime/driver.js';
 import { findBuildArchive, hashBuildArchive } from '../builds/builds.service.js';
@@ -108,6 +109,11 @@ export class Reconciler implements LobbyRuntime {
       void handling.finally(() => this.inFlight.delete(handling));
     });
     this.sampler.start();
+  }
+
+  /** The machines lobbies run on, with this service's lobbies there (the operator's view). */
+  nodes(): Promise<RuntimeNode[]> {
+    return this.driver.nodes({ [LOBBY_LABELS.owner]: this.options.owner });
   }
 
   wake(_namespaceId?: string): void {

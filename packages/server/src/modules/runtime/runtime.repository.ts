@@ -61,6 +61,28 @@ export function liveLobbies(db: Db): Promise<LobbyRow[]> {
   return db.selectFrom('lobbies').selectAll().where('run_state', 'in', LIVE_STATES).execute();
 }
 
+/**
+ * Live lobbies per region, every namespace (the operator's view): a scan of the partial index lobbies_live,
+ * which holds only live lobbies, whatever the size of the log of stopped ones. Its condition is spelled with
+ * literals: a store matches a partial index only on what it can prove (a bound parameter could be anything).
+ */
+export function liveLobbiesByRegionQuery(db: Db) {
+  return db
+    .selectFrom('lobbies')
+    .select((eb) => ['region_id', eb.fn.countAll<number | string>().as('n')])
+    .where(
+      sql.ref('run_state'),
+      'in',
+      LIVE_STATES.map((state) => sql.lit(state)),
+    )
+    .groupBy('region_id');
+}
+
+export async function countLiveByRegion(db: Db): Promise<Map<string, number>> {
+  const rows = await liveLobbiesByRegionQuery(db).execute();
+  return new Map(rows.map((r) => [r.region_id, Number(r.n)]));
+}
+
 export function findLiveLobby(db: Db, namespaceId: string, lobbyId: string) {
   return db
     .selectFrom('lobbies')

@@ -2,6 +2,7 @@ import {
   DeleteMatchmakerLobbyResponse,
   GameLobbyParams,
   GetAnalyticsMatchmakerLiveResponse,
+  GetRuntimeResponse,
   LIVE_LOBBIES_MAX,
   LobbyResources,
   NamespaceParams,
@@ -14,9 +15,25 @@ import type { WithNamespaces } from '../namespaces/namespaces.service.js';
 import { getLiveLobbies } from './live-lobbies.js';
 import { getRollout, stopLobby } from './lobby-control.js';
 import { getLobbyResources } from './lobby-resources.js';
+import { getRuntimeView } from './runtime-view.js';
 
 /** A studio's controls over the lobbies the runtime runs, and the view of a namespace's rollout. */
 export function runtimeRoutes(app: TypedApp, deps: Deps & WithNamespaces): void {
+  app.get(
+    '/cloud/admin/runtime',
+    routeOptions(
+      {
+        operationId: 'admin.getRuntime',
+        auth: 'operator',
+        summary: 'The machines lobbies run on, by region, with their capacity, lobbies and state',
+        tag: 'admin',
+        internal: true,
+      },
+      { response: { 200: GetRuntimeResponse } },
+    ),
+    async () => getRuntimeView(deps),
+  );
+
   app.delete(
     '/cloud/games/:game_id/matchmaker/lobbies/:lobby_id',
     routeOptions(

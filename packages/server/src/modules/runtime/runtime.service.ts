@@ -23,6 +23,8 @@ import * as repo from './runtime.repository.js';
 // What other modules and the jobs table use of the resource samples (the purge, the retention job).
 export { deleteExpiredLobbyResources, purgeLobbyResourcesOf } from './lobby-resources.js';
 export type { NamespaceWish } from './runtime.repository.js';
+// The operator's view, for its route and `gcm-server runtime status`.
+export { getRuntimeView, liveLobbiesByRegion, runtimeView } from './runtime-view.js';
 
 /** What one game mode of a namespace's current version asks in one region. */
 export interface Wish {

@@ -160,13 +160,18 @@ export class DockerDriver implements RuntimeDriver {
             host.engine.json<EngineInfo>({ method: 'GET', path: '/info', idleTimeoutMs: 10_000 }),
             this.listOn(host, labels),
           ]);
+          const running = lobbies.filter((lobby) => lobby.state === 'running');
+          const lobbiesByRegion: Record<string, number> = Object.fromEntries(host.regions.map((r) => [r, 0]));
+          for (const lobby of running)
+            lobbiesByRegion[lobby.region] = (lobbiesByRegion[lobby.region] ?? 0) + 1;
           return {
             ...base,
             name: info?.Name ?? host.id,
             state: 'ready',
             nanoCpus: (info?.NCPU ?? 0) * 1e9,
             memoryBytes: info?.MemTotal ?? 0,
-            lobbies: lobbies.filter((lobby) => lobby.state === 'running').length,
+            lobbies: running.length,
+            lobbiesByRegion,
             ...(info?.ServerVersion === undefined ? {} : { engineVersion: info.ServerVersion }),
           };
         } catch (err) {
