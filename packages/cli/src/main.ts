@@ -18,6 +18,7 @@ import {
 } from './commands/resources.js';
 import { HintedError, UsageError } from './context.js';
 import { printJson, printLine } from './output.js';
+import { setRawOutput, terminalSafe } from './terminal-text.js';
 
 /** Exit codes: 0 done, 1 the command failed, 2 it was used wrongly. */
 const EXIT_FAILED = 1;
@@ -64,7 +65,7 @@ function report(json: boolean, err: unknown): number {
     const errors = (body.metadata as { errors?: { path: string[]; message: string }[] } | undefined)?.errors;
     for (const item of errors?.slice(0, 20) ?? []) lines.push(`  ${item.path.join('.')}: ${item.message}`);
     if (body.hint !== undefined) lines.push(`hint: ${body.hint}`);
-    process.stderr.write(`${lines.join('\n')}\n`);
+    process.stderr.write(`${terminalSafe(lines.join('\n'))}\n`);
   }
   return code;
 }
@@ -75,9 +76,14 @@ export function buildProgram(): Command {
     .option('--json', 'machine output: JSON on stdout, one document per line')
     .option('--url <url>', 'the service URL (default: GCM_URL, or the last `gcm login`)')
     .option('--game <game>', 'the game (id or name_id); default: GCM_GAME, or the token’s own game')
+    .option(
+      '--raw',
+      'print lobby output, stop reasons and messages as sent: terminal control characters are shown escaped (\\x1b) otherwise',
+    )
     .addHelpText('after', '\n`gcm --version` prints the version.')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', () => setRawOutput(program.opts<{ raw?: boolean }>().raw === true));
   registerAuth(program);
   registerGames(program);
   registerNamespaces(program);

@@ -1,15 +1,18 @@
+import { terminalSafe } from './terminal-text.js';
+
 /** Machine output: one JSON document per line on stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
+/** Text for people, its control characters escaped (terminal-text.ts) unless --raw. */
 export function printLine(text = ''): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${terminalSafe(text)}\n`);
 }
 
 /** Messages for people that are not the command's output (progress, hints): stderr, so stdout stays clean. */
 export function note(text: string): void {
-  process.stderr.write(`${text}\n`);
+  process.stderr.write(`${terminalSafe(text)}\n`);
 }
 
 /** A plain text table: a header row, then the rows, columns padded to their widest cell. */

@@ -1,6 +1,7 @@
 import { type Schema, unwrap } from '@gcm/sdk';
 import type { Context } from '../context.js';
 import { note, printJson } from '../output.js';
+import { terminalSafe } from '../terminal-text.js';
 
 type Rollout = Schema<'NamespaceRollout'>;
 type FailedLobby = Rollout['failed'][number];
@@ -63,7 +64,7 @@ export async function waitForRollout(
   const show = (line: string) => {
     if (line === shown) return;
     shown = line;
-    if (live) process.stderr.write(`\r\x1b[K${line}`);
+    if (live) process.stderr.write(`\r\x1b[K${terminalSafe(line, { keepNewlines: false })}`);
     else note(line);
   };
   for (;;) {

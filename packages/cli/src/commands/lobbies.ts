@@ -4,6 +4,7 @@ import { type Schema, unwrap } from '@gcm/sdk';
 import type { Command } from 'commander';
 import { type Context, UsageError, UUID } from '../context.js';
 import { note, output, printJson, printLine, table } from '../output.js';
+import { terminalSafe } from '../terminal-text.js';
 import { registerLobbyLogs } from './lobby-logs.js';
 import { withContext } from './shared.js';
 
@@ -138,7 +139,8 @@ function showText(lobby: LobbySummary, resources: LobbyResources): string {
     `Status    ${statusOf(lobby)}`,
   ];
   const stopReason = lobby.status.stopped?.stop_reason;
-  if (stopReason !== undefined) lines.push(`Stopped   ${stopReason}`);
+  // The reason may quote what the game server or its archive chose (file names): one line, controls escaped.
+  if (stopReason !== undefined) lines.push(`Stopped   ${terminalSafe(stopReason, { keepNewlines: false })}`);
   const latest = resources.latest;
   if (latest === undefined) {
     lines.push('Resources no sample yet');

@@ -2,6 +2,7 @@ import { LOBBY_OUTPUT_LIMITS } from '@gcm/contract';
 import { type Schema, unwrap } from '@gcm/sdk';
 import type { Command } from 'commander';
 import { type Context, UsageError, UUID } from '../context.js';
+import { terminalSafeBytes } from '../terminal-text.js';
 import { withContext } from './shared.js';
 
 type LogsPage = Schema<'GetLobbyLogsResponse'>;
@@ -30,9 +31,12 @@ export function parseSince(value: string, now = Date.now()): number {
   return time;
 }
 
-/** One line as it is written: its bytes, after its time when asked (dim on a terminal, unless NO_COLOR). */
+/**
+ * One line as it is written: its bytes (control characters escaped unless --raw), after its time when asked
+ * (dim on a terminal, unless NO_COLOR).
+ */
 function render(line: string, ts: string, options: { timestamps: boolean; color: boolean }): Buffer {
-  const bytes = Buffer.from(line, 'base64');
+  const bytes = terminalSafeBytes(Buffer.from(line, 'base64'));
   if (!options.timestamps) return Buffer.concat([bytes, NEWLINE]);
   const stamp = options.color ? `\u001b[2m${ts}\u001b[22m ` : `${ts} `;
   return Buffer.concat([Buffer.from(stamp), bytes, NEWLINE]);

@@ -154,6 +154,31 @@ describe('gcm and the lobbies the service runs', sqliteOnly, () => {
     assert.equal(unknown.code, 1);
   });
 
+  it('shows a stop reason with terminal controls escaped, and as sent with --raw', async () => {
+    const g = await game('cli-escapes');
+    // What a stop reason can quote from a tenant: an archive's file names, a game server's words.
+    const reason = 'bad file \u001b]52;c;ZXZpbA==\u0007 \u001b]0;pwned\u0007\nStatus    ready \u009b2J';
+    const lobby = await seedRuntimeLobby(svc, g, {
+      runState: 'stopped',
+      failed: { exitCode: 1, reason },
+    });
+    const shown = await runCli(['lobbies', 'show', lobby.lobbyId, '--namespace', 'prod'], g.env);
+    assert.equal(shown.code, 0, shown.stderr);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may reach the terminal
+    assert.doesNotMatch(shown.stdout, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    assert.ok(
+      shown.stdout.includes(
+        'Stopped   bad file \\x1b]52;c;ZXZpbA==\\x07 \\x1b]0;pwned\\x07\\nStatus    ready \\x9b2J\n',
+      ),
+      shown.stdout,
+    );
+    // One Status line: the reason's newline cannot forge another.
+    assert.equal(shown.stdout.match(/^Status/gm)?.length, 1);
+    const raw = await runCli(['lobbies', 'show', lobby.lobbyId, '--namespace', 'prod', '--raw'], g.env);
+    assert.equal(raw.code, 0, raw.stderr);
+    assert.ok(raw.stdout.includes(`Stopped   ${reason}\n`), raw.stdout);
+  });
+
   it('deploy --wait waits until every region has its idle lobbies ready', async () => {
     const g = await game('cli-wait');
     const run = await deployWaiting(g);

@@ -95,6 +95,12 @@ describe('gcm lobbies logs', { skip }, () => {
     );
     assert.ok(lines.indexOf(`server: printed ${N} lines`) > lines.indexOf(`line ${N}`));
 
+    // The test server prints `binary \377\376\001\033[31m\000 end`: not UTF-8, with controls.
+    assert.ok(lines.includes('binary \ufffd\ufffd\\x01\\x1b[31m\\x00 end'), all.stdout.slice(-500));
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may reach the terminal
+    assert.doesNotMatch(all.stdout, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const raw = await runCli(['lobbies', 'logs', lobby.lobby_id, '--raw'], env);
+    assert.ok(raw.stdout.includes('\u0001\u001b[31m\u0000 end\n'), raw.stdout);
     const tail = await runCli(['lobbies', 'logs', lobby.lobby_id, '--tail', '3'], env);
     assert.deepEqual(tail.stdout.split('\n').slice(0, -1), lines.slice(-3));
     const stderr = await runCli(['lobbies', 'logs', lobby.lobby_id, '--stderr'], env);
