@@ -252,6 +252,15 @@ describe('finding a lobby', () => {
   });
 
   it('refuses unknown game modes and regions, a disabled find, and counts slots per client address', async () => {
+    // Tags on a game mode that is not taggable (the original's MATCHMAKER_TAGS_DISABLED): no lobby is
+    // looked for or started with them.
+    const tagged = assertError<{ code: string; metadata: { errors: { path: string[]; message: string }[] } }>(
+      await find(svc, publicToken, { game_modes: ['default'], tags: { map: 'fresh' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    assert.deepEqual(tagged.metadata.errors[0]?.path, ['tags', 'not-allowed']);
+    assert.match(tagged.metadata.errors[0]?.message ?? '', /"default" is not taggable/);
     assertError(
       await find(svc, publicToken, { game_modes: ['nope'] }),
       400,

@@ -66,6 +66,10 @@ export async function findLobby(
   }
   checkJsonSize('verification_data', body.verification_data);
   const tagsJson = canonicalTags(body.tags);
+  // As the original (MATCHMAKER_TAGS_DISABLED): tags need every game mode named to be taggable. Ignoring
+  // them would find untagged lobbies the player did not ask for; matching them made each new tag a lobby.
+  const untaggable = asked.find(([, gm]) => !gm.taggable);
+  if (tagsJson !== null && untaggable !== undefined) throw tagsNotAllowed(untaggable[0]);
   const [firstName, firstMode] = asked[0] as [string, ResolvedGameMode];
   const maxPlayers = dynamicMaxPlayers(firstMode, firstName, body.max_players);
   // The captcha once; each game mode's find verification (the original verified every mode named).
@@ -119,6 +123,16 @@ export async function findLobby(
     }
   }
   throw noRoom(ns, refused, full);
+}
+
+/** find's or create's tags on a game mode that is not taggable: 400 naming the field and the game mode. */
+function tagsNotAllowed(gameMode: string) {
+  return errors.validation([
+    {
+      path: ['tags', 'not-allowed'],
+      message: `game mode ${JSON.stringify(gameMode)} is not taggable: leave tags out`,
+    },
+  ]);
 }
 
 /** Who asks and what they answered, as admission reads it, from find's, join's or create's body. */
@@ -365,11 +379,7 @@ export async function createLobby(
     ]);
   }
   const tagsJson = canonicalTags(body.tags);
-  if (tagsJson !== null && !gm.taggable) {
-    throw errors.validation([
-      { path: ['tags', 'not-allowed'], message: `game mode ${JSON.stringify(name)} is not taggable` },
-    ]);
-  }
+  if (tagsJson !== null && !gm.taggable) throw tagsNotAllowed(name);
   const maxPlayers = dynamicMaxPlayers(gm, name, body.max_players);
   checkJsonSize('verification_data', body.verification_data);
   checkJsonSize('lobby_config', body.lobby_config);
