@@ -251,6 +251,54 @@ describe('finding a lobby', () => {
     );
   });
 
+  it("answers a development token's join with the developer's own server, taking no slot", async () => {
+    await closeAll();
+    const lobby = await seed('lnd-atl', 2);
+    const minted = await svc.call(
+      'POST',
+      `/cloud/games/${world.gameId}/namespaces/${world.namespaceId}/tokens/development`,
+      {
+        body: {
+          hostname: '192.168.1.20',
+          lobby_ports: [{ label: 'game', target_port: 7777, proxy_protocol: 'udp' }],
+        },
+      },
+    );
+    assert.equal(minted.statusCode, 200, minted.body);
+    const devToken = minted.json<{ token: string }>().token;
+    const joined = await svc.call('POST', '/matchmaker/lobbies/join', {
+      token: devToken,
+      body: { lobby_id: lobby.lobbyId },
+    });
+    assert.equal(joined.statusCode, 200, joined.body);
+    const answer = joined.json<JoinLobbyAnswer>();
+    assert.notEqual(answer.lobby.lobby_id, lobby.lobbyId, 'a lobby id made up for the answer');
+    assert.deepEqual(answer.ports.game, {
+      host: '192.168.1.20:7777',
+      hostname: '192.168.1.20',
+      port: 7777,
+      is_tls: false,
+    });
+    const [row] = await counts('lnd-atl').then((rows) => rows.filter((r) => r.lobby_id === lobby.lobbyId));
+    assert.equal(row?.player_count, 0, 'no slot of the real lobby taken');
+    const players = await svc.deps.db
+      .selectFrom('lobby_players')
+      .select('state')
+      .where('lobby_id', '=', lobby.lobbyId)
+      .execute();
+    assert.deepEqual(players, []);
+    // Its player token names the made-up lobby: the real lobby refuses it.
+    const refused = assertError(
+      await svc.call('POST', '/matchmaker/players/connected', {
+        token: lobby.token,
+        body: { player_token: answer.player.token },
+      }),
+      403,
+      'PLAYER_TOKEN_INVALID',
+    );
+    assert.equal(refused.metadata?.reason, 'other_lobby');
+  });
+
   it('refuses unknown game modes and regions, a disabled find, and counts slots per client address', async () => {
     // Tags on a game mode that is not taggable (the original's MATCHMAKER_TAGS_DISABLED): no lobby is
     // looked for or started with them.

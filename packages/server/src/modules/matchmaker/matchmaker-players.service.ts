@@ -528,7 +528,9 @@ async function takeSlotWithToken(
 /**
  * POST /matchmaker/lobbies/join: a slot in the lobby named, counted against its direct maximum
  * (max_players_direct), when its game mode enables join. A closed lobby may be joined, as the original
- * allowed ("players can still join using /join"); so may a private custom lobby, by its id.
+ * allowed ("players can still join using /join"); so may a private custom lobby, by its id. A development
+ * token's join answers the developer's own server, as its find and create do (the original's mock lobby),
+ * whatever lobby it names: it takes no slot, and no running lobby admits its player token.
  */
 export async function joinLobby(
   deps: Deps,
@@ -538,6 +540,10 @@ export async function joinLobby(
 ): Promise<JoinLobbyAnswer> {
   const clientAddr = client.addr;
   const ns = await clientNamespace(deps, caller);
+  if (caller.development !== null) {
+    checkJsonSize('verification_data', body.verification_data);
+    return developmentAnswer(deps, ns.namespace_id, caller.development, deps.config.regions[0] ?? '');
+  }
   const lobby = await repo.findJoinable(deps.db, ns.namespace_id, body.lobby_id);
   if (lobby === undefined) throw errors.matchmakerLobbyNotFound();
   const gm = gameModeFor(gameModesOf(ns, deps.config.regions), lobby.lobby_group_name_id, 'join');
@@ -607,9 +613,10 @@ function answerOf(
 }
 
 /**
- * A development token's find: the lobby is the developer's own server, at the host and ports the token was
- * minted with, as the original's development tokens answered; no container runs and no slot is taken. Its
- * player token is signed for a lobby id made up for this answer, so no running lobby admits it.
+ * A development token's find, create or join: the lobby is the developer's own server, at the host and
+ * ports the token was minted with, as the original's development tokens answered; no container runs and no
+ * slot is taken. Its player token is signed for a lobby id made up for this answer, so no running lobby
+ * admits it.
  */
 async function developmentAnswer(
   deps: Deps,
