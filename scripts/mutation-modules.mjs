@@ -104,4 +104,25 @@ export const MUTATION_MODULES = [
     // A minute a run: only against the mutants the other files leave alive (scripts/mutate.mjs).
     lastFiles: ['packages/server/test/http/authorization-matrix.test.ts'],
   },
+  {
+    name: 'placement-shares',
+    // What keeps one tenant's players from crowding out another's: the host shares' arithmetic, placement's
+    // caps (lobby_count_max, the host, its shares), find's tags rule and the players-per-client caps.
+    mutate: [
+      'packages/server/src/modules/runtime/placement-shares.ts',
+      'packages/server/src/modules/runtime/runtime.service.ts:281-401',
+      'packages/server/src/modules/matchmaker/matchmaker-players.service.ts:71-72',
+      'packages/server/src/modules/matchmaker/matchmaker-players.service.ts:266-276',
+      'packages/server/src/modules/matchmaker/matchmaker-players.service.ts:430-437',
+    ],
+    testFiles: [
+      // Pure arithmetic, no store nor engine: most mutants of the shares end here in milliseconds.
+      'packages/server/test/modules/placement-shares.test.ts',
+      'packages/server/test/modules/matchmaker-find.test.ts',
+      'packages/server/test/modules/matchmaker-address-classes.test.ts',
+      'packages/server/test/modules/matchmaker-auto-create.test.ts',
+    ],
+    // A real engine, a minute and more a run: only against what the others leave alive.
+    lastFiles: ['packages/server/test/modules/matchmaker-auto-create.test.ts'],
+  },
 ];

@@ -120,9 +120,10 @@ export type LobbyPlacementResult =
        * not-run: the game mode runs no container in that region (no build, or no host for the region). Not
        * reachable by one request alone: every region runs on a host (GCM_RUNTIME_HOSTS, else DOCKER_HOST) and a
        * version whose game mode has no build is refused, so only a version switched (or a namespace deleted)
-       * between find's read and its placement meets it; no test reaches it through HTTP.
+       * between find's read and its placement meets it; no test reaches it through HTTP. host-share: the
+       * host's free slots are other tenants' reservations (placement-shares.ts).
        */
-      why: 'namespace-full' | 'host-full' | 'no-ports' | 'not-run' | 'image' | 'no-runtime';
+      why: 'namespace-full' | 'host-full' | 'host-share' | 'no-ports' | 'not-run' | 'image' | 'no-runtime';
     };
 
 /** What services need, passed in explicitly so tests can swap the clock and the data directory. */

@@ -34,6 +34,8 @@ import { until } from '../helpers/until.js';
 const skip = dockerSkipReason('matchmaker-auto-create.test.ts');
 /** A range per test: lobbies outlive their service, and each test's service knows only its own. */
 const PORT_RANGES = ['28000-28029', '28030-28059', '28060-28099', '28100-28129'];
+/** The shared host's test: two games' lobbies. */
+const SHARED_HOST_PORTS = '28140-28169';
 /** One port: a lobby of two ports never fits, one of one port does. */
 const ONE_PORT = '28130-28130';
 const WAIT_MS = 90_000;
@@ -296,6 +298,89 @@ describe('lobbies created for players', { skip }, () => {
       );
       const joined = await client.matchmaker.lobbies.join({ lobbyId: created.lobby.lobbyId });
       assert.equal(joined.lobby.lobbyId, created.lobby.lobbyId);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it("one game's flood of finds and creates leaves another game its idle lobbies and its finds", async () => {
+    // A host of 4 lobbies shared by game A (no idle lobbies) and game B (one idle lobby of one player).
+    const { svc } = await startRuntimeService({
+      dockerHost: engine.dockerd.dockerHost,
+      portRange: SHARED_HOST_PORTS,
+      env: { GCM_RUNTIME_MAX_LOBBIES_PER_HOST: '4' },
+    });
+    try {
+      const a = await runtimeGame(svc, 'flood-a');
+      const aBuild = await uploadBuild(svc, a.gameId, a.namespaceId, engine.image.archive);
+      await deploy(svc, a, {
+        plain: { buildId: aBuild, min: 0, max: 0, config: { max_players: 1 } },
+        open: {
+          buildId: aBuild,
+          min: 0,
+          max: 0,
+          config: {
+            max_players: 1,
+            taggable: true,
+            actions: { create: { enabled: true, enable_public: true } },
+          },
+        },
+      });
+      const b = await runtimeGame(svc, 'steady-b');
+      const bBuild = await uploadBuild(svc, b.gameId, b.namespaceId, engine.image.archive);
+      await deploy(svc, b, { default: { buildId: bBuild, min: 1, max: 1, config: { max_players: 1 } } });
+      await until(
+        "B's idle lobby ready",
+        WAIT_MS,
+        async () => (await lobbiesOf(svc, b.namespaceId)).some((r) => r.run_state === 'ready'),
+        100,
+      );
+      const aToken = await mintPublicToken(svc, a);
+      const bToken = await mintPublicToken(svc, b);
+
+      // Fresh tags on a game mode that is neither taggable nor creatable: refused, no lobby started.
+      const tagged = await Promise.all(
+        [1, 2, 3].map((i) =>
+          svc.call('POST', '/matchmaker/lobbies/find', {
+            token: aToken,
+            body: findBody({ game_modes: ['plain'], tags: { room: `r${i}` } }),
+          }),
+        ),
+      );
+      for (const res of tagged) {
+        const body = assertError<{ code: string; metadata: { errors: { path: string[] }[] } }>(
+          res,
+          400,
+          'VALIDATION_ERROR',
+        );
+        assert.deepEqual(body.metadata.errors[0]?.path, ['tags', 'not-allowed']);
+      }
+      assert.deepEqual(await lobbiesOf(svc, a.namespaceId), [], 'no lobby for tags');
+
+      // A floods creates: it gets what B's idle lobby and B's reservation leave (4 - 1 - 1), no more.
+      const flood = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          svc.call('POST', '/matchmaker/lobbies/create', {
+            token: aToken,
+            body: { game_mode: 'open', region: 'eu', tags: { room: `flood-${i}` } },
+          }),
+        ),
+      );
+      const refused = flood.filter((r) => r.statusCode !== 200);
+      for (const res of refused) {
+        const body = assertError(res, 503, 'MATCHMAKER_NO_CAPACITY');
+        assert.equal(body.metadata?.reason, 'host-share', body.message);
+        assert.match(body.message, /other namespaces' idle lobbies/);
+        assert.ok(Number(res.headers['retry-after']) > 0, 'a Retry-After');
+      }
+      assert.equal(flood.length - refused.length, 2, flood.map((r) => r.statusCode).join(' '));
+      assert.equal((await lobbiesOf(svc, a.namespaceId)).filter(isLive).length, 2);
+
+      // B's players: the first takes the idle lobby, the next gets a lobby in the slot B kept.
+      for (const player of ['first', 'second']) {
+        const found = await svc.call('POST', '/matchmaker/lobbies/find', { token: bToken, body: findBody() });
+        assert.equal(found.statusCode, 200, `B's ${player} player: ${found.body}`);
+      }
     } finally {
       await svc.close();
     }

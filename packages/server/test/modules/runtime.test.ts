@@ -161,8 +161,14 @@ describe('the lobby runtime', { skip }, () => {
         50,
       );
       for (let i = 0; i < 3; i++) await reconciler.pass();
-      assert.equal((await lobbiesOf(svc, a.namespaceId)).filter(isLive).length, 3, 'lobby_count_max');
-      assert.equal((await lobbiesOf(svc, b.namespaceId)).filter(isLive).length, 1, 'the host is full');
+      const liveA = (await lobbiesOf(svc, a.namespaceId)).filter(isLive).length;
+      const liveB = (await lobbiesOf(svc, b.namespaceId)).filter(isLive).length;
+      assert.ok(liveA <= 3, `lobby_count_max: ${liveA}`);
+      assert.equal(liveA + liveB, 4, 'the host is full');
+      // Each reserves its idle minimum up to half the host (docs/runtime.md "What a tenant is guaranteed"):
+      // 2 and 2 when a pass saw both versions; 3 and 1 when one saw A's before B's was deployed (B keeps
+      // the last slot, and its reservation is honoured as A's lobbies end).
+      assert.ok(liveB >= 1, `B has ${liveB}`);
       assert.equal((await engine.containersOf(svc)).length, 4);
     } finally {
       await svc.close();

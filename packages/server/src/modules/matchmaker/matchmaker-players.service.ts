@@ -217,6 +217,7 @@ function noRoom(ns: NamespaceWish, refused: PlacementRefusal | undefined, prefix
   const why: Record<typeof refused.why, string> = {
     'namespace-full': `the namespace runs its lobby_count_max (${ns.mm_lobby_count_max}) lobbies already`,
     'host-full': `${where}'s host runs GCM_RUNTIME_MAX_LOBBIES_PER_HOST lobbies already`,
+    'host-share': `${where}'s host keeps the free slots it has left for other namespaces' idle lobbies (its GCM_RUNTIME_MAX_LOBBIES_PER_HOST is shared between them)`,
     'no-ports': `${where}'s host has no free port of GCM_RUNTIME_PORT_RANGE left`,
     'not-run': `game mode ${JSON.stringify(refused.gameMode ?? '')} runs no lobby in ${where} (no build in its container, or no host for the region)`,
     image: `game mode ${JSON.stringify(refused.gameMode ?? '')}'s build failed to load on ${where}'s host; its lobbies wait for the retry`,

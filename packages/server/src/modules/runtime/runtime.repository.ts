@@ -114,11 +114,17 @@ export async function countLiveInNamespace(trx: Db, namespaceId: string): Promis
   return Number(row.n);
 }
 
-/** The live lobbies of one host, all namespaces: their count is the host's load, their ports are taken. */
-export function liveOnHost(trx: Db, hostId: string): Promise<{ ports: string | null }[]> {
+/**
+ * The live lobbies of one host, all namespaces: their count is the host's load, per namespace its tenants'
+ * shares (placement-shares.ts), their ports are taken.
+ */
+export function liveOnHost(
+  trx: Db,
+  hostId: string,
+): Promise<{ namespace_id: string; ports: string | null }[]> {
   return trx
     .selectFrom('lobbies')
-    .select('ports')
+    .select(['namespace_id', 'ports'])
     .where('runtime_host', '=', hostId)
     .where('run_state', 'in', LIVE_STATES)
     .execute();

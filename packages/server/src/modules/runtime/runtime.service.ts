@@ -18,6 +18,7 @@ import {
   type LobbySpec,
   type RuntimeHost,
 } from '../../runtime/driver.js';
+import { type HostTenant, placementVerdict } from './placement-shares.js';
 import * as repo from './runtime.repository.js';
 
 // What other modules and the jobs table use of the resource samples (the purge, the retention job).
@@ -275,7 +276,89 @@ export function lobbyEnv(
 
 export type Placement =
   | { placed: true; row: repo.NewRuntimeLobby; spec: Omit<LobbySpec, 'image'> }
-  | { placed: false; why: 'namespace-full' | 'host-full' | 'no-ports' };
+  | { placed: false; why: 'namespace-full' | 'host-full' | 'host-share' | 'no-ports' };
+
+/** One namespace's idle minimum per region, as the host shares read it. */
+interface NamespaceIdleMin {
+  namespaceId: string;
+  gameId: string;
+  idleMin: Record<string, number>;
+}
+
+/** How long the idle minimums read for the host shares serve placements before they are read again. */
+const IDLE_MINS_TTL_MS = 10_000;
+const idleMinCaches = new WeakMap<Deps['caches'], { at: number; read?: Promise<NamespaceIdleMin[]> }>();
+
+/**
+ * Every live namespace's game and idle_lobbies.min per region: what the host shares reserve
+ * (placement-shares.ts). One read of every namespace's config serves the placements of the next 10 s; a
+ * namespace's write (a version deployed) drops it at once, here and, on a shared store, on the other
+ * instances within cache-coherence's bound.
+ */
+function namespaceIdleMins(deps: Deps): Promise<NamespaceIdleMin[]> {
+  const caches = deps.caches;
+  let entry = idleMinCaches.get(caches);
+  if (entry === undefined) {
+    const fresh: { at: number; read?: Promise<NamespaceIdleMin[]> } = { at: 0 };
+    entry = fresh;
+    idleMinCaches.set(caches, fresh);
+    const drop = () => {
+      fresh.read = undefined;
+    };
+    caches.listen({
+      apply: (invalidation) => {
+        if (invalidation.kind === 'namespace' || invalidation.kind === 'game-namespaces') drop();
+      },
+      clear: drop,
+    });
+  }
+  const now = performance.now();
+  if (entry.read !== undefined && now - entry.at < IDLE_MINS_TTL_MS) return entry.read;
+  const read = repo.namespaceWishes(deps.db).then((all) =>
+    all.map((ns) => {
+      const idleMin: Record<string, number> = {};
+      for (const wish of wishesOf(ns, deps.config.regions)) {
+        idleMin[wish.region] = (idleMin[wish.region] ?? 0) + wish.idle.min;
+      }
+      return { namespaceId: ns.namespace_id, gameId: ns.game_id, idleMin };
+    }),
+  );
+  const held = entry;
+  // A failed read is not kept: the next placement reads again.
+  read.catch(() => {
+    if (held.read === read) held.read = undefined;
+  });
+  held.at = now;
+  held.read = read;
+  return read;
+}
+
+/**
+ * The tenants of `host` for its shares: each namespace with an idle minimum in a region of the host or a
+ * lobby on it. A lobby of a namespace no longer configured (deleted meanwhile) counts as a game of its own.
+ */
+function hostTenants(
+  host: RuntimeHost,
+  idleMins: readonly NamespaceIdleMin[],
+  onHost: readonly { namespace_id: string }[],
+): HostTenant[] {
+  const known = new Map(idleMins.map((ns) => [ns.namespaceId, ns]));
+  const tenants = new Map<string, HostTenant>();
+  const tenantOf = (namespaceId: string): HostTenant => {
+    let tenant = tenants.get(namespaceId);
+    if (tenant === undefined) {
+      const ns = known.get(namespaceId);
+      const idleMin = host.regions.reduce((sum, region) => sum + (ns?.idleMin[region] ?? 0), 0);
+      tenant = { namespaceId, gameId: ns?.gameId ?? `namespace ${namespaceId}`, live: 0, idleMin };
+      tenants.set(namespaceId, tenant);
+    }
+    return tenant;
+  };
+  for (const ns of idleMins)
+    if (host.regions.some((region) => (ns.idleMin[region] ?? 0) > 0)) tenantOf(ns.namespaceId);
+  for (const row of onHost) tenantOf(row.namespace_id).live++;
+  return [...tenants.values()];
+}
 
 /** What a lobby placed for players (find's auto-create, create) carries beyond its wish. */
 export interface PlacementExtras {
@@ -289,8 +372,9 @@ export interface PlacementExtras {
 
 /**
  * Inserts a 'starting' lobby row for `wish` on `host` (the protocol: the row before the container), unless
- * that would take the namespace past its lobby_count_max or the host past its capacity, or the host has no
- * free port. One placement at a time across instances (lockPlacement), so a burst never exceeds a cap.
+ * that would take the namespace past its lobby_count_max or the host past its capacity, or take free slots
+ * the host keeps for other tenants (placement-shares.ts: `host-share`), or the host has no free port. One
+ * placement at a time across instances (lockPlacement), so a burst never exceeds a cap.
  */
 export async function placeLobby(
   deps: Deps,
@@ -301,13 +385,18 @@ export async function placeLobby(
   extras: PlacementExtras = {},
 ): Promise<Placement> {
   const { config, clock } = deps;
+  // Read before the placement lock: a config read (10 s old at most) needs no lock, the counts below do.
+  const idleMins = await namespaceIdleMins(deps);
   return deps.db.transaction().execute(async (trx): Promise<Placement> => {
     await repo.lockPlacement(trx);
     if ((await repo.countLiveInNamespace(trx, wish.namespaceId)) >= lobbyCountMax) {
       return { placed: false, why: 'namespace-full' };
     }
     const onHost = await repo.liveOnHost(trx, host.id);
-    if (onHost.length >= host.capacity) return { placed: false, why: 'host-full' };
+    const tenants = hostTenants(host, idleMins, onHost);
+    const asking = { namespaceId: wish.namespaceId, gameId: wish.gameId };
+    const verdict = placementVerdict(host.capacity, onHost.length, tenants, asking);
+    if (verdict !== 'ok') return { placed: false, why: verdict };
     const ports = allocatePorts(wish.container, config.runtime.portRange, takenPorts(onHost));
     if (ports === undefined) return { placed: false, why: 'no-ports' };
     const lobbyId = newId();
