@@ -235,6 +235,9 @@ function toAppError(err: FastifyError, globalLimit: number, request: FastifyRequ
   return undefined;
 }
 
+/** 5xx answers that refuse a player for the game's capacity: logged at info, not error. */
+const PLAYER_REFUSALS: ReadonlySet<string> = new Set(['MATCHMAKER_NO_CAPACITY']);
+
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (isClientAbort(err, request)) {
@@ -246,6 +249,10 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
     const appError = toAppError(err, bodyLimit, request);
     if (appError === undefined) {
       request.log.error({ err }, 'unhandled error');
+    } else if (PLAYER_REFUSALS.has(appError.code)) {
+      // A player told to come back (no lobby has room): the game's load, not the operator's fault; a storm of
+      // them at error level buried the errors that are. Info, with the reason, for capacity planning.
+      request.log.info({ code: appError.code, reason: appError.metadata?.reason }, appError.message);
     } else if (appError.statusCode >= 500) {
       request.log.error({ err }, appError.message);
     }

@@ -303,12 +303,13 @@ describe('lobbies created for players', { skip }, () => {
     }
   });
 
-  it("one game's flood of finds and creates leaves another game its idle lobbies and its finds", async () => {
+  it("one game's flood of finds and creates leaves another game its idle lobbies and its finds", async (t) => {
     // A host of 4 lobbies shared by game A (no idle lobbies) and game B (one idle lobby of one player).
     const { svc } = await startRuntimeService({
       dockerHost: engine.dockerd.dockerHost,
       portRange: SHARED_HOST_PORTS,
       env: { GCM_RUNTIME_MAX_LOBBIES_PER_HOST: '4' },
+      logLevel: 'info',
     });
     try {
       const a = await runtimeGame(svc, 'flood-a');
@@ -380,6 +381,33 @@ describe('lobbies created for players', { skip }, () => {
       for (const player of ['first', 'second']) {
         const found = await svc.call('POST', '/matchmaker/lobbies/find', { token: bToken, body: findBody() });
         assert.equal(found.statusCode, 200, `B's ${player} player: ${found.body}`);
+      }
+
+      // A storm of A's finds with new tags on the full host: each refused at once, writing nothing.
+      const storm = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          svc.call('POST', '/matchmaker/lobbies/find', {
+            token: aToken,
+            body: findBody({ game_modes: ['open'], tags: { room: `storm-${i}` } }),
+          }),
+        ),
+      );
+      for (const res of storm) assertError(res, 503, 'MATCHMAKER_NO_CAPACITY');
+      assert.equal((await lobbiesOf(svc, a.namespaceId)).filter(isLive).length, 2);
+
+      // Every refusal was a player's, logged at info with its reason: none at error.
+      const refusals = refused.length + storm.length;
+      const capacityLines = svc.logs.filter((l) => l.code === 'MATCHMAKER_NO_CAPACITY');
+      const errorLines = svc.logs.filter((l) => l.level >= 50 && /lobby can be created/.test(l.msg ?? ''));
+      const bytes = [...capacityLines, ...errorLines].reduce((n, l) => n + JSON.stringify(l).length, 0);
+      t.diagnostic(
+        `${refusals} refusals: ${capacityLines.length} info lines, ${errorLines.length} error lines, ${bytes} bytes`,
+      );
+      assert.deepEqual(errorLines, []);
+      assert.equal(capacityLines.length, refusals);
+      for (const line of capacityLines) {
+        assert.equal(line.level, 30);
+        assert.ok(line.reason === 'host-share' || line.reason === 'host-full', String(line.reason));
       }
     } finally {
       await svc.close();
