@@ -520,7 +520,7 @@ const SCHEMA = {
   /** Per client address and window; 0 turns a limit off. */
   rateLimits: group({
     windowMs: seconds('GCM_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
-    /** Failed bearer-token checks before requests with a token are refused unchecked. */
+    /** Failed credential checks from one address before its further failures are answered 429 unchecked. */
     authFailures: whole('GCM_RATE_LIMIT_AUTH_FAILURES', 20, 0, 1_000_000),
     /** Device link starts (POST /cloud/devices/links). */
     deviceLinkStarts: whole('GCM_RATE_LIMIT_DEVICE_LINK_STARTS', 10, 0, 1_000_000),

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { AppError, errors } from '../errors.js';
-import type { Caller, GameClientCaller, LobbyCaller, Person, TokenCaller } from '../identity/callers.js';
+import { type AppError, errors } from '../errors.js';
+import type { Caller, GameClientCaller, LobbyCaller, TokenCaller } from '../identity/callers.js';
 import { carriesSession, type People } from '../identity/people.js';
 import { roleCovers, type TeamRole } from '../identity/roles.js';
 import type { TokenAuthority } from '../identity/token-authority.js';
@@ -72,7 +72,8 @@ export const AUTH_DESCRIPTIONS: Record<AuthRule, string> = {
 
 /**
  * Runs in onRequest: the token is checked before the body is even parsed, let alone any data read. An
- * address that failed too many token checks gets 429 before its token is looked at (`guard`).
+ * address that failed too many token checks gets 429 for each further failure, and its tokens are checked
+ * one at a time (`guard`); a valid one still passes.
  *
  * The check is each route's own hook, made when the route is added with its rule fixed: a request pays
  * for no rule lookup, public routes and unknown paths (404) for no hook at all, and a request whose token
@@ -165,7 +166,8 @@ function authorize(
   if (header === undefined && carriesSession(request.headers.cookie)) {
     return authorizePerson(sources, personRole, request);
   }
-  const known = header !== undefined && guard.clearNow(request) ? authority.cachedCaller(header) : undefined;
+  // A token memory vouches for passes whatever its address failed (AuthFailureGuard says why).
+  const known = header === undefined ? undefined : authority.cachedCaller(header);
   if (known === undefined) {
     return authenticate(authority, guard, request).then((caller) =>
       permit(sources.people, rule, personTokenRole, caller, request),
@@ -187,14 +189,7 @@ async function authorizePerson(
   personRole: TeamRole | null,
   request: FastifyRequest,
 ): Promise<void> {
-  await sources.guard.check(request);
-  let person: Person;
-  try {
-    person = await sources.people.fromCookies(request.headers);
-  } catch (err) {
-    if (err instanceof AppError && err.statusCode === 401) await sources.guard.failed(request);
-    throw err;
-  }
+  const person = await sources.guard.verify(request, true, () => sources.people.fromCookies(request.headers));
   request.caller = person;
   if (!SAFE_METHODS.has(request.method)) assertSameOrigin(sources.trustedOrigins, request);
   if (personRole === null) {
@@ -327,20 +322,14 @@ async function permitPersonToken(
 }
 
 /** Only requests that carry a token take part in the failure count: one without is no guess. */
-async function authenticate(
+function authenticate(
   authority: TokenAuthority,
   guard: AuthFailureGuard,
   request: FastifyRequest,
 ): Promise<TokenCaller> {
   const header = request.headers.authorization;
   if (header === undefined) return authority.authenticate(header);
-  await guard.check(request);
-  try {
-    return await authority.authenticate(header);
-  } catch (err) {
-    if (err instanceof AppError && err.statusCode === 401) await guard.failed(request);
-    throw err;
-  }
+  return guard.verify(request, authority.plausible(header), () => authority.authenticate(header));
 }
 
 /** The lobby calling a route whose rule is `lobby`; the hook guarantees it is one. */

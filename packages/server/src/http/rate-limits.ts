@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RateLimitConfig } from '../config.js';
-import { errors } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../lib/metrics.js';
 import { type RateCounters, RateLimit, type RefusalPeers, secondsUntil } from '../lib/rate-counters.js';
@@ -56,13 +56,28 @@ function remembered(memo: Map<string, string>, input: string, make: (input: stri
 const failureKeys = new Map<string, string>();
 const failureKeyOf = (client: string) => `auth-failures:${client}`;
 
+/** A credential check's failure: 401 (unknown, forged, expired, revoked, a stopped lobby's). */
+function isFailure(err: unknown): boolean {
+  return err instanceof AppError && err.statusCode === 401;
+}
+
 /**
- * Counts failed bearer-token checks per client address. Once an address has failed `max` times in a
- * window, its requests carrying a token are refused (429) before the token is looked at, until the
- * window ends; requests whose token checks out are not counted.
+ * Counts failed credential checks (bearer tokens, session cookies) per client address, and answers an
+ * address that failed `max` times in a window 429 for each further failure until the window ends.
+ *
+ * It does not refuse a credential that checks out. Every credential the service issues is unguessable (256
+ * random bits, or Ed25519-signed), so guessing is not what the count fights; and one address is often
+ * many callers (every lobby of a host in host networking shares 127.0.0.1, players share a NAT), so
+ * refusing a valid token because others failed would let one tenant lock every other out. What it bounds is
+ * the cost of a flood of bad credentials: over the limit, a credential of a shape the service never issues
+ * is refused with no work at all, and the others are checked one at a time per address, so that address's
+ * flood takes at most one check's worth of the service at once (its valid requests wait their turn behind
+ * the flood's requests already in flight, which the per-address connection share bounds).
  */
 export class AuthFailureGuard {
   private readonly limit: RateLimit | undefined;
+  /** Per over-limit address, the end of its queue of checks. */
+  private readonly queues = new Map<string, Promise<void>>();
 
   constructor(
     counters: RateCounters,
@@ -82,20 +97,51 @@ export class AuthFailureGuard {
     this.limit?.told(key, resetTs);
   }
 
-  async check(request: FastifyRequest): Promise<void> {
-    const resetTs = await this.limit?.exhausted(this.key(request));
-    if (resetTs !== undefined) throw this.refusal(resetTs);
-  }
-
-  /** Whether the address is known, from memory alone, to be under the limit: `check` would pass it. */
-  clearNow(request: FastifyRequest): boolean {
-    return this.limit === undefined || this.limit.knownUnder(this.key(request));
+  /**
+   * Runs `check` (a credential's verification, which throws 401 when it fails) for `request`, counting its
+   * failure against the address. `plausible`: the credential has a shape the service issues, decided from
+   * memory; an address over the limit has only those checked.
+   */
+  async verify<T>(request: FastifyRequest, plausible: boolean, check: () => Promise<T>): Promise<T> {
+    const key = this.key(request);
+    const resetTs = await this.limit?.exhausted(key);
+    if (resetTs === undefined) {
+      try {
+        return await check();
+      } catch (err) {
+        if (isFailure(err)) await this.failed(key);
+        throw err;
+      }
+    }
+    if (!plausible) throw this.refusal(resetTs);
+    try {
+      return await this.oneAtATime(key, check);
+    } catch (err) {
+      if (!isFailure(err)) throw err;
+      await this.limit?.hit(key);
+      throw this.refusal(resetTs);
+    }
   }
 
   /** Counts the failure; throws 429 instead when the limit was used up already (by another instance). */
-  async failed(request: FastifyRequest): Promise<void> {
-    const window = await this.limit?.hit(this.key(request));
+  private async failed(key: string): Promise<void> {
+    const window = await this.limit?.hit(key);
     if (window?.over === true) throw this.refusal(window.resetTs);
+  }
+
+  /** Runs `check` after the checks of `key` already queued have ended. */
+  private oneAtATime<T>(key: string, check: () => Promise<T>): Promise<T> {
+    const queued = this.queues.get(key);
+    const run = queued === undefined ? check() : queued.then(check);
+    const ended = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(key, ended);
+    void ended.then(() => {
+      if (this.queues.get(key) === ended) this.queues.delete(key);
+    });
+    return run;
   }
 
   private key(request: FastifyRequest): string {

@@ -7,6 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
  * cloud tokens without parsing.
  */
 export const LOBBY_TOKEN_PREFIX = 'gcm_lobby_';
+/** Exactly what newLobbyToken makes: the prefix and 32 random bytes in base64url. */
+export const LOBBY_TOKEN_SHAPE = /^gcm_lobby_[A-Za-z0-9_-]{43}$/;
 
 export function newLobbyToken(): { token: string; hash: string } {
   const token = `${LOBBY_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;

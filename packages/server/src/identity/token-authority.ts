@@ -7,7 +7,7 @@ import type { CacheCoherence, Invalidation } from '../lib/cache-coherence.js';
 import type { Clock } from '../lib/clock.js';
 import { ReadCache } from '../lib/read-cache.js';
 import type { LobbyCaller, TokenCaller } from './callers.js';
-import { hashLobbyToken, isLobbyToken } from './lobby-tokens.js';
+import { hashLobbyToken, isLobbyToken, LOBBY_TOKEN_PREFIX, LOBBY_TOKEN_SHAPE } from './lobby-tokens.js';
 import * as repo from './token-store.js';
 
 /** The signed kinds of token: the JWT audience, and the `kind` column of their row. */
@@ -322,6 +322,26 @@ export class TokenAuthority {
     if (verdict instanceof AppError) return undefined;
     this.callers.set(row, { claims, caller: Object.freeze(verdict) });
     return verdict;
+  }
+
+  /**
+   * Whether the header holds a token of a shape this service issues, decided from memory with no hash, read
+   * or signature check: a lobby token of its exact length, or a JWT whose header names a key this instance
+   * has loaded. An address over its failure limit has only such tokens checked (http/rate-limits.ts).
+   */
+  plausible(header: string): boolean {
+    const token = bearerToken(header);
+    if (token === undefined) return false;
+    if (token.startsWith(LOBBY_TOKEN_PREFIX)) return LOBBY_TOKEN_SHAPE.test(token);
+    const parts = token.split('.');
+    // A JWS header of ours is about a hundred characters: a longer one is not worth parsing.
+    if (parts.length !== 3 || (parts[0]?.length ?? 0) > 256) return false;
+    try {
+      const { kid } = JSON.parse(Buffer.from(parts[0] ?? '', 'base64url').toString()) as { kid?: unknown };
+      return typeof kid === 'string' && this.verifyKeys.has(kid);
+    } catch {
+      return false;
+    }
   }
 
   /** A lobby's token works while its lobby has not stopped; a stopped one says so (LOBBY_TOKEN_STOPPED). */

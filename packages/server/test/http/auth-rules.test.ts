@@ -292,19 +292,21 @@ describe('auth rules: session cookies and the failed-check limit (default: 20 a 
   const fromAddress = (address: string, cookie: string) =>
     svc.app.inject({ method: 'GET', url: '/cloud/games', headers: { cookie }, remoteAddress: address });
 
-  it('counts a session cookie that does not check out as a failure, and then refuses the address’s good one', async () => {
+  it('counts a session cookie that does not check out as a failure, and then refuses the address’s bad ones only', async () => {
     const address = '198.51.100.40';
     const forged = `${team.owner.cookie.split('=')[0]}=forged.session`;
     for (let i = 0; i < 20; i += 1) {
       const res = await fromAddress(address, forged);
       assertError(res, 401, 'API_UNAUTHORIZED');
     }
-    assertError(await fromAddress(address, team.owner.cookie), 429, 'RATE_LIMITED');
+    assertError(await fromAddress(address, forged), 429, 'RATE_LIMITED');
+    const good = await fromAddress(address, team.owner.cookie);
+    assert.equal(good.statusCode, 200, good.body);
     const elsewhere = await fromAddress('198.51.100.41', team.owner.cookie);
     assert.equal(elsewhere.statusCode, 200, elsewhere.body);
   });
 
-  it('refuses a blocked address’s good token even when memory already knows the token', async () => {
+  it('passes a blocked address’s good token, known to memory or not, and refuses its bad ones', async () => {
     const game = await createGameFixture(svc, 'cached-blocked');
     const address = '198.51.100.43';
     const inspect = (token: string) =>
@@ -317,7 +319,11 @@ describe('auth rules: session cookies and the failed-check limit (default: 20 a 
     // Twice: the second answer comes from the token's cached check.
     for (let i = 0; i < 2; i += 1) assert.equal((await inspect(game.cloudToken)).statusCode, 200);
     for (let i = 0; i < 20; i += 1) assertError(await inspect('not.a-real.token'), 401, 'API_UNAUTHORIZED');
-    assertError(await inspect(game.cloudToken), 429, 'RATE_LIMITED');
+    assertError(await inspect('not.a-real.token'), 429, 'RATE_LIMITED');
+    assert.equal((await inspect(game.cloudToken)).statusCode, 200);
+    // Minted now: no memory of it, so it is checked, one at a time with the address's other checks.
+    const minted = await svc.call('POST', `/cloud/games/${game.gameId}/tokens/cloud`);
+    assert.equal((await inspect(minted.json<{ token: string }>().token)).statusCode, 200);
   });
 
   it('does not count a check the store failed as a failed one: the address keeps its good token and cookie', async () => {
