@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, networkInterfaces } from 'node:os';
 import path from 'node:path';
+import proxyAddr from '@fastify/proxy-addr';
 import { type AddressClassifier, parseAddressClasses } from './lib/address-classes.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -759,6 +760,7 @@ export function loadConfig(env: Env = process.env): Config {
     return Object.freeze(result);
   };
   const config = readSchema(SCHEMA);
+  if (problems.length === 0) checkLobbyReach(config as Config, problem);
   if (problems.length > 0) throw new ConfigError(problems);
   // readSchema follows SCHEMA key by key, each value read by the entry Config's type is derived from.
   return config as Config;
@@ -885,15 +887,81 @@ function readListenAddress(r: Reading): { readonly host: string; readonly port: 
 function readTrustProxy({ raw, problem }: Reading): false | readonly string[] {
   if (raw === undefined || raw === 'false') return false;
   const entries = raw.split(',').map((e) => e.trim());
-  const bad = entries.filter((e) => !isAddressOrCidr(e));
+  const bad = entries.filter((e) => !isAddressOrCidr(e) || !compiles(e));
   if (bad.length > 0) {
     problem(
-      'GCM_TRUST_PROXY must be false or a comma-separated list of proxy addresses, CIDRs, loopback, ' +
-        `linklocal or uniquelocal (got "${raw}")`,
+      'GCM_TRUST_PROXY must be false or a comma-separated list of proxy addresses, CIDRs (not /0: that is ' +
+        `everyone), loopback, linklocal or uniquelocal (got "${raw}")`,
     );
     return false;
   }
   return Object.freeze(entries);
+}
+
+/** Whether Fastify's proxy-addr takes the entry (it refuses a /0 range, for one). */
+function compiles(entry: string): boolean {
+  try {
+    proxyAddr.compile(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The addresses a lobby on this host can send from and reach: in network_mode `host` a lobby shares the
+ * host's network namespace, so loopback (all of 127.0.0.0/8) and every address of the host's interfaces
+ * are its own.
+ */
+function lobbyHostAddresses(): string[] {
+  const found = ['127.0.0.1', '::1', '::ffff:127.0.0.1'];
+  for (const list of Object.values(networkInterfaces())) {
+    for (const entry of list ?? []) found.push(entry.address);
+  }
+  return found;
+}
+
+/** A GCM_TRUST_PROXY entry that names a loopback address (127.0.0.0/8, ::1) by itself. */
+function namesLoopback(entry: string): boolean {
+  const address = (entry.split('/')[0] ?? '').toLowerCase();
+  return (
+    address.startsWith('127.') ||
+    address.startsWith('::ffff:127.') ||
+    (isIP(address) === 6 && /^(0*:)*:?0*1$/.test(address))
+  );
+}
+
+/**
+ * What the service's own settings may not leave open to its lobbies. While GCM_RUNTIME runs lobbies (docker,
+ * swarm), a game the operator lets use host networking has its lobbies share the network namespace of the
+ * host they run on, which may be this one (the service cannot tell from an engine's address whether its
+ * lobbies share this host: a unix socket, a tcp:// name of this host, a swarm manager that runs tasks):
+ * - GCM_TRUST_PROXY may name no address such a lobby sends from (loopback, this host's addresses), or it
+ *   could name any client in X-Forwarded-For and slip out of every per-address limit, or lock another out;
+ * - GCM_METRICS_LISTEN needs GCM_METRICS_TOKEN: any address it binds on this host is reachable from such a
+ *   lobby, and /metrics names every namespace and its usage.
+ */
+function checkLobbyReach(config: Config, problem: (message: string) => void): void {
+  const runtime = config.runtime.kind;
+  if (runtime === 'none') return;
+  const because = `GCM_RUNTIME=${runtime} runs lobbies, and one in network_mode host on this host shares its loopback and addresses`;
+  if (config.trustProxy !== false) {
+    const trusts = proxyAddr.compile([...config.trustProxy]);
+    const own = [
+      ...config.trustProxy.filter((entry) => entry === 'loopback' || namesLoopback(entry)),
+      ...lobbyHostAddresses().filter((address) => trusts(address, 0)),
+    ];
+    if (own.length > 0) {
+      problem(
+        `GCM_TRUST_PROXY trusts ${[...new Set(own)].join(', ')}, which a lobby can send from: ${because}, so it could name any client in X-Forwarded-For. Name the proxy by an address only it has (on another host, or in its own network namespace); see docs/operations.md`,
+      );
+    }
+  }
+  if (config.metricsListen !== undefined && config.metricsToken === undefined) {
+    problem(
+      `GCM_METRICS_LISTEN needs GCM_METRICS_TOKEN: ${because}, so it reaches the listener at any address of this host, and /metrics names every namespace and its usage`,
+    );
+  }
 }
 
 /** Bigger files are refused before they are read: a million entries fit well within this. */

@@ -11,7 +11,8 @@ const REQUEST_TIMEOUT_MS = 10_000;
 /**
  * GCM_METRICS_LISTEN: a second, bare HTTP listener with /metrics, /healthz and /readyz and nothing else, for
  * an address only the monitoring network reaches (127.0.0.1:9464). /metrics needs no token here unless
- * GCM_METRICS_TOKEN is set, since the address is the protection. It answers through shutdown, so a
+ * GCM_METRICS_TOKEN is set, since the address is the protection; while the service runs lobbies the
+ * configuration insists on the token, as a host-networked lobby reaches every address of its host. It answers through shutdown, so a
  * probe sees `shutting_down` rather than a refused connection, until the service has closed: it is closed
  * by the last of `app`'s close hooks, so call this once the service has added its own (before it listens).
  */

@@ -130,6 +130,34 @@ describe('configuration', () => {
       );
     }
   });
+
+  it('refuses GCM_METRICS_LISTEN without GCM_METRICS_TOKEN while the service runs lobbies (GCM_RUNTIME)', () => {
+    // A lobby in network_mode host shares its host's loopback and addresses: no address hides the listener.
+    for (const runtime of ['docker', 'swarm']) {
+      const env = { GCM_RUNTIME: runtime, GCM_REGISTRY: 'registry.example.com/studio' };
+      for (const listen of ['127.0.0.1:9464', '[::1]:0', '0.0.0.0:9464']) {
+        assert.throws(
+          () => loadConfig({ ...env, GCM_METRICS_LISTEN: listen }),
+          (err: unknown) =>
+            err instanceof ConfigError &&
+            err.message.includes('GCM_METRICS_LISTEN needs GCM_METRICS_TOKEN') &&
+            err.message.includes(`GCM_RUNTIME=${runtime}`),
+          `${runtime} ${listen}`,
+        );
+      }
+      const guarded = loadConfig({
+        ...env,
+        GCM_METRICS_LISTEN: '127.0.0.1:9464',
+        GCM_METRICS_TOKEN: METRICS_TOKEN,
+      });
+      assert.equal(guarded.metricsToken, METRICS_TOKEN);
+      assert.equal(loadConfig(env).metricsListen, undefined, 'no listener, no token needed');
+    }
+    assert.equal(
+      loadConfig({ GCM_RUNTIME: 'none', GCM_METRICS_LISTEN: '127.0.0.1:9464' }).metricsToken,
+      undefined,
+    );
+  });
 });
 
 describe('health probes', () => {

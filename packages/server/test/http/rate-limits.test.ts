@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { networkInterfaces } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -304,10 +305,51 @@ describe('GCM_TRUST_PROXY', () => {
       'fd00::/8',
       'loopback',
     ]);
-    for (const bad of ['true', '2', '10.0.0.0/33', 'proxy.example', '10.0.0.1,']) {
+    for (const bad of ['true', '2', '10.0.0.0/33', 'proxy.example', '10.0.0.1,', '0.0.0.0/0', '::/0']) {
       assert.throws(() => loadConfig(env(bad)), ConfigError, bad);
     }
     assert.throws(() => loadConfig({ GCM_RATE_LIMIT_AUTH_FAILURES: '-1' }), /GCM_RATE_LIMIT_AUTH_FAILURES/);
+  });
+
+  it('trusts no address a lobby on this host sends from while the service runs lobbies', () => {
+    // Host-networked lobbies share the host's loopback and addresses: any of them could forge X-Forwarded-For.
+    const hostAddress = Object.values(networkInterfaces())
+      .flat()
+      .find((entry) => entry !== undefined && !entry.internal && entry.family === 'IPv4')?.address;
+    const own = [
+      'loopback',
+      '127.0.0.1',
+      '127.0.0.9',
+      '127.0.0.0/8',
+      '::1',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+      '0.0.0.0/1',
+      '10.0.0.1,::/1',
+    ];
+    if (hostAddress !== undefined) own.push(hostAddress, `192.0.2.1,${hostAddress}/32`);
+    for (const runtime of ['docker', 'swarm']) {
+      const env = { GCM_RUNTIME: runtime, GCM_REGISTRY: 'registry.example.com/studio' };
+      for (const trusted of own) {
+        assert.throws(
+          () => loadConfig({ ...env, GCM_TRUST_PROXY: trusted }),
+          (err: unknown) =>
+            err instanceof ConfigError &&
+            /GCM_TRUST_PROXY trusts .*, which a lobby can send from/.test(err.message) &&
+            err.message.includes(`GCM_RUNTIME=${runtime}`),
+          `${runtime}: ${trusted}`,
+        );
+      }
+      // A proxy on another host, named by its own address.
+      assert.deepEqual(loadConfig({ ...env, GCM_TRUST_PROXY: '203.0.113.7,2001:db8::7' }).trustProxy, [
+        '203.0.113.7',
+        '2001:db8::7',
+      ]);
+    }
+    // No lobby of the service's runs anywhere: a proxy on this host's loopback is the proxy.
+    assert.deepEqual(loadConfig({ GCM_RUNTIME: 'none', GCM_TRUST_PROXY: 'loopback' }).trustProxy, [
+      'loopback',
+    ]);
     assert.throws(() => loadConfig({ GCM_RATE_LIMIT_WINDOW_SECONDS: '0' }), /GCM_RATE_LIMIT_WINDOW_SECONDS/);
   });
 });

@@ -130,3 +130,34 @@ describe('one address, many tenants: the failed-token limit (20 a minute)', () =
     );
   });
 });
+
+describe('X-Forwarded-For from an address that is not a trusted proxy (a lobby on 127.0.0.1)', () => {
+  it('is not believed: the finds count against the address they came from', async () => {
+    const svc = await startTestService({
+      env: { GCM_TRUST_PROXY: '203.0.113.7', GCM_RATE_LIMIT_MATCHMAKER_PLAYER_CALLS: '3' },
+    });
+    try {
+      const world = await createGameWorld(svc, 'forwarded-game');
+      await switchToRuntimeVersion(svc, world, { min: 0, max: 0 });
+      const token = await mintPublicToken(svc, world);
+      const findAs = (remoteAddress: string, client: string) =>
+        svc.app.inject({
+          method: 'POST',
+          url: '/matchmaker/lobbies/find',
+          headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': client },
+          payload: { game_modes: ['default'], prevent_auto_create_lobby: true },
+          remoteAddress,
+        });
+      for (let i = 0; i < 3; i += 1) {
+        assertError(await findAs('127.0.0.1', `198.51.100.${i}`), 503, 'MATCHMAKER_NO_CAPACITY');
+      }
+      assertError(await findAs('127.0.0.1', '198.51.100.99'), 429, 'RATE_LIMITED');
+      // Through the proxy, each client it names has a budget of its own.
+      for (let i = 0; i < 4; i += 1) {
+        assertError(await findAs('203.0.113.7', `198.51.100.${i}`), 503, 'MATCHMAKER_NO_CAPACITY');
+      }
+    } finally {
+      await svc.close();
+    }
+  });
+});
