@@ -310,6 +310,9 @@ describe('gcm, the command-line tool', sqliteOnly, () => {
     assert.match(text, /^ {4}duel:$/m);
     assert.match(text, /^ {12}port: 7000$/m);
     assert.match(text, /idle_lobbies:\n {8}min: 1\n {8}max: 2/);
+    // The isolated network, written out: host networking is never what a first config offers.
+    assert.match(text, /^ {8}network_mode: bridge$/m);
+    assert.doesNotMatch(text, /^\s*network_mode: host/m);
 
     // It names no image_id: validate checks it as deploy will use it, offline and with the service.
     const valid = await runCli(['config', 'validate', configFile], ci);
