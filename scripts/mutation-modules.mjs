@@ -125,4 +125,25 @@ export const MUTATION_MODULES = [
     // A real engine, a minute and more a run: only against what the others leave alive.
     lastFiles: ['packages/server/test/modules/matchmaker-auto-create.test.ts'],
   },
+  {
+    name: 'lobby-player-tokens',
+    // The lobby token (its shape and its check), the player token's check, the lobby's player calls, and the
+    // failed-token guard that must never refuse a valid one for its address: what keeps one tenant's lobby
+    // from acting on, or locking out, another's.
+    mutate: [
+      'packages/server/src/identity/lobby-tokens.ts',
+      'packages/server/src/identity/token-authority.ts:209-231',
+      'packages/server/src/identity/token-authority.ts:327-353',
+      'packages/server/src/http/rate-limits.ts:59-158',
+      'packages/server/src/modules/matchmaker/matchmaker.service.ts:30-103',
+    ],
+    testFiles: [
+      // Seconds, no engine: the guard and the token shapes on their own.
+      'packages/server/test/http/auth-failure-guard.test.ts',
+      'packages/server/test/http/shared-address-limits.test.ts',
+      'packages/server/test/modules/matchmaker-lobby-calls.test.ts',
+      'packages/server/test/http/rate-limits.test.ts',
+      'packages/server/test/http/auth-rules.test.ts',
+    ],
+  },
 ];
