@@ -142,8 +142,6 @@ export const MUTATION_MODULES = [
       'packages/server/test/http/auth-failure-guard.test.ts',
       'packages/server/test/http/shared-address-limits.test.ts',
       'packages/server/test/modules/matchmaker-lobby-calls.test.ts',
-      'packages/server/test/http/rate-limits.test.ts',
-      'packages/server/test/http/auth-rules.test.ts',
     ],
   },
 ];
