@@ -11,8 +11,8 @@ import { tar } from './tar.js';
  * The test game server, a shell script on Debian's busybox-static (no registry, no network). What its
  * environment tells it:
  * - prints `server: starting args=…`, then every variable but GCM_LOBBY_TOKEN as `env: NAME=value`, one line
- *   to stderr (`server: stderr works`); with TEST_LONG_LINE=N, a line of N digits, then
- *   `server: after the long line`;
+ *   to stderr (`server: stderr works`); with TEST_LONG_LINE=N (or `N M …`), a line of N digits (then one of
+ *   M, …), then `server: after the long line`;
  * - calls `$GCM_API_URL/matchmaker/lobbies/ready` with its lobby token (wget) unless TEST_NO_READY is set,
  *   printing `server: ready` or `server: ready failed`;
  * - with PORT_game set, listens there (busybox nc, a process per connection): each line sent is echoed back,
@@ -46,7 +46,9 @@ echo "server: starting args=$*"
 env | grep -v '^GCM_LOBBY_TOKEN=' | sort | sed 's/^/env: /'
 echo "server: stderr works" >&2
 if [ -n "$TEST_LONG_LINE" ]; then
-  awk -v n="$TEST_LONG_LINE" 'BEGIN { s = "0123456789"; while (length(s) < n) s = s s; print substr(s, 1, n) }'
+  for n in $TEST_LONG_LINE; do
+    awk -v n="$n" 'BEGIN { s = "0123456789"; while (length(s) < n) s = s s; print substr(s, 1, n) }'
+  done
   echo "server: after the long line"
 fi
 if [ -n "$TEST_PRINT_LINES" ]; then

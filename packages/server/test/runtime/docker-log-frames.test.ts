@@ -94,3 +94,31 @@ test('a line of exactly 16 KiB is whole; any bytes, not only UTF-8, come out as 
 test('a stream that is not Docker’s log framing fails instead of being read as lines', () => {
   assert.throws(() => new LogDemuxer().push(Buffer.from('plain text, as a TTY container would write it\n')));
 });
+
+test('a line that fills its 16 KiB pieces exactly ends at the engine’s empty last piece, whole or cut', () => {
+  // What the engine's `local` log driver sends for a line of exactly 16,384 or 32,768 bytes: full pieces
+  // without a newline, then an empty piece of the same time, also without one.
+  const piece = 'd'.repeat(16 * 1024);
+  for (const pieces of [1, 2]) {
+    const demuxer = new LogDemuxer();
+    const frames = [
+      ...Array.from({ length: pieces }, () => frame(1, `${T1} ${piece}`)),
+      frame(1, `${T1} `),
+      frame(2, `${T2} an error line\n`),
+    ];
+    const lines = frames.flatMap((f) => demuxer.push(f));
+    assert.equal(lines.length, 2, `${pieces} pieces`);
+    assert.equal(lines[0]?.stream, 'stdout');
+    assert.equal(lines[0]?.ts, Date.parse(T1));
+    assert.equal(
+      lines[0]?.bytes.toString(),
+      pieces === 1
+        ? piece
+        : `${piece.slice(0, MAX_OUTPUT_LINE_BYTES - Buffer.byteLength(LINE_CUT_MARK))}${LINE_CUT_MARK}`,
+    );
+    assert.equal(lines[1]?.bytes.toString(), 'an error line');
+    assert.deepEqual(demuxer.end(), []);
+  }
+  // An empty piece that ends no line is not a line.
+  assert.deepEqual(new LogDemuxer().push(frame(1, `${T1} `)), []);
+});

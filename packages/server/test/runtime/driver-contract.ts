@@ -392,7 +392,10 @@ export function runDriverContract(
     test('output answers stdout and stderr lines with the time each was written, from a given time on', async () => {
       const labels = { [LOBBY_LABELS.owner]: owner() };
       const before = Date.now() - 1000;
-      const { handle } = await driver.start(spec(labels, { TEST_EXIT_AFTER: '0', TEST_LONG_LINE: '40000' }));
+      // The engine splits lines into 16 KiB pieces: lines that fill them exactly, and one longer.
+      const { handle } = await driver.start(
+        spec(labels, { TEST_EXIT_AFTER: '0', TEST_LONG_LINE: '16384 32768 40000' }),
+      );
       await events.next('the exit', (e) => e.type === 'exited' && e.handle === handle);
       const lines: OutputLine[] = [];
       for await (const line of driver.output(region, handle, { follow: false })) lines.push(line);
@@ -402,10 +405,14 @@ export function runDriverContract(
       for (const line of lines) {
         assert.ok(line.ts >= before && line.ts <= Date.now(), `${line.ts} out of range`);
       }
-      // A line past 16 KiB is cut there, and the next line is whole.
-      const long = lines.find((l) => text(l).startsWith('0123456789'));
-      assert.equal(long?.bytes.length, 16 * 1024);
-      assert.ok(text(long as OutputLine).endsWith(LINE_CUT_MARK), 'a cut line says so');
+      // A line of exactly 16 KiB is whole; a longer one is cut there and says so; the next line is whole.
+      const long = lines.filter((l) => text(l).startsWith('0123456789'));
+      assert.equal(long.length, 3, JSON.stringify(long.map((l) => l.bytes.length)));
+      assert.equal(text(long[0] as OutputLine), '0123456789'.repeat(1639).slice(0, 16 * 1024));
+      for (const cut of long.slice(1)) {
+        assert.equal(cut.bytes.length, 16 * 1024);
+        assert.ok(text(cut).endsWith(LINE_CUT_MARK), 'a cut line says so');
+      }
       assert.ok(
         lines.some((l) => text(l) === 'server: after the long line'),
         JSON.stringify(lines.map((l) => text(l).slice(0, 40))),

@@ -94,7 +94,12 @@ export class LogDemuxer {
     if (rest.length > 0) {
       add(partial, rest);
       this.open[stream] = partial;
-    } else this.open[stream] = undefined;
+    } else {
+      // A line that fills its pieces exactly (16 KiB, 32 KiB) ends with an empty piece, which the `local`
+      // driver sends without its newline: that piece is the line's end, not nothing.
+      if (partial.bytes > 0 || partial.cut) lines.push(toLine(stream, partial));
+      this.open[stream] = undefined;
+    }
   }
 }
 
