@@ -66,7 +66,10 @@ export const ERROR_CATALOGUE = {
   CDN_INVALID_AUTH_USER_PASSWORD: { status: 400, summary: 'The password is not a bcrypt hash.' },
   CDN_TOO_MANY_AUTH_USERS: { status: 400, summary: 'A namespace holds at most 32 CDN users.' },
   LOBBY_NOT_FOUND: { status: 404, summary: 'No such lobby in this namespace.' },
-  LOBBY_ALREADY_EXISTS: { status: 409, summary: 'A lobby with this id was already reported differently.' },
+  LOBBY_ALREADY_EXISTS: {
+    status: 409,
+    summary: "A lobby with this id was already reported differently, or is another namespace's.",
+  },
   LOBBY_INVALID_TRANSITION: { status: 409, summary: 'The event does not follow from the lobby state.' },
   LOBBY_INVALID_TIMESTAMP: { status: 400, summary: 'The event is dated before an earlier event.' },
   LOBBY_TOKEN_STOPPED: {

@@ -238,7 +238,7 @@ export async function createService(config: Config, options: StartOptions = {}) 
         locate: async (namespaceId, lobbyId) => reconciler?.locate(namespaceId, lobbyId),
         nodes: () => reconciler?.nodes() ?? Promise.resolve([]),
       },
-      liveOutput: { view: (lobbyId, stream) => output?.view(lobbyId, stream) },
+      liveOutput: { view: (namespaceId, lobbyId, stream) => output?.view(namespaceId, lobbyId, stream) },
       addressClasses: options.addressClasses ?? config.addressClasses?.classifier ?? NO_ADDRESS_CLASSES,
     };
     if (options.pauses !== undefined) holdTestPauses(deps, options.pauses);

@@ -90,6 +90,7 @@ export interface LobbyRuntime {
  */
 export interface LiveOutput {
   view(
+    namespaceId: string,
     lobbyId: string,
     stream: 'std_out' | 'std_err',
   ):

@@ -190,6 +190,13 @@ export const errors = {
       'LOBBY_ALREADY_EXISTS',
       'a lobby with this lobby_id was already reported in this namespace with other values',
     ),
+  lobbyIdTaken: (lobbyId: string) =>
+    make(
+      'LOBBY_ALREADY_EXISTS',
+      `body field "lobby_id": ${lobbyId} is taken; lobby ids are unique across the service, so report ` +
+        'without lobby_id to be given a fresh one',
+      { field: 'lobby_id' },
+    ),
   lobbyInvalidTransition: (message: string) => make('LOBBY_INVALID_TRANSITION', message),
   lobbyInvalidTimestamp: (message: string) => make('LOBBY_INVALID_TIMESTAMP', message),
   lobbyTokenStopped: () =>

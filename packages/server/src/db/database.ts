@@ -437,6 +437,8 @@ export interface LobbyOutputStreamsTable {
 
 export interface LobbyOutputChunksTable {
   lobby_id: string;
+  /** Output is (namespace_id, lobby_id), as the lobby is (0034). */
+  namespace_id: string;
   stream: 'std_out' | 'std_err';
   first_line: number;
   line_count: number;

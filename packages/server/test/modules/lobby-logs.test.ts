@@ -405,7 +405,7 @@ describe('lobby logs', () => {
   });
 
   it('scopes lobby ids to the namespace: another game cannot see, take or touch them', async () => {
-    const x = '0190a0a0-2222-7000-8000-000000000001';
+    const x = '0190a0a0-4444-7000-8000-000000000001';
     // Game B (`other`) reports lobby X first and starts it.
     assert.equal(await report(other, { lobby_id: x, lobby_group_name_id: 'ranked', create_ts: iso(T0) }), x);
     assert.equal((await event(other, x, { kind: 'start', ts: iso(T0 + 1_000) })).statusCode, 204);
@@ -420,40 +420,40 @@ describe('lobby logs', () => {
     assert.equal(foreign.json<{ message: string }>().message, unknown.json<{ message: string }>().message);
     assertError(await svc.call('GET', url(f, `/${x}`), { token: f.cloudToken }), 404, 'LOBBY_NOT_FOUND');
 
-    // A's reporter creating X with other values gets its own lobby X, not a 409 telling it B has one.
-    assert.equal(
-      await report(f, { lobby_id: x, lobby_group_name_id: 'casual', create_ts: iso(T0 + 5_000) }),
-      x,
-    );
-    assert.equal((await event(f, x, { kind: 'stop', exit_code: 3, ts: iso(T0 + 6_000) })).statusCode, 204);
-    const mine = await getOne(f, x);
-    assert.equal(mine.namespace_id, f.namespaceId);
-    assert.equal(mine.lobby_group_name_id, 'casual');
-    assert.deepEqual(mine.status.stopped, { exit_code: 3, failed: true, stop_ts: iso(T0 + 6_000) });
-    assert.equal(mine.start_ts, undefined);
-    assert.deepEqual(
-      (await page(f, `?before_create_ts=${iso(T0 + 5_001)}`)).filter((l) => l.lobby_id === x),
-      [mine],
-    );
+    // A's reporter may not make a lobby of its own under B's id (else whatever is looked up by lobby id, as
+    // output is, would reach B's): refused, naming the field, and nothing written.
+    const taken = await tryReport(f, f.reporter, { lobby_id: x, lobby_group_name_id: 'casual' });
+    assertError(taken, 409, 'LOBBY_ALREADY_EXISTS');
+    assert.equal(taken.json<{ metadata: { field: string } }>().metadata.field, 'lobby_id');
+    assert.ok(!taken.body.includes(other.namespaceId) && !taken.body.includes(other.gameId), taken.body);
+    assertError(await svc.call('GET', url(f, `/${x}`), { token: f.cloudToken }), 404, 'LOBBY_NOT_FOUND');
+    const rows = await svc.deps.db
+      .selectFrom('lobbies')
+      .select('namespace_id')
+      .where('lobby_id', '=', x)
+      .execute();
+    assert.deepEqual(rows, [{ namespace_id: other.namespaceId }]);
 
     // B's lobby is untouched.
     const after = await svc.call('GET', url(other, `/${x}`), { token: other.cloudToken });
     assert.deepEqual(after.json(), before.json());
-    assert.equal(after.json<{ lobby: LobbySummary }>().lobby.status.stopped, undefined);
 
-    // Two namespaces of one game are two id spaces as well.
-    const ns = await svc.call('POST', `/cloud/games/${f.gameId}/namespaces`, {
-      body: { name_id: 'staging', display_name: 'Staging', version_id: f.versionId },
+    // Another namespace of B's own game may not take it either; a fresh id is still B's to report.
+    const ns = await svc.call('POST', `/cloud/games/${other.gameId}/namespaces`, {
+      body: { name_id: 'staging', display_name: 'Staging', version_id: other.versionId },
     });
     assert.equal(ns.statusCode, 200, ns.body);
     const namespaceId = ns.json<{ namespace_id: string }>().namespace_id;
-    const tok = await svc.call('POST', `/cloud/games/${f.gameId}/namespaces/${namespaceId}/tokens/reporter`);
+    const tok = await svc.call(
+      'POST',
+      `/cloud/games/${other.gameId}/namespaces/${namespaceId}/tokens/reporter`,
+    );
     assert.equal(tok.statusCode, 200, tok.body);
-    const staging: Fixture = { ...f, namespaceId, reporter: tok.json<{ token: string }>().token };
+    const staging: Fixture = { ...other, namespaceId, reporter: tok.json<{ token: string }>().token };
     assertError(await event(staging, x, { kind: 'start' }), 404, 'LOBBY_NOT_FOUND');
-    assert.equal(await report(staging, { lobby_id: x, region_id: 'lnd-fra', create_ts: iso(T0) }), x);
-    assert.equal((await getOne(staging, x)).region_id, 'lnd-fra');
-    assert.deepEqual(await getOne(f, x), mine);
+    assertError(await tryReport(staging, staging.reporter, { lobby_id: x }), 409, 'LOBBY_ALREADY_EXISTS');
+    const fresh = '0190a0a0-4444-7000-8000-000000000002';
+    assert.equal(await report(staging, { lobby_id: fresh, create_ts: iso(T0) }), fresh);
   });
 
   it('inspects and revokes a reporter token', async () => {
@@ -552,6 +552,81 @@ describe('migration 0010 (lobby ids per namespace)', () => {
         assert.match(await queryPlan(svc.deps.db, compiled), /lobbies_namespace_create/);
       } finally {
         await svc.close();
+      }
+    } finally {
+      if (onPostgres) await dropTestDatabase(dataDir);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('migration 0034 (lobby output per namespace)', () => {
+  it('gives stored output its namespace, keeps it through down and up, and keys it per namespace', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gcm-test-'));
+    const config = await testConfig(dataDir);
+    try {
+      await (await startTestService({ dataDir })).close();
+      const { db } = openDatabase({ dataDir, databaseUrl: config.databaseUrl, pgPoolMax: 1 }, () => {});
+      const stream = {
+        lobby_id: 'lobby-x',
+        stream: 'std_out' as const,
+        namespace_id: 'ns-a',
+        line_count: 10,
+        first_line: 0,
+        kept_bytes: 100,
+        dropped_bytes: 0,
+        last_ts: T0,
+        last_ts_lines: 1,
+        complete: 1,
+        update_ts: T0,
+      };
+      const chunk = {
+        lobby_id: 'lobby-x',
+        stream: 'std_out' as const,
+        first_line: 0,
+        line_count: 10,
+        first_ts: T0,
+        last_ts: T0,
+        raw_bytes: 100,
+        blob_key: 'lobby-output/lobby-x/std_out/0.gz',
+        closed: 1,
+      };
+      try {
+        // A store of 0033, output keyed by lobby id alone.
+        const migrator = new Migrator({ db, provider: migrationProvider });
+        const down = await migrator.migrateTo('0033_lobbies_public_host');
+        assert.equal(down.error, undefined);
+        await db.insertInto('lobby_output_streams').values(stream).execute();
+        // Kysely's table types are 0034's: the chunk of 0033 has no namespace.
+        await db
+          .insertInto('lobby_output_chunks')
+          .values(chunk as typeof chunk & { namespace_id: string })
+          .execute();
+        const up = await migrator.migrateToLatest();
+        assert.equal(up.error, undefined);
+        assert.deepEqual(await db.selectFrom('lobby_output_chunks').selectAll().execute(), [
+          { ...chunk, namespace_id: 'ns-a' },
+        ]);
+        // The same lobby id in another namespace is other output.
+        await db
+          .insertInto('lobby_output_streams')
+          .values({ ...stream, namespace_id: 'ns-b' })
+          .execute();
+        await db
+          .insertInto('lobby_output_chunks')
+          .values({ ...chunk, namespace_id: 'ns-b' })
+          .execute();
+        const streams = await db.selectFrom('lobby_output_streams').select('namespace_id').execute();
+        assert.deepEqual(streams.map((r) => r.namespace_id).sort(), ['ns-a', 'ns-b']);
+        // Down goes through while no two namespaces share an id.
+        await db.deleteFrom('lobby_output_chunks').where('namespace_id', '=', 'ns-b').execute();
+        await db.deleteFrom('lobby_output_streams').where('namespace_id', '=', 'ns-b').execute();
+        assert.equal((await migrator.migrateTo('0033_lobbies_public_host')).error, undefined);
+        assert.equal((await migrator.migrateToLatest()).error, undefined);
+        const [back] = await db.selectFrom('lobby_output_chunks').selectAll().execute();
+        assert.deepEqual(back, { ...chunk, namespace_id: 'ns-a' });
+      } finally {
+        await db.destroy();
       }
     } finally {
       if (onPostgres) await dropTestDatabase(dataDir);

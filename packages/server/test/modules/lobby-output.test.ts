@@ -243,6 +243,50 @@ describe('lobby output', { skip }, () => {
       // A complete stream answers a watch at once, with nothing new.
       const watched = await readPage(svc, ids.gameId, lobby.lobby_id, { watch_index: page.watch.index });
       assert.deepEqual([watched.lines, watched.complete], [[], true]);
+
+      // Another game that learned this lobby's id (any of its players knows it) cannot report a lobby under
+      // it, and had it one (two reports of a fresh id at one instant), its routes read its own output only.
+      const other = await runtimeGame(svc, 'crash-game-other');
+      const minted = await svc.call(
+        'POST',
+        `/cloud/games/${other.gameId}/namespaces/${other.namespaceId}/tokens/reporter`,
+      );
+      assert.equal(minted.statusCode, 200, minted.body);
+      const reported = await svc.call(
+        'POST',
+        `/cloud/games/${other.gameId}/namespaces/${other.namespaceId}/logs/lobbies`,
+        {
+          token: minted.json<{ token: string }>().token,
+          body: { lobby_id: lobby.lobby_id, lobby_group_name_id: 'default', region_id: 'eu' },
+        },
+      );
+      assert.equal(reported.statusCode, 409, reported.body);
+      assert.equal(reported.json<{ code: string }>().code, 'LOBBY_ALREADY_EXISTS');
+      await svc.deps.db
+        .insertInto('lobbies')
+        .values({
+          lobby_id: lobby.lobby_id,
+          namespace_id: other.namespaceId,
+          lobby_group_name_id: 'default',
+          region_id: 'eu',
+          create_ts: Date.now(),
+        })
+        .execute();
+      for (const stream of ['std_out', 'std_err']) {
+        const theirs = await readPage(svc, other.gameId, lobby.lobby_id, { stream });
+        assert.deepEqual([theirs.lines, theirs.complete, theirs.watch.index], [[], true, '0'], stream);
+        const exported = await svc.call(
+          'POST',
+          `/cloud/games/${other.gameId}/matchmaker/lobbies/${lobby.lobby_id}/logs/export`,
+          { body: { stream } },
+        );
+        assert.equal(exported.statusCode, 200, exported.body);
+        const file = await fetch(exported.json<{ url: string }>().url);
+        assert.equal(Buffer.from(await file.arrayBuffer()).length, 0, `${stream}: an empty file`);
+      }
+      // The lobby's own game still reads all of it.
+      const own = await readPage(svc, ids.gameId, lobby.lobby_id, {});
+      assert.deepEqual(own.lines, page.lines);
     } finally {
       await svc.close();
     }

@@ -64,6 +64,22 @@ export function findLobby(db: Db, namespaceId: string, lobbyId: string) {
     .executeTakeFirst();
 }
 
+/**
+ * Whether another namespace has a lobby of this id. A reported lobby never takes an id another tenant's lobby
+ * has: whatever is keyed by lobby id outside the lobby log (a player's view, output, a support request)
+ * must never reach two tenants' lobbies.
+ */
+export async function lobbyIdElsewhere(db: Db, namespaceId: string, lobbyId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('lobbies')
+    .select('lobby_id')
+    .where('lobby_id', '=', lobbyId)
+    .where('namespace_id', '<>', namespaceId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export type LobbyEventValues = Partial<
   Pick<LobbiesTable, 'start_ts' | 'ready_ts' | 'stop_ts' | 'exit_code' | 'failed'>
 >;

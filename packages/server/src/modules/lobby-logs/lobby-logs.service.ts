@@ -195,9 +195,14 @@ export async function createLobby(
     region_id: input.region_id,
     create_ts: createTs,
   };
+  // Checked before the write, so a refused report writes nothing. Two namespaces reporting one fresh id at the
+  // same instant may both pass; their lobbies are still two, since everything is keyed by namespace too.
+  if (input.lobby_id !== undefined && input.lobby_id !== null) {
+    if (await repo.lobbyIdElsewhere(deps.db, namespaceId, row.lobby_id))
+      throw errors.lobbyIdTaken(row.lobby_id);
+  }
   if (!(await writes.inserts.submit(row))) {
-    // A retried report of the same lobby is answered like the first; anything else is a conflict. Only
-    // this namespace's lobbies can conflict, so no answer tells anything about another game's ids.
+    // A retried report of the same lobby is answered like the first; anything else is a conflict.
     const existing = await repo.findLobby(deps.db, namespaceId, row.lobby_id);
     const same =
       existing !== undefined &&

@@ -5,24 +5,36 @@ export type StreamName = LobbyOutputStreamsTable['stream'];
 export type StreamRow = LobbyOutputStreamsTable;
 export type ChunkRow = LobbyOutputChunksTable;
 
-export async function streamsOf(db: Db, lobbyId: string): Promise<StreamRow[]> {
-  return db.selectFrom('lobby_output_streams').selectAll().where('lobby_id', '=', lobbyId).execute();
-}
-
-export async function streamOf(db: Db, lobbyId: string, stream: StreamName): Promise<StreamRow | undefined> {
+export async function streamsOf(db: Db, namespaceId: string, lobbyId: string): Promise<StreamRow[]> {
   return db
     .selectFrom('lobby_output_streams')
     .selectAll()
+    .where('namespace_id', '=', namespaceId)
+    .where('lobby_id', '=', lobbyId)
+    .execute();
+}
+
+export async function streamOf(
+  db: Db,
+  namespaceId: string,
+  lobbyId: string,
+  stream: StreamName,
+): Promise<StreamRow | undefined> {
+  return db
+    .selectFrom('lobby_output_streams')
+    .selectAll()
+    .where('namespace_id', '=', namespaceId)
     .where('lobby_id', '=', lobbyId)
     .where('stream', '=', stream)
     .executeTakeFirst();
 }
 
 /** A capture that starts again (after a restart) writes new chunks: the one left open is done. */
-export async function closeOpenChunks(db: Db, lobbyId: string): Promise<void> {
+export async function closeOpenChunks(db: Db, namespaceId: string, lobbyId: string): Promise<void> {
   await db
     .updateTable('lobby_output_chunks')
     .set({ closed: 1 })
+    .where('namespace_id', '=', namespaceId)
     .where('lobby_id', '=', lobbyId)
     .where('closed', '=', 0)
     .execute();
@@ -37,7 +49,7 @@ export async function saveFlush(db: Db, chunks: readonly ChunkRow[], streams: re
         .insertInto('lobby_output_chunks')
         .values([...chunks])
         .onConflict((oc) =>
-          oc.columns(['lobby_id', 'stream', 'first_line']).doUpdateSet((eb) => ({
+          oc.columns(['namespace_id', 'lobby_id', 'stream', 'first_line']).doUpdateSet((eb) => ({
             line_count: eb.ref('excluded.line_count'),
             last_ts: eb.ref('excluded.last_ts'),
             raw_bytes: eb.ref('excluded.raw_bytes'),
@@ -51,7 +63,7 @@ export async function saveFlush(db: Db, chunks: readonly ChunkRow[], streams: re
         .insertInto('lobby_output_streams')
         .values([...streams])
         .onConflict((oc) =>
-          oc.columns(['lobby_id', 'stream']).doUpdateSet((eb) => ({
+          oc.columns(['namespace_id', 'lobby_id', 'stream']).doUpdateSet((eb) => ({
             line_count: eb.ref('excluded.line_count'),
             first_line: eb.ref('excluded.first_line'),
             kept_bytes: eb.ref('excluded.kept_bytes'),
@@ -68,10 +80,17 @@ export async function saveFlush(db: Db, chunks: readonly ChunkRow[], streams: re
 }
 
 /** The stream's closed chunks, oldest first: what the size cap drops first. */
-export async function oldestClosedChunks(db: Db, lobbyId: string, stream: StreamName, limit: number) {
+export async function oldestClosedChunks(
+  db: Db,
+  namespaceId: string,
+  lobbyId: string,
+  stream: StreamName,
+  limit: number,
+) {
   return db
     .selectFrom('lobby_output_chunks')
     .select(['first_line', 'line_count', 'raw_bytes', 'blob_key'])
+    .where('namespace_id', '=', namespaceId)
     .where('lobby_id', '=', lobbyId)
     .where('stream', '=', stream)
     .where('closed', '=', 1)
@@ -83,6 +102,7 @@ export async function oldestClosedChunks(db: Db, lobbyId: string, stream: Stream
 /** Drops the chunks the cap let go and moves the stream's first kept line past them, in one transaction. */
 export async function dropChunks(
   db: Db,
+  namespaceId: string,
   lobbyId: string,
   stream: StreamName,
   firstLines: readonly number[],
@@ -91,6 +111,7 @@ export async function dropChunks(
   await db.transaction().execute(async (trx) => {
     await trx
       .deleteFrom('lobby_output_chunks')
+      .where('namespace_id', '=', namespaceId)
       .where('lobby_id', '=', lobbyId)
       .where('stream', '=', stream)
       .where('first_line', 'in', [...firstLines])
@@ -98,6 +119,7 @@ export async function dropChunks(
     await trx
       .updateTable('lobby_output_streams')
       .set(counters)
+      .where('namespace_id', '=', namespaceId)
       .where('lobby_id', '=', lobbyId)
       .where('stream', '=', stream)
       .execute();
@@ -110,6 +132,7 @@ export async function dropChunks(
  */
 export async function chunksBefore(
   db: Db,
+  namespaceId: string,
   lobbyId: string,
   stream: StreamName,
   before: number,
@@ -118,6 +141,7 @@ export async function chunksBefore(
   return db
     .selectFrom('lobby_output_chunks')
     .select(['first_line', 'line_count', 'blob_key'])
+    .where('namespace_id', '=', namespaceId)
     .where('lobby_id', '=', lobbyId)
     .where('stream', '=', stream)
     .where('first_line', '<', before)
@@ -132,6 +156,7 @@ export async function chunksBefore(
  */
 export async function chunksFrom(
   db: Db,
+  namespaceId: string,
   lobbyId: string,
   stream: StreamName,
   from: number,
@@ -141,6 +166,7 @@ export async function chunksFrom(
   const base = db
     .selectFrom('lobby_output_chunks')
     .select(['first_line', 'line_count', 'blob_key'])
+    .where('namespace_id', '=', namespaceId)
     .where('lobby_id', '=', lobbyId)
     .where('stream', '=', stream);
   const holding = await base
@@ -159,14 +185,20 @@ export async function chunksFrom(
     : [holding, ...later.slice(0, limit - 1)];
 }
 
+/** One lobby's output: a lobby is (namespace_id, lobby_id), never its id alone. */
+export interface OutputOwner {
+  namespace_id: string;
+  lobby_id: string;
+}
+
 /**
  * Lobbies whose output retention ends: not written since `before`, or whose lobby is gone from the lobby
  * log (its retention or a purge deleted it).
  */
-export async function expiredOutput(db: Db, before: number, limit: number): Promise<string[]> {
-  const rows = await db
+export async function expiredOutput(db: Db, before: number, limit: number): Promise<OutputOwner[]> {
+  return db
     .selectFrom('lobby_output_streams as s')
-    .select('s.lobby_id')
+    .select(['s.namespace_id', 's.lobby_id'])
     .distinct()
     .where((eb) =>
       eb.or([
@@ -184,41 +216,58 @@ export async function expiredOutput(db: Db, before: number, limit: number): Prom
     )
     .limit(limit)
     .execute();
-  return rows.map((r) => r.lobby_id);
 }
 
-export async function chunkKeysOf(db: Db, lobbyIds: readonly string[]): Promise<string[]> {
-  if (lobbyIds.length === 0) return [];
+export async function chunkKeysOf(db: Db, owners: readonly OutputOwner[]): Promise<string[]> {
+  if (owners.length === 0) return [];
   const rows = await db
     .selectFrom('lobby_output_chunks')
     .select('blob_key')
-    .where('lobby_id', 'in', [...lobbyIds])
+    .where(({ eb, refTuple, tuple }) =>
+      eb(
+        refTuple('namespace_id', 'lobby_id'),
+        'in',
+        owners.map((o) => tuple(o.namespace_id, o.lobby_id)),
+      ),
+    )
     .execute();
   return rows.map((r) => r.blob_key);
 }
 
-export async function deleteOutputOf(db: Db, lobbyIds: readonly string[]): Promise<void> {
-  if (lobbyIds.length === 0) return;
+export async function deleteOutputOf(db: Db, owners: readonly OutputOwner[]): Promise<void> {
+  if (owners.length === 0) return;
+  const pairs = owners.map((o) => [o.namespace_id, o.lobby_id] as const);
   await db.transaction().execute(async (trx) => {
     await trx
       .deleteFrom('lobby_output_chunks')
-      .where('lobby_id', 'in', [...lobbyIds])
+      .where(({ eb, refTuple, tuple }) =>
+        eb(
+          refTuple('namespace_id', 'lobby_id'),
+          'in',
+          pairs.map(([n, l]) => tuple(n, l)),
+        ),
+      )
       .execute();
     await trx
       .deleteFrom('lobby_output_streams')
-      .where('lobby_id', 'in', [...lobbyIds])
+      .where(({ eb, refTuple, tuple }) =>
+        eb(
+          refTuple('namespace_id', 'lobby_id'),
+          'in',
+          pairs.map(([n, l]) => tuple(n, l)),
+        ),
+      )
       .execute();
   });
 }
 
 /** The namespace's lobbies that have output, a batch at a time (its purge). */
-export async function lobbiesWithOutput(db: Db, namespaceId: string, limit: number): Promise<string[]> {
-  const rows = await db
+export async function lobbiesWithOutput(db: Db, namespaceId: string, limit: number): Promise<OutputOwner[]> {
+  return db
     .selectFrom('lobby_output_streams')
-    .select('lobby_id')
+    .select(['namespace_id', 'lobby_id'])
     .distinct()
     .where('namespace_id', '=', namespaceId)
     .limit(limit)
     .execute();
-  return rows.map((r) => r.lobby_id);
 }

@@ -58,7 +58,11 @@ export function lobbyOutputRoutes(app: TypedApp, deps: Deps): void {
       const page = await answerWhen(
         reply,
         deps.notifier,
-        { key: outputKey(lobby_id, stream), timeoutMs: deps.config.watchTimeoutMs, shareReads: false },
+        {
+          key: outputKey(lobby.namespaceId, lobby_id, stream),
+          timeoutMs: deps.config.watchTimeoutMs,
+          shareReads: false,
+        },
         () => readLogs(deps, lobby, stream, { ...options, after: position }),
         (current) => current.count > 0 || current.answer.complete,
       );

@@ -17,6 +17,8 @@ const CHUNKS_PER_PAGE = 64;
 const COMPLETE_AFTER_STOP_MS = 10_000;
 
 export interface LobbyRef {
+  /** Output is the lobby's, (namespace, lobby id): never the id's alone. */
+  namespaceId: string;
   lobbyId: string;
   runState: string | null;
   stopTs: number | null;
@@ -25,7 +27,7 @@ export interface LobbyRef {
 /** The lobby the path names, of the path's game (404 otherwise): what every output read starts with. */
 export async function lobbyOfGame(deps: Deps, gameId: string, lobbyId: string): Promise<LobbyRef> {
   const lobby = await findGameLobby(deps, gameId, lobbyId);
-  return { lobbyId, runState: lobby.run_state, stopTs: lobby.stop_ts };
+  return { namespaceId: lobby.namespace_id, lobbyId, runState: lobby.run_state, stopTs: lobby.stop_ts };
 }
 
 interface StreamState {
@@ -39,8 +41,8 @@ interface StreamState {
 }
 
 async function streamState(deps: Deps, lobby: LobbyRef, stream: LogStream): Promise<StreamState> {
-  const live = deps.liveOutput.view(lobby.lobbyId, stream);
-  const row = live?.row ?? (await repo.streamOf(deps.db, lobby.lobbyId, stream));
+  const live = deps.liveOutput.view(lobby.namespaceId, lobby.lobbyId, stream);
+  const row = live?.row ?? (await repo.streamOf(deps.db, lobby.namespaceId, lobby.lobbyId, stream));
   const memory = live?.memory ?? [];
   const stored = row?.line_count ?? 0;
   // A lobby the data plane reported (no run state) has no output here; a stopped one whose capture is over
@@ -76,10 +78,27 @@ async function linesBetween(
   if (from < storedEnd) {
     const chunks =
       range.keep === 'newest'
-        ? (await repo.chunksBefore(deps.db, lobby.lobbyId, stream, storedEnd, CHUNKS_PER_PAGE))
+        ? (
+            await repo.chunksBefore(
+              deps.db,
+              lobby.namespaceId,
+              lobby.lobbyId,
+              stream,
+              storedEnd,
+              CHUNKS_PER_PAGE,
+            )
+          )
             .filter((c) => c.first_line + c.line_count > from)
             .reverse()
-        : await repo.chunksFrom(deps.db, lobby.lobbyId, stream, from, storedEnd, CHUNKS_PER_PAGE);
+        : await repo.chunksFrom(
+            deps.db,
+            lobby.namespaceId,
+            lobby.lobbyId,
+            stream,
+            from,
+            storedEnd,
+            CHUNKS_PER_PAGE,
+          );
     const oldest = chunks[0];
     const newest = chunks.at(-1);
     if (oldest === undefined || newest === undefined) {
@@ -202,14 +221,14 @@ const RETENTION_BATCH = 100;
 async function deleteOutputBatch(
   deps: Deps,
   batch: number,
-  pick: (batch: number) => Promise<string[]>,
+  pick: (batch: number) => Promise<repo.OutputOwner[]>,
 ): Promise<number> {
-  const lobbyIds = await pick(batch);
+  const owners = await pick(batch);
   // Blobs first: a crash in between leaves rows that name missing blobs (read as no lines, deleted again by
   // the next pass), never blobs that no row names.
-  for (const key of await repo.chunkKeysOf(deps.db, lobbyIds)) await deps.blobs.delete(key);
-  await repo.deleteOutputOf(deps.db, lobbyIds);
-  return lobbyIds.length;
+  for (const key of await repo.chunkKeysOf(deps.db, owners)) await deps.blobs.delete(key);
+  await repo.deleteOutputOf(deps.db, owners);
+  return owners.length;
 }
 
 /**

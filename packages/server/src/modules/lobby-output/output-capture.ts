@@ -43,8 +43,13 @@ const STREAM_OF = { stdout: 'std_out', stderr: 'std_err' } as const satisfies Re
 const STREAMS: readonly repo.StreamName[] = ['std_out', 'std_err'];
 
 /** The change-notifier key of one stream: followers (watch_index) wait on it. */
-export function outputKey(lobbyId: string, stream: repo.StreamName): string {
-  return `lobby-output:${lobbyId}:${stream}`;
+export function outputKey(namespaceId: string, lobbyId: string, stream: repo.StreamName): string {
+  return `lobby-output:${namespaceId}:${lobbyId}:${stream}`;
+}
+
+/** A capture is a lobby, (namespace, lobby id): the same id in another namespace is another lobby. */
+function captureKey(namespaceId: string, lobbyId: string): string {
+  return `${namespaceId}/${lobbyId}`;
 }
 
 interface OpenChunk {
@@ -127,24 +132,25 @@ export class OutputCapture {
    */
   follow(lobby: CapturedLobby): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const existing = this.captures.get(lobby.lobbyId);
+    const key = captureKey(lobby.namespaceId, lobby.lobbyId);
+    const existing = this.captures.get(key);
     if (existing !== undefined && existing.lobby.handle === lobby.handle) return existing.started;
     const capture = new LobbyCapture(lobby);
-    this.captures.set(lobby.lobbyId, capture);
+    this.captures.set(key, capture);
     let started = () => {};
     capture.started = new Promise((resolve) => {
       started = resolve;
     });
     capture.finished = this.run(capture, started).finally(() => {
       started();
-      if (this.captures.get(lobby.lobbyId) === capture) this.captures.delete(lobby.lobbyId);
+      if (this.captures.get(key) === capture) this.captures.delete(key);
     });
     return capture.started;
   }
 
   /** The stream as this instance holds it now, when it captures the lobby; undefined otherwise. */
-  view(lobbyId: string, stream: repo.StreamName): LiveStreamView | undefined {
-    const s = this.captures.get(lobbyId)?.streams?.[stream];
+  view(namespaceId: string, lobbyId: string, stream: repo.StreamName): LiveStreamView | undefined {
+    const s = this.captures.get(captureKey(namespaceId, lobbyId))?.streams?.[stream];
     if (s === undefined) return undefined;
     return { row: s.row, memory: [...s.flushing, ...s.pending] };
   }
@@ -185,9 +191,9 @@ export class OutputCapture {
   private async run(capture: LobbyCapture, started: () => void): Promise<void> {
     const { lobby } = capture;
     try {
-      const rows = await repo.streamsOf(this.options.db, lobby.lobbyId);
+      const rows = await repo.streamsOf(this.options.db, lobby.namespaceId, lobby.lobbyId);
       if (rows.length === STREAMS.length && rows.every((r) => r.complete === 1)) return;
-      await repo.closeOpenChunks(this.options.db, lobby.lobbyId);
+      await repo.closeOpenChunks(this.options.db, lobby.namespaceId, lobby.lobbyId);
       const now = this.options.clock.now();
       const rowOf = (name: repo.StreamName) =>
         rows.find((r) => r.stream === name) ?? emptyRow(lobby, name, now);
@@ -265,7 +271,7 @@ export class OutputCapture {
     s.newestTs = line.ts;
     s.pending.push({ ts: line.ts, bytes: line.bytes });
     s.pendingBytes += line.bytes.length;
-    this.wakeSoon(outputKey(capture.lobby.lobbyId, s.name));
+    this.wakeSoon(outputKey(capture.lobby.namespaceId, capture.lobby.lobbyId, s.name));
     return s.pendingBytes >= PENDING_FLUSH_BYTES;
   }
 
@@ -325,7 +331,7 @@ export class OutputCapture {
           const first = batch[0] as StoredLine;
           chunk = s.open ?? {
             firstLine: s.row.line_count,
-            key: chunkKey(capture.lobby.lobbyId, name, s.row.line_count),
+            key: chunkKey(capture.lobby.namespaceId, capture.lobby.lobbyId, name, s.row.line_count),
             members: [],
             lineCount: 0,
             rawBytes: 0,
@@ -395,6 +401,7 @@ export class OutputCapture {
         };
         chunkRows.push({
           lobby_id: w.capture.lobby.lobbyId,
+          namespace_id: w.capture.lobby.namespaceId,
           stream: w.s.name,
           first_line: chunk.firstLine,
           line_count: chunk.lineCount,
@@ -409,6 +416,7 @@ export class OutputCapture {
         const open = w.s.open;
         chunkRows.push({
           lobby_id: w.capture.lobby.lobbyId,
+          namespace_id: w.capture.lobby.namespaceId,
           stream: w.s.name,
           first_line: open.firstLine,
           line_count: open.lineCount,
@@ -439,7 +447,7 @@ export class OutputCapture {
       w.s.row = done.row;
       w.s.open = done.closed ? undefined : done.chunk;
       w.s.flushing = [];
-      notifier.notify(outputKey(w.capture.lobby.lobbyId, w.s.name));
+      notifier.notify(outputKey(w.capture.lobby.namespaceId, w.capture.lobby.lobbyId, w.s.name));
     }
     for (const w of stored) {
       if (w.s.row.kept_bytes > this.options.maxBytes) await this.enforceCap(w.capture, w.s);
@@ -459,7 +467,13 @@ export class OutputCapture {
   private async enforceCap(capture: LobbyCapture, s: StreamCapture): Promise<void> {
     const { db, blobs } = this.options;
     const excess = s.row.kept_bytes - this.options.maxBytes;
-    const candidates = await repo.oldestClosedChunks(db, capture.lobby.lobbyId, s.name, 1_000);
+    const candidates = await repo.oldestClosedChunks(
+      db,
+      capture.lobby.namespaceId,
+      capture.lobby.lobbyId,
+      s.name,
+      1_000,
+    );
     const dropped: typeof candidates = [];
     let bytes = 0;
     let firstLine = s.row.first_line;
@@ -477,6 +491,7 @@ export class OutputCapture {
     };
     await repo.dropChunks(
       db,
+      capture.lobby.namespaceId,
       capture.lobby.lobbyId,
       s.name,
       dropped.map((c) => c.first_line),

@@ -47,7 +47,10 @@ export function decompressLines(blob: Buffer): StoredLine[] {
   return lines;
 }
 
-/** Where a chunk's blob lives: under its lobby, so a lobby's output is one prefix of the store. */
-export function chunkKey(lobbyId: string, stream: string, firstLine: number): string {
-  return `lobby-output/${lobbyId}/${stream}/${firstLine}.gz`;
+/**
+ * Where a chunk's blob lives: under its namespace and lobby, so a lobby's output is one prefix of the store
+ * and the same lobby id in two namespaces never names one blob.
+ */
+export function chunkKey(namespaceId: string, lobbyId: string, stream: string, firstLine: number): string {
+  return `lobby-output/${namespaceId}/${lobbyId}/${stream}/${firstLine}.gz`;
 }
