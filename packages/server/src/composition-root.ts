@@ -66,6 +66,8 @@ function createReconciler(
       notifier: deps.notifier,
       clock: deps.clock,
       maxBytes: config.runtime.lobbyLogMaxBytes,
+      rateBytes: config.runtime.lobbyOutputRateBytes,
+      burstBytes: config.runtime.lobbyOutputBurstBytes,
       log: logTo,
     },
     orchestrator,

@@ -605,6 +605,12 @@ const SCHEMA = {
   }),
   /** The players' matchmaker (issue 37): where the version config's captcha providers check answers. */
   matchmaker: group({
+    /**
+     * A lobby's state writes (PUT /matchmaker/lobbies/state): a second, and the burst above that; more are
+     * answered 429 with Retry-After. Each write is at most 64 KiB, so this bounds a lobby's state bytes too.
+     */
+    lobbyStateWritesPerSecond: whole('GCM_LOBBY_STATE_WRITES_PER_SECOND', 2, 1, 10_000),
+    lobbyStateWriteBurst: whole('GCM_LOBBY_STATE_WRITE_BURST', 10, 1, 100_000),
     /** captcha_provider_a's (hCaptcha's) siteverify endpoint. */
     captchaAVerifyUrl: httpUrl('GCM_CAPTCHA_A_VERIFY_URL', 'https://api.hcaptcha.com/siteverify'),
     /** captcha_provider_b's (Cloudflare Turnstile's) siteverify endpoint. */
@@ -662,6 +668,18 @@ const SCHEMA = {
      * the log says so. At least 1 MiB, so one chunk (256 KiB) never holds more than the cap allows.
      */
     lobbyLogMaxBytes: whole('GCM_LOBBY_LOG_MAX_BYTES', 16 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
+    /**
+     * What one lobby's output may take of the capture path: bytes a second (stdout and stderr together) and
+     * the burst above that. Lines past it are dropped and the log says how many, so a lobby that floods its
+     * output costs its neighbours no more than one printing at this rate.
+     */
+    lobbyOutputRateBytes: whole('GCM_LOBBY_OUTPUT_RATE_BYTES', 256 * 1024, 1024, 1024 * 1024 * 1024),
+    lobbyOutputBurstBytes: whole(
+      'GCM_LOBBY_OUTPUT_BURST_BYTES',
+      4 * 1024 * 1024,
+      16 * 1024,
+      1024 * 1024 * 1024,
+    ),
     /** The reconciler's periodic pass; events (a version switched, a lobby exited) wake it sooner. */
     reconcileIntervalMs: seconds('GCM_RUNTIME_RECONCILE_INTERVAL', 10, 1, 3_600),
     /** How often each running lobby's CPU, memory and network use is read from the engine. */

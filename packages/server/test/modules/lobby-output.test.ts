@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import { LINE_CUT_MARK } from '@gcm/contract';
 import { deleteExpiredOutput } from '../../src/modules/lobby-output/lobby-output.service.js';
@@ -12,6 +13,7 @@ import {
   isLive,
   type LobbyRow,
   lobbiesOf,
+  lobbyTokenOf,
   runtimeGame,
   startRuntimeService,
   tellLobby,
@@ -378,6 +380,143 @@ describe('lobby output', { skip }, () => {
       assert.equal(new Set(seen).size, seen.length, 'no line twice');
     } finally {
       await svc.close();
+    }
+  });
+
+  it("keeps another tenant's API as fast while one lobby floods its output and its state, bounding both", async (t) => {
+    // The lowest output rate and burst, so that the flood goes past them at once (rather than after 4 MiB)
+    // even when the machine is too busy to let it print fast.
+    const rateBytes = 1024;
+    const { svc, publicUrl } = await startRuntimeService({
+      dockerHost: engine.dockerd.dockerHost,
+      portRange: portRange(6),
+      env: {
+        GCM_LOBBY_OUTPUT_RATE_BYTES: String(rateBytes),
+        GCM_LOBBY_OUTPUT_BURST_BYTES: String(16 * 1024),
+      },
+    });
+    // Over real connections, as a probe from outside would: the service's own event loop serves them.
+    const http = (method: 'GET' | 'PUT', url: string, token: string, body?: unknown) =>
+      fetch(`${publicUrl}${url}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    try {
+      const quiet = await runtimeGame(svc, 'quiet-tenant');
+      const nsUrl = `/cloud/games/${quiet.gameId}/namespaces/${quiet.namespaceId}`;
+      /** p99 of 100 namespace GETs, 4 at a time (a client with a few connections), in ms. */
+      const p99 = async () => {
+        const times: number[] = [];
+        await Promise.all(
+          Array.from({ length: 4 }, async () => {
+            for (let i = 0; i < 25; i++) {
+              const t = performance.now();
+              const res = await http('GET', nsUrl, svc.operatorToken);
+              await res.arrayBuffer();
+              times.push(performance.now() - t);
+              assert.equal(res.status, 200);
+            }
+          }),
+        );
+        times.sort((a, b) => a - b);
+        return times[Math.ceil(times.length * 0.99) - 1] as number;
+      };
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+      const quietRounds: number[] = [];
+      for (let r = 0; r < 3; r++) quietRounds.push(await p99());
+
+      // The other tenant's lobby prints as fast as awk can (bursts of 50,000 lines back to back) until the test
+      // stops it (or for 60 s after it is ready, then exits). Half a core (basic-1d2): its own CPU is its tier's to bound, and a lobby of a
+      // whole core on this two-core machine would measure the machine, not the service's share of it.
+      const ids = await runtimeGame(svc, 'flood-tenant');
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, engine.image.archive);
+      const env = { TEST_PRINT_BURST: '50000', TEST_PRINT_PERIOD_US: '1', TEST_EXIT_AFTER: '60' };
+      await deploy(svc, ids, {
+        default: { buildId, min: 1, max: 1, regions: ['eu'], env, tier: 'basic-1d2' },
+      });
+      const lobby = await lobbyOf(svc, ids.namespaceId);
+      const floodStart = performance.now();
+      // Read from the start: the burst's lines, then the mark of the first lines dropped past it.
+      let mark: string | undefined;
+      let index = '0';
+      await until('the mark of lines dropped past the rate', WAIT_MS, async () => {
+        const page = await readPage(svc, ids.gameId, lobby.lobby_id, { watch_index: index, limit: '1000' });
+        mark = page.lines.map((l) => Buffer.from(l, 'base64').toString()).find((l) => l.startsWith('[gcm: '));
+        index = page.watch.index;
+        return mark !== undefined;
+      });
+      assert.ok(mark !== undefined);
+      assert.match(mark, /^\[gcm: \d+ lines \(\d+\.\d KiB\) were dropped: .*GCM_LOBBY_OUTPUT_RATE_BYTES/);
+      // Its state too, 64 KB a write, two at a time, while the rounds run.
+      const token = await lobbyTokenOf(engine.dockerd.engine, lobby.runtime_handle as string);
+      const state = { blob: 'x'.repeat(60_000) };
+      const answers = new Map<number, number>();
+      let retryAfter: string | undefined;
+      let flooding = true;
+      const stateStart = performance.now();
+      const writers = Array.from({ length: 2 }, async () => {
+        while (flooding) {
+          const res = await http('PUT', '/matchmaker/lobbies/state', token, state);
+          await res.arrayBuffer();
+          answers.set(res.status, (answers.get(res.status) ?? 0) + 1);
+          if (res.status === 429) retryAfter = res.headers.get('retry-after') ?? undefined;
+        }
+      });
+      const floodRounds: number[] = [];
+      const eld = monitorEventLoopDelay({ resolution: 5 });
+      eld.enable();
+      const cpu0 = process.cpuUsage();
+      const wall0 = performance.now();
+      try {
+        // Three rounds, or as many as 10 s allow on a busy machine (at least one).
+        const roundsStart = performance.now();
+        do floodRounds.push(await p99());
+        while (floodRounds.length < 3 && performance.now() - roundsStart < 10_000);
+      } finally {
+        flooding = false;
+        await Promise.all(writers);
+      }
+      eld.disable();
+      const cpu = process.cpuUsage(cpu0);
+      const loop = `loop delay p99 ${(eld.percentile(99) / 1e6).toFixed(1)} ms; service CPU ${(((cpu.user + cpu.system) / 1e3 / (performance.now() - wall0)) * 100).toFixed(0)} % of a core`;
+      const stateSeconds = (performance.now() - stateStart) / 1000;
+      const floodSeconds = (performance.now() - floodStart) / 1000;
+      const q = median(quietRounds);
+      const f = median(floodRounds);
+      const figures = `namespace GET p99, median of 3 rounds: quiet ${q.toFixed(1)} ms (${quietRounds.map((x) => x.toFixed(1)).join(', ')}), flood ${f.toFixed(1)} ms (${floodRounds.map((x) => x.toFixed(1)).join(', ')}); state writes in ${stateSeconds.toFixed(1)} s: ${JSON.stringify(Object.fromEntries(answers))}; flood measured for ${floodSeconds.toFixed(1)} s; ${loop}; load ${(os.loadavg()[0] ?? 0).toFixed(1)}`;
+      t.diagnostic(figures);
+      // Within twice the quiet figure, with 25 ms of slack: medians of rounds, since one round's p99 on two
+      // cores shared with other work swings by tens of ms from noise alone. On a machine whose run queue is
+      // far longer than its cores (other work: the service's loop then waits for a CPU hundreds of ms, flood
+      // or not) the figures are reported, not judged.
+      if ((os.loadavg()[0] ?? 0) <= 2 * os.cpus().length) assert.ok(f <= 2 * q + 25, figures);
+      else
+        t.diagnostic(`the machine is too busy to judge latency (load ${(os.loadavg()[0] ?? 0).toFixed(1)})`);
+      // State: the burst (10) and 2 a second were taken; the rest refused with when to come back.
+      const taken = answers.get(200) ?? 0;
+      assert.ok(taken >= 10 && taken <= 10 + Math.ceil(2 * stateSeconds) + 1, figures);
+      assert.ok((answers.get(429) ?? 0) > 0, figures);
+      // Only those two: no 401, so the lobby was running (flooding) for every round.
+      assert.deepEqual([...answers.keys()].sort(), [200, 429], figures);
+      assert.match(retryAfter ?? '', /^[1-9]\d*$/);
+      // Output: what was stored is within the burst and the rate (and a mark where lines were dropped).
+      const rows = await svc.deps.db
+        .selectFrom('lobby_output_streams')
+        .select(['kept_bytes', 'dropped_bytes', 'line_count'])
+        .where('lobby_id', '=', lobby.lobby_id)
+        .where('stream', '=', 'std_out')
+        .execute();
+      const kept = Number(rows[0]?.kept_bytes ?? 0);
+      const bound = 16 * 1024 + rateBytes * ((performance.now() - floodStart) / 1000 + 15);
+      assert.ok(kept > 0 && kept <= bound, `${kept} bytes kept, at most ${bound}`);
+    } finally {
+      await svc.close();
+      // Its lobbies flood on after the service closed: stopped here, so the engine is quiet for what follows.
+      for (const c of await engine.containersOf(svc)) await engine.driver.stop(c.region, c.handle, 0);
     }
   });
 });

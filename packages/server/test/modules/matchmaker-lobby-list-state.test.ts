@@ -183,4 +183,28 @@ describe('the lobby list and lobby state', () => {
     assertError(await setState(lobby.token, big), 413, 'API_BODY_TOO_LARGE');
     assert.deepEqual((await getState(publicToken, lobby.lobbyId)).json(), { kept: true });
   });
+
+  it('answers a lobby that writes its state faster than its rate 429 with Retry-After, keeping the last taken', async () => {
+    const lobby = await seed({ runState: 'ready' });
+    const neighbour = await seed({ runState: 'ready' });
+    const { lobbyStateWriteBurst } = svc.deps.config.matchmaker;
+    // The burst is taken at once (well within a second, so the rate adds at most one or two)...
+    const answers: number[] = [];
+    for (let i = 0; i < lobbyStateWriteBurst + 5; i++) {
+      const res = await setState(lobby.token, { round: i, blob: 'x'.repeat(60_000) });
+      answers.push(res.statusCode);
+      if (res.statusCode === 429) {
+        assertError(res, 429, 'RATE_LIMITED');
+        assert.match(String(res.headers['retry-after']), /^[1-9]\d*$/);
+        assert.match(res.json<{ message: string }>().message, /GCM_LOBBY_STATE_WRITES_PER_SECOND/);
+      }
+    }
+    const taken = answers.filter((s) => s === 200).length;
+    assert.ok(taken >= lobbyStateWriteBurst && taken <= lobbyStateWriteBurst + 2, answers.join(' '));
+    assert.deepEqual([...new Set(answers)].sort(), [200, 429]);
+    // ...the refused ones changed nothing, and another lobby of the namespace has its own bucket.
+    const kept = (await getState(publicToken, lobby.lobbyId)).json<{ round: number }>();
+    assert.equal(kept.round, answers.lastIndexOf(200));
+    assert.equal((await setState(neighbour.token, { mine: true })).statusCode, 200);
+  });
 });

@@ -3,6 +3,7 @@ import type { BlobStorage } from '../../lib/blob/blob-storage.js';
 import type { ChangeNotifier } from '../../lib/change-notifier.js';
 import type { Clock } from '../../lib/clock.js';
 import { Slots } from '../../lib/slots.js';
+import { monotonicMs, TokenBucket } from '../../lib/token-bucket.js';
 import type { OutputLine, RuntimeDriver } from '../../runtime/driver.js';
 import * as repo from './lobby-output.repository.js';
 import { chunkKey, compressLines, type StoredLine } from './output-chunks.js';
@@ -24,6 +25,9 @@ export interface OutputCaptureOptions {
   clock: Clock;
   /** GCM_LOBBY_LOG_MAX_BYTES: bytes kept per lobby and stream. */
   maxBytes: number;
+  /** GCM_LOBBY_OUTPUT_RATE_BYTES and GCM_LOBBY_OUTPUT_BURST_BYTES: what one lobby's output may take. */
+  rateBytes: number;
+  burstBytes: number;
   log: Log;
 }
 
@@ -35,6 +39,11 @@ const CHUNK_AGE_MS = 60_000;
 /** A burst this large is stored at once rather than at the next tick, so memory stays bounded. */
 const PENDING_FLUSH_BYTES = 1024 * 1024;
 const PUT_CONCURRENCY = 8;
+/**
+ * A capture reads at most this long before it lets the event loop run: a lobby that floods its output is
+ * read in slices, between which the API's requests (and other lobbies' captures) take their turn.
+ */
+const SLICE_MS = 5;
 
 const STREAM_OF = { stdout: 'std_out', stderr: 'std_err' } as const satisfies Record<
   OutputLine['stream'],
@@ -74,6 +83,8 @@ class StreamCapture {
   newestTs = 0;
   /** Where a capture that starts again resumes: lines before this time, and the first `skip` at it, are stored. */
   resume: { ts: number; skip: number } | undefined;
+  /** Lines dropped for the lobby's output rate since the last flush, and their bytes. */
+  dropped = { lines: 0, bytes: 0 };
   constructor(
     readonly name: repo.StreamName,
     /** The counters as committed. */
@@ -90,7 +101,14 @@ class LobbyCapture {
   started: Promise<void> = Promise.resolve();
   finished: Promise<void> = Promise.resolve();
   streams: Record<repo.StreamName, StreamCapture> | undefined;
-  constructor(readonly lobby: CapturedLobby) {}
+  /** The lobby's share of the capture path: bytes of both streams. */
+  readonly bucket: TokenBucket;
+  constructor(
+    readonly lobby: CapturedLobby,
+    rate: { rateBytes: number; burstBytes: number },
+  ) {
+    this.bucket = new TokenBucket(rate.rateBytes, rate.burstBytes);
+  }
 }
 
 /** What a reader sees of a stream this instance is capturing: the committed counters and the lines in memory. */
@@ -135,7 +153,7 @@ export class OutputCapture {
     const key = captureKey(lobby.namespaceId, lobby.lobbyId);
     const existing = this.captures.get(key);
     if (existing !== undefined && existing.lobby.handle === lobby.handle) return existing.started;
-    const capture = new LobbyCapture(lobby);
+    const capture = new LobbyCapture(lobby, this.options);
     this.captures.set(key, capture);
     let started = () => {};
     capture.started = new Promise((resolve) => {
@@ -214,10 +232,17 @@ export class OutputCapture {
       // The first next() registers the reader with the driver; only then may the caller remove the lobby.
       let next = lines.next();
       started();
-      for (;;) {
+      let slice = monotonicMs();
+      for (let n = 1; ; n++) {
         const step = await next;
         if (step.done === true) break;
         if (this.take(capture, step.value)) await this.flush();
+        // Lines already read come as resolved promises, which never let the event loop run: every few lines
+        // the slice is measured, and once it is over, the next line waits for the loop's next turn.
+        if (n % 64 === 0 && monotonicMs() - slice >= SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          slice = monotonicMs();
+        }
         next = lines.next();
       }
       capture.ended = !capture.abort.signal.aborted;
@@ -249,7 +274,7 @@ export class OutputCapture {
     if (streams === undefined) return false;
     return STREAMS.some((name) => {
       const s = streams[name];
-      return s.pending.length > 0 || (capture.ended && s.row.complete === 0);
+      return s.pending.length > 0 || s.dropped.lines > 0 || (capture.ended && s.row.complete === 0);
     });
   }
 
@@ -269,6 +294,12 @@ export class OutputCapture {
     // that fell behind its log's rotation is sent lines twice), not a new one.
     if (line.ts < s.newestTs) return false;
     s.newestTs = line.ts;
+    // Past the lobby's rate the line is dropped, counted for the mark the next flush stores in its place.
+    if (capture.bucket.take(line.bytes.length) > 0) {
+      s.dropped.lines++;
+      s.dropped.bytes += line.bytes.length;
+      return false;
+    }
     s.pending.push({ ts: line.ts, bytes: line.bytes });
     s.pendingBytes += line.bytes.length;
     this.wakeSoon(outputKey(capture.lobby.namespaceId, capture.lobby.lobbyId, s.name));
@@ -307,6 +338,11 @@ export class OutputCapture {
       const done = capture.ended;
       for (const name of STREAMS) {
         const s = capture.streams[name];
+        if (s.dropped.lines > 0) {
+          // At the newest time read, so the stream's times still never go back.
+          s.pending.push(droppedForRate(s.dropped, s.newestTs, this.options.rateBytes));
+          s.dropped = { lines: 0, bytes: 0 };
+        }
         const completing = done && s.row.complete === 0 && s.pending.length === 0;
         if (s.pending.length === 0 && !completing) continue;
         // A chunk stays near CHUNK_RAW_MAX: what does not fit waits for the next chunk, at the next flush.
@@ -507,6 +543,17 @@ export class OutputCapture {
       ),
     );
   }
+}
+
+/** The line stored where lines were dropped for the lobby's output rate. */
+function droppedForRate(dropped: StreamCapture['dropped'], ts: number, rateBytes: number): StoredLine {
+  const kib = (dropped.bytes / 1024).toFixed(1);
+  return {
+    ts,
+    bytes: Buffer.from(
+      `[gcm: ${dropped.lines} lines (${kib} KiB) were dropped: a lobby's output is stored at ${rateBytes} bytes a second at most (GCM_LOBBY_OUTPUT_RATE_BYTES)]`,
+    ),
+  };
 }
 
 function emptyRow(lobby: CapturedLobby, stream: repo.StreamName, now: number): repo.StreamRow {

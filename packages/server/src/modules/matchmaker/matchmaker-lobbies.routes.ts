@@ -10,7 +10,7 @@ import type { Deps } from '../../deps.js';
 import { gameClientOf, lobbyCallerOf, namespaceReaderOf } from '../../http/auth.js';
 import { routeOptions } from '../../http/route-options.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { getLobbyState, listLobbies, setLobbyState } from './matchmaker-lobbies.service.js';
+import { getLobbyState, listLobbies, setLobbyState, takeStateWrite } from './matchmaker-lobbies.service.js';
 
 const TAG = 'matchmaker';
 
@@ -32,18 +32,25 @@ export function matchmakerLobbiesRoutes(app: TypedApp, deps: Deps): void {
 
   app.put(
     '/matchmaker/lobbies/state',
-    routeOptions(
-      {
-        operationId: 'matchmaker.lobbies.setState',
-        auth: 'lobby',
-        audit: false,
-        bodyLimit: MATCHMAKER_LIMITS.stateBytes,
-        bodyOptional: true,
-        summary: `Set the calling lobby's state: any JSON (at most ${MATCHMAKER_LIMITS.stateBytes} bytes) players may read; no body clears it`,
-        tag: TAG,
+    {
+      ...routeOptions(
+        {
+          operationId: 'matchmaker.lobbies.setState',
+          auth: 'lobby',
+          audit: false,
+          bodyLimit: MATCHMAKER_LIMITS.stateBytes,
+          bodyOptional: true,
+          summary: `Set the calling lobby's state: any JSON (at most ${MATCHMAKER_LIMITS.stateBytes} bytes) players may read; no body clears it`,
+          tag: TAG,
+        },
+        { body: Type.Unknown(), response: { 200: LobbyCallAnswer } },
+      ),
+      // Before the body is read: a refused write is neither parsed nor stored.
+      preParsing: async (request, _reply, payload) => {
+        takeStateWrite(deps, lobbyCallerOf(request));
+        return payload;
       },
-      { body: Type.Unknown(), response: { 200: LobbyCallAnswer } },
-    ),
+    },
     async (request) => {
       await setLobbyState(deps, lobbyCallerOf(request), request.body);
       return {};

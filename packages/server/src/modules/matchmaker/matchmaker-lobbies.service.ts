@@ -2,6 +2,7 @@ import { type ListLobbiesResponse, MATCHMAKER_LIMITS } from '@gcm/contract';
 import type { Deps } from '../../deps.js';
 import { errors } from '../../errors.js';
 import type { GameClientCaller, LobbyCaller } from '../../identity/callers.js';
+import { TokenBuckets } from '../../lib/token-bucket.js';
 import { gameModesOf } from '../runtime/runtime.service.js';
 import * as repo from './matchmaker-lobbies.repository.js';
 import { clientNamespace, listClientRegions } from './matchmaker-regions.service.js';
@@ -61,6 +62,30 @@ function parseState(stateJson: string | null | undefined): unknown {
  * The calling lobby's state, any JSON its players may read; absent (or null) clears it. Bounded by its
  * serialized size, which the route's body limit already keeps within MATCHMAKER_LIMITS.stateBytes.
  */
+/** Each service's state-write buckets, by lobby (namespace and id): one per config, so per service. */
+const stateWrites = new WeakMap<Deps['config'], TokenBuckets>();
+
+/**
+ * Counts one state write of the lobby against its rate (GCM_LOBBY_STATE_WRITES_PER_SECOND, with
+ * GCM_LOBBY_STATE_WRITE_BURST): past it, 429 with Retry-After. Called before the body is read, so a lobby
+ * that writes faster than that costs the service no parse and no store write for the refused ones.
+ */
+export function takeStateWrite(deps: Deps, lobby: LobbyCaller): void {
+  let buckets = stateWrites.get(deps.config);
+  if (buckets === undefined) {
+    const { lobbyStateWritesPerSecond, lobbyStateWriteBurst } = deps.config.matchmaker;
+    buckets = new TokenBuckets(lobbyStateWritesPerSecond, lobbyStateWriteBurst);
+    stateWrites.set(deps.config, buckets);
+  }
+  const waitMs = buckets.take(`${lobby.namespaceId}/${lobby.lobbyId}`, 1);
+  if (waitMs > 0) {
+    throw errors.rateLimited(
+      Math.max(1, Math.ceil(waitMs / 1000)),
+      `too many state writes from this lobby: at most ${deps.config.matchmaker.lobbyStateWritesPerSecond} a second (GCM_LOBBY_STATE_WRITES_PER_SECOND)`,
+    );
+  }
+}
+
 export async function setLobbyState(deps: Deps, lobby: LobbyCaller, state: unknown): Promise<void> {
   const json = state === undefined || state === null ? null : JSON.stringify(state);
   if (json !== null && Buffer.byteLength(json) > MATCHMAKER_LIMITS.stateBytes) {
