@@ -144,4 +144,10 @@ export const MUTATION_MODULES = [
       'packages/server/test/modules/matchmaker-lobby-calls.test.ts',
     ],
   },
+  {
+    name: 'lobby-bounds',
+    // The per-lobby token buckets: a lobby's captured output and its state writes.
+    mutate: ['packages/server/src/lib/token-bucket.ts'],
+    testFiles: ['packages/server/test/lib/token-bucket.test.ts'],
+  },
 ];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TokenBucket, TokenBuckets } from '../../src/lib/token-bucket.js';
+import { monotonicMs, TokenBucket, TokenBuckets } from '../../src/lib/token-bucket.js';
 
 test('a bucket starts full, refills at its rate up to its burst, and says how long a refused cost waits', () => {
   let now = 1_000;
@@ -30,4 +30,34 @@ test('buckets are per key, and past their bound the full ones are forgotten firs
   assert.equal(buckets.take('c', 1), 0);
   assert.equal(buckets.size, 2);
   assert.equal(buckets.take('b', 2), 1_000, 'b kept what it owes');
+});
+
+test('past their bound the full buckets go wherever they are, then the oldest, and only then', () => {
+  let now = 0;
+  const buckets = new TokenBuckets(1, 2, () => now, 2);
+  // b first, owing; then a, which will be full again: a goes, not the older b.
+  assert.equal(buckets.take('b', 2), 0);
+  assert.equal(buckets.take('a', 1), 0);
+  now += 1_000;
+  assert.equal(buckets.take('b', 0), 0);
+  assert.equal(buckets.take('c', 2), 0);
+  assert.equal(buckets.size, 2);
+  assert.equal(buckets.take('b', 2), 1_000, 'b kept what it owes');
+  // None full: the oldest (b) goes, and the count stays at the bound.
+  assert.equal(buckets.take('d', 2), 0);
+  assert.equal(buckets.size, 2);
+  assert.equal(buckets.take('c', 2), 2_000, 'c, newer, kept');
+  assert.equal(buckets.take('b', 2), 0, 'b was forgotten: full again');
+  // Under the bound nothing is forgotten, full or not.
+  const roomy = new TokenBuckets(1, 2, () => now, 10);
+  assert.equal(roomy.take('x', 0), 0);
+  assert.equal(roomy.take('y', 0), 0);
+  assert.equal(roomy.size, 2);
+});
+
+test('the default clock is monotonic milliseconds', () => {
+  const a = monotonicMs();
+  assert.equal(typeof a, 'number');
+  assert.ok(monotonicMs() >= a);
+  assert.equal(new TokenBucket(1, 1).take(1), 0);
 });
