@@ -686,6 +686,12 @@ const SCHEMA = {
     statsIntervalMs: seconds('GCM_LOBBY_STATS_INTERVAL', 5, 1, 3_600),
     /** A lobby's history keeps one sample per this long (at most 1,440 of them: the newest). */
     statsHistoryIntervalMs: seconds('GCM_LOBBY_STATS_HISTORY_INTERVAL', 60, 1, 86_400),
+    /** How often the image collector removes build images no live version needs; 0: never. */
+    imageGcIntervalMs: seconds('GCM_RUNTIME_IMAGE_GC_INTERVAL', 600, 0, 86_400),
+    /** An image a start asked for this recently stays, whatever the versions say (a start racing a switch). */
+    imageGcGraceMs: seconds('GCM_RUNTIME_IMAGE_GC_GRACE', 600, 0, 86_400),
+    /** Bytes of this service's build images one engine may hold before new loads are refused; 0: no budget. */
+    imageDiskBudgetBytes: whole('GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES', 0, 0, Number.MAX_SAFE_INTEGER),
   }),
 } satisfies Schema;
 

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { ownerOf } from './modules/runtime/runtime.service.js';
 import { DockerDriver, dockerHostsFromRegions } from './runtime/docker/docker-driver.js';
 import { dockerHostFromEnv, dockerTlsFromEnv } from './runtime/docker/engine.js';
 import type { RuntimeDriver } from './runtime/driver.js';
@@ -28,6 +29,7 @@ function swarmDriver(config: Config): SwarmDriver {
     ...(tls === undefined ? {} : { tls }),
     regions: config.regions,
     capacityPerNode: config.runtime.maxLobbiesPerHost,
+    ...imageOptions(config),
     registry: {
       address: registry,
       ...(registryUsername === undefined ? {} : { username: registryUsername, password: registryPassword }),
@@ -48,5 +50,12 @@ function dockerDriver(config: Config): DockerDriver {
   return new DockerDriver({
     hosts: dockerHostsFromRegions(regionHosts, config.runtime.maxLobbiesPerHost),
     ...(tls === undefined ? {} : { tls }),
+    ...imageOptions(config),
   });
+}
+
+/** Whose images the driver loads (what its collector may remove), and the budget they keep to. */
+function imageOptions(config: Config): { owner: string; imageDiskBudgetBytes?: number } {
+  const budget = config.runtime.imageDiskBudgetBytes;
+  return { owner: ownerOf(config), ...(budget > 0 ? { imageDiskBudgetBytes: budget } : {}) };
 }

@@ -173,6 +173,39 @@ export interface RuntimeNode {
   engineVersion?: string;
   /** Why it is down or not ready, in the orchestrator's words. */
   message?: string;
+  /** What its engine's disk holds, when the driver reaches that engine (the docker driver's, the manager's). */
+  disk?: EngineDisk;
+}
+
+/**
+ * An engine's disk as the engine itself counts it (GET /system/df), and the part of it that is build images
+ * this service loaded there, which the image garbage collector keeps within GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES.
+ */
+export interface EngineDisk {
+  /** Every image's layers, shared layers once (the engine's LayersSize). */
+  imagesBytes: number;
+  /** What containers wrote on top of their images. */
+  containersBytes: number;
+  buildCacheBytes: number;
+  volumesBytes: number;
+  /** Build images this service loaded there and keeps (its own tags say so). */
+  serviceImages: number;
+  /** Their sizes summed (each image whole: layers they share are counted in each). */
+  serviceImagesBytes: number;
+  /** GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES, when set: past it, no further build is loaded there. */
+  budgetBytes?: number;
+}
+
+/** What one garbage collection did on one host's engine. */
+export interface ImageCollection {
+  hostId: string;
+  /** Images removed from the engine, and the bytes they held (each image's size). */
+  removed: number;
+  freedBytes: number;
+  /** Images no version needs that stay: a container still uses them, or another party tagged them too. */
+  kept: number;
+  /** The engine did not answer: nothing was removed there. */
+  problem?: string;
 }
 
 export interface Subscription {
@@ -216,7 +249,21 @@ export interface RuntimeDriver {
     options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
   ): AsyncIterable<OutputLine>;
   stats(region: string, handle: string): Promise<LobbyStats | undefined>;
+  /**
+   * Removes, on every host, the build images this service loaded whose archive sha256 is not in `keep`:
+   * with the tags their archives brought, never an image (or tag) the service cannot prove it made. An
+   * image ensured in the last `graceMs`, or used by a container, stays. Answers what it did per host.
+   */
+  collectImages(keep: ReadonlySet<string>, options: { graceMs: number }): Promise<ImageCollection[]>;
   close(): Promise<void>;
+}
+
+/**
+ * The host already holds GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES of this service's build images: the archive is
+ * not loaded (it is the host that is full, not the archive that is wrong).
+ */
+export class ImageBudgetError extends Error {
+  override readonly name = 'ImageBudgetError';
 }
 
 /** The archive is not the build it claims to be, or not an image the orchestrator can load. */

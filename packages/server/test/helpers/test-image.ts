@@ -158,12 +158,17 @@ export interface TestImage {
 }
 
 /** The build context: busybox and a link per applet, the two scripts, a /tmp. */
-function buildContext(): Buffer {
+function buildContext(variant?: string): Buffer {
   const applets = execFileSync(BUSYBOX, ['--list'], { encoding: 'utf8' })
     .split('\n')
     .filter((name) => /^[a-z0-9_.[-]+$/.test(name) && name !== 'busybox');
   return tar([
-    { type: 'file', name: 'Dockerfile', content: DOCKERFILE },
+    {
+      type: 'file',
+      name: 'Dockerfile',
+      // A label of its own: another image id over the same (cached) layers.
+      content: variant === undefined ? DOCKERFILE : `${DOCKERFILE}LABEL gcm.test.variant=${variant}\n`,
+    },
     { type: 'dir', name: 'rootfs' },
     { type: 'dir', name: 'rootfs/bin' },
     { type: 'file', name: 'rootfs/bin/busybox', content: readFileSync(BUSYBOX), mode: 0o755 },
@@ -181,14 +186,14 @@ function buildContext(): Buffer {
  */
 export async function buildTestImage(
   engine: DockerEngine,
-  options: { name?: string; keep?: boolean } = {},
+  options: { name?: string; keep?: boolean; variant?: string } = {},
 ): Promise<TestImage> {
   const name = options.name ?? 'gcm-test-server:1';
   const built = await engine.open({
     method: 'POST',
     path: '/build',
     query: { t: name, rm: 1, forcerm: 1, networkmode: 'none' },
-    bodyStream: Readable.from([buildContext()]),
+    bodyStream: Readable.from([buildContext(options.variant)]),
     contentType: 'application/x-tar',
     idleTimeoutMs: 120_000,
   });
@@ -237,4 +242,45 @@ export function imageArchive(
       );
     },
   };
+}
+
+/**
+ * A tiny `docker save` archive made by hand: one layer holding one file with `content`, tagged `repoTags`
+ * (several images when `more` is given). Not runnable (no shell): for what the engine stores, not what it
+ * runs. Distinct `content` makes a distinct image id.
+ */
+export function tinyImageArchive(
+  content: string,
+  repoTags: readonly string[] = [],
+  more: readonly { content: string; repoTags: readonly string[] }[] = [],
+): { archive: Buffer; ids: string[] } {
+  const entries: Parameters<typeof tar>[0][number][] = [];
+  const manifest: unknown[] = [];
+  const ids: string[] = [];
+  for (const image of [{ content, repoTags }, ...more]) {
+    const layer = tar([{ type: 'file', name: 'gcm-tiny.txt', content: image.content }]);
+    const layerSha = createHash('sha256').update(layer).digest('hex');
+    const config = Buffer.from(
+      JSON.stringify({
+        architecture: 'amd64',
+        os: 'linux',
+        config: { Cmd: ['/nothing'] },
+        rootfs: { type: 'layers', diff_ids: [`sha256:${layerSha}`] },
+      }),
+    );
+    const configSha = createHash('sha256').update(config).digest('hex');
+    entries.push(
+      { type: 'dir', name: layerSha },
+      { type: 'file', name: `${layerSha}/layer.tar`, content: layer },
+      { type: 'file', name: `${configSha}.json`, content: config },
+    );
+    manifest.push({
+      Config: `${configSha}.json`,
+      RepoTags: [...image.repoTags],
+      Layers: [`${layerSha}/layer.tar`],
+    });
+    ids.push(`sha256:${configSha}`);
+  }
+  entries.push({ type: 'file', name: 'manifest.json', content: JSON.stringify(manifest) });
+  return { archive: tar(entries), ids };
 }

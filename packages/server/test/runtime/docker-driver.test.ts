@@ -14,10 +14,16 @@ import {
   negotiateApiVersion,
   readBody,
 } from '../../src/runtime/docker/engine.js';
-import { LOBBY_LABELS, type LobbySpec, type RuntimeEvent } from '../../src/runtime/driver.js';
+import {
+  ImageBudgetError,
+  ImageLoadError,
+  LOBBY_LABELS,
+  type LobbySpec,
+  type RuntimeEvent,
+} from '../../src/runtime/driver.js';
 import { dockerSkipReason, type PrivateDockerd, startDockerd } from '../helpers/dockerd.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
-import { buildTestImage, imageArchive, type TestImage } from '../helpers/test-image.js';
+import { buildTestImage, imageArchive, type TestImage, tinyImageArchive } from '../helpers/test-image.js';
 import { HANG_MS, until } from '../helpers/until.js';
 import { runDriverContract } from './driver-contract.js';
 
@@ -42,7 +48,7 @@ runDriverContract(
     const driver = new DockerDriver({
       hosts: [{ dockerHost: dockerd.dockerHost, regions: ['eu', 'us'], capacity: 10 }],
     });
-    return { driver, region: 'eu', image: testImage.archive, close: async () => {} };
+    return { driver, region: 'eu', image: testImage.archive, engine: dockerd.engine, close: async () => {} };
   },
   { skip },
 );
@@ -122,6 +128,98 @@ describe('docker driver: what the engine is asked', { skip, timeout: 600_000 }, 
       65536,
     );
     assert.equal((await driver.ensureImage('eu', imageArchive(other.archive))).image, id);
+  });
+
+  const present = async (ref: string) =>
+    (await env.engine.json({ method: 'GET', path: `/images/${encodeURIComponent(ref)}/json` }, [404])) !==
+    undefined;
+
+  test('the collector keeps an image a container uses, and removes it once the container is gone', async () => {
+    const own = new DockerDriver({
+      hosts: [{ dockerHost: env.dockerHost, regions: ['eu'], capacity: 10 }],
+      owner: `gc-${randomUUID().slice(0, 8)}`,
+    });
+    const copy = await buildTestImage(env.engine, {
+      name: `gcm-test-server:${randomUUID()}`,
+      variant: randomUUID(),
+    });
+    const { image: id } = await own.ensureImage('eu', imageArchive(copy.archive));
+    const lobbyId = randomUUID();
+    const { handle } = await own.start({
+      lobbyId,
+      region: 'eu',
+      image: id,
+      args: [],
+      env: { TEST_NO_READY: '1' },
+      networkMode: 'host',
+      ports: [],
+      limits: { nanoCpus: 250_000_000, memoryBytes: 64 * 1024 * 1024, pids: 64 },
+      readOnlyRootFs: true,
+      labels: { [LOBBY_LABELS.lobby]: lobbyId, [LOBBY_LABELS.owner]: 'gc-in-use' },
+    });
+    const inUse = await own.collectImages(new Set(), { graceMs: 0 });
+    assert.deepEqual(
+      inUse.map((h) => [h.removed, h.kept]),
+      [[0, 1]],
+    );
+    assert.ok(await present(id), 'a running lobby keeps its image');
+    await own.stop('eu', handle, 0);
+    const done = await own.collectImages(new Set(), { graceMs: 0 });
+    assert.deepEqual(
+      done.map((h) => h.removed),
+      [1],
+    );
+    assert.equal(await present(id), false);
+    await own.close();
+  });
+
+  test('a load past the image budget is refused, saying so, until the collector frees room', async () => {
+    const mark = randomUUID();
+    // A holds 16 KiB unpacked: with it loaded, B's archive passes the budget; alone, either fits.
+    const a = tinyImageArchive(`budget a ${mark} ${'a'.repeat(16 * 1024)}`);
+    const b = tinyImageArchive(`budget b ${mark}`);
+    const budget = a.archive.length;
+    const own = new DockerDriver({
+      hosts: [{ dockerHost: env.dockerHost, regions: ['eu'], capacity: 10 }],
+      owner: `gc-${mark.slice(0, 8)}`,
+      imageDiskBudgetBytes: budget,
+    });
+    await own.ensureImage('eu', imageArchive(a.archive, { buildId: 'build-a' }));
+    await assert.rejects(
+      own.ensureImage('eu', imageArchive(b.archive, { buildId: 'build-b' })),
+      (err: Error) =>
+        err instanceof ImageBudgetError &&
+        err.message.includes('build-b') &&
+        err.message.includes('GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES'),
+    );
+    assert.equal(await present(b.ids[0] as string), false, 'nothing of it reached the disk');
+    assert.match(own.hosts()[0]?.problem ?? '', /image budget/);
+    const [node] = await own.nodes({});
+    assert.equal(node?.disk?.serviceImages, 1);
+    assert.equal(node?.disk?.budgetBytes, budget);
+    assert.ok((node?.disk?.imagesBytes ?? 0) > 0);
+    await own.collectImages(new Set(), { graceMs: 0 });
+    assert.equal(own.hosts()[0]?.problem, undefined);
+    await own.ensureImage('eu', imageArchive(b.archive, { buildId: 'build-b' }));
+    assert.ok(await present(b.ids[0] as string));
+    await own.collectImages(new Set(), { graceMs: 0 });
+    await own.close();
+  });
+
+  test('a load refused once the engine read it takes away the images and tags it brought', async () => {
+    const tag = `gc-failed-${randomUUID()}`;
+    const two = tinyImageArchive(
+      `one ${tag}`,
+      [`${tag}-a:1`],
+      [{ content: `two ${tag}`, repoTags: [`${tag}-b:1`] }],
+    );
+    await assert.rejects(
+      driver.ensureImage('eu', imageArchive(two.archive, { buildId: 'build-two' })),
+      ImageLoadError,
+    );
+    for (const ref of [`${tag}-a:1`, `${tag}-b:1`, ...two.ids]) {
+      assert.equal(await present(ref), false, ref);
+    }
   });
 
   test('a container gets its limits, no privileges, a read-only root with a /tmp, and a capped log', async () => {

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { LINE_CUT_MARK } from '@gcm/contract';
+import { type DockerEngine, readBody } from '../../src/runtime/docker/engine.js';
 import {
   ImageLoadError,
   LOBBY_LABELS,
@@ -15,7 +16,7 @@ import {
 } from '../../src/runtime/driver.js';
 import { freePort } from '../helpers/listening.js';
 import { tar } from '../helpers/tar.js';
-import { imageArchive } from '../helpers/test-image.js';
+import { imageArchive, tinyImageArchive } from '../helpers/test-image.js';
 import { HANG_MS, until } from '../helpers/until.js';
 
 /** An output line as text, for lines the test server prints in ASCII. */
@@ -35,6 +36,8 @@ export interface DriverContractSetup {
   image: Buffer;
   /** What ensureImage answers: an image id (docker) unless the driver names images otherwise (a digest). */
   imagePattern?: RegExp;
+  /** The engine builds are loaded into (the docker driver's, the swarm's manager): checked by hand. */
+  engine: DockerEngine;
   /** Everything the setup started; the driver is closed by the suite. */
   close(): Promise<void>;
 }
@@ -429,6 +432,76 @@ export function runDriverContract(
       assert.equal(followed, lines.length);
       await driver.stop(region, handle, 1);
       assert.deepEqual(await collect(driver.output(region, handle, { follow: false })), []);
+    });
+
+    test('collectImages removes the builds not kept, with the tags their archives brought, and nothing else', async () => {
+      const tag = `gc-brought-${randomUUID()}`;
+      const brought = tinyImageArchive(`brought ${tag}`, [`${tag}:latest`]);
+      const plain = tinyImageArchive(`plain ${tag}`);
+      const kept = tinyImageArchive(`kept ${tag}`);
+      // The operator's own image, loaded by hand: no service tag, so never the collector's.
+      const operator = tinyImageArchive(`operator ${tag}`, [`operator-${tag}:1`]);
+      await readBody(
+        await setup.engine.open({
+          method: 'POST',
+          path: '/images/load',
+          query: { quiet: 1 },
+          bodyStream: Readable.from([operator.archive]),
+          contentType: 'application/x-tar',
+        }),
+        1024 * 1024,
+      );
+      const archives = [brought, plain, kept].map((a, i) =>
+        imageArchive(a.archive, { buildId: `build-gc-${i}` }),
+      );
+      for (const archive of archives) await driver.ensureImage(region, archive);
+      // The operator tags one of the service's images by hand: from then on it is (also) theirs.
+      const adopted = tinyImageArchive(`adopted ${tag}`);
+      await driver.ensureImage(region, imageArchive(adopted.archive, { buildId: 'build-gc-adopted' }));
+      await setup.engine.json({
+        method: 'POST',
+        path: `/images/${adopted.ids[0]}/tag`,
+        query: { repo: `operator-adopted-${tag}`, tag: '1' },
+      });
+      const present = async (ref: string) =>
+        (await setup.engine.json(
+          { method: 'GET', path: `/images/${encodeURIComponent(ref)}/json` },
+          [404],
+        )) !== undefined;
+      assert.ok(await present(`${tag}:latest`), 'the archive brought its tag');
+      // Asked for just now: within the grace period nothing goes.
+      const early = await driver.collectImages(new Set(), { graceMs: 60_000 });
+      assert.equal(
+        early.reduce((n, h) => n + h.removed, 0),
+        0,
+        JSON.stringify(early),
+      );
+      // The suite's own test image stays too: every other test starts lobbies of it.
+      const keep = new Set([(archives[2] as { sha256: string }).sha256, imageArchive(setup.image).sha256]);
+      const done = await driver.collectImages(keep, { graceMs: 0 });
+      assert.ok(
+        done.every((h) => h.problem === undefined),
+        JSON.stringify(done),
+      );
+      assert.equal(
+        done.reduce((n, h) => n + h.removed, 0),
+        2,
+        JSON.stringify(done),
+      );
+      assert.equal(await present(brought.ids[0] as string), false, 'the build not kept is removed');
+      assert.equal(await present(`${tag}:latest`), false, 'with the tag its archive brought');
+      assert.equal(await present(plain.ids[0] as string), false);
+      assert.ok(await present(kept.ids[0] as string), 'a kept build stays');
+      assert.ok(await present(operator.ids[0] as string), "the operator's image stays");
+      assert.ok(await present(`operator-${tag}:1`), "and so does the operator's tag");
+      assert.ok(await present(`operator-adopted-${tag}:1`), 'an image the operator tagged by hand stays');
+      assert.ok(await present(adopted.ids[0] as string));
+      // A start that asks again is answered (the docker driver loads it anew, the swarm's registry has it).
+      const again = await driver.ensureImage(
+        region,
+        imageArchive(brought.archive, { buildId: 'build-gc-again' }),
+      );
+      assert.match(again.image, setup.imagePattern ?? /^sha256:[0-9a-f]{64}$/);
     });
 
     test('stats answers a sample of a running lobby, and nothing once it is gone', async () => {

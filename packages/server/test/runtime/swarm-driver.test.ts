@@ -39,6 +39,7 @@ runDriverContract(
       region: 'eu',
       image: testImage.archive,
       imagePattern: new RegExp(`^${registry.address}/gcm-builds@sha256:[0-9a-f]{64}$`),
+      engine: swarm.manager,
       close: async () => {},
     };
   },

@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  type EngineDisk,
   type ImageArchive,
+  ImageBudgetError,
+  type ImageCollection,
   LOBBY_LABELS,
   type LobbyLabels,
   type LobbySpec,
@@ -15,7 +18,8 @@ import {
 } from '../driver.js';
 import { OutputFollowers } from '../output-followers.js';
 import { DockerEngine, DockerEngineError, type DockerTls, jsonLines } from './engine.js';
-import { inspectImage, loadArchive } from './image-load.js';
+import { collectOn, engineDisk, loadClaimed, OVER_BUDGET_PROBLEM, serially } from './image-gc.js';
+import { inspectImage } from './image-load.js';
 import { readEngineLog } from './log-frames.js';
 
 /** One engine and the regions whose lobbies run on it. */
@@ -37,6 +41,13 @@ export interface DockerDriverOptions {
   tmpSize?: string;
   /** Told when a host's event stream drops or cannot be opened (it is retried): for the service's log. */
   onWarning?: (message: string) => void;
+  /**
+   * This service's owner label value (runtime.service.ts ownerOf): the images it loads are tagged as its,
+   * which is all the image collector ever removes. Unset: `default`.
+   */
+  owner?: string;
+  /** GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES: bytes of this service's build images one engine may hold. */
+  imageDiskBudgetBytes?: number;
 }
 
 /**
@@ -101,6 +112,8 @@ interface Host extends RuntimeHost {
   engine: DockerEngine;
   /** The engine has its bridge network (checked once, at the first bridge-mode start). */
   bridgeChecked: boolean;
+  /** The last load refused for the image budget said this; a collection that frees enough clears it. */
+  budgetProblem?: string;
 }
 
 /** The `docker` driver: each region's lobbies are containers on one Docker engine, reached over its API. */
@@ -116,9 +129,15 @@ export class DockerDriver implements RuntimeDriver {
   private readonly logMaxSize: string;
   private readonly tmpSize: string;
   private readonly warn: (message: string) => void;
+  private readonly owner: string;
+  private readonly budgetBytes: number | undefined;
+  /** host id + archive sha256 → when a start last asked for its image: the collector leaves it that long. */
+  private readonly lastEnsured = new Map<string, number>();
 
   constructor(options: DockerDriverOptions) {
     this.warn = options.onWarning ?? (() => {});
+    this.owner = options.owner ?? 'default';
+    this.budgetBytes = options.imageDiskBudgetBytes;
     this.logMaxSize = options.logMaxSize ?? '10m';
     this.tmpSize = options.tmpSize ?? '64m';
     this.hostList = options.hosts.map((host) => ({
@@ -140,7 +159,12 @@ export class DockerDriver implements RuntimeDriver {
   }
 
   hosts(): readonly RuntimeHost[] {
-    return this.hostList.map(({ id, regions, capacity }) => ({ id, regions, capacity }));
+    return this.hostList.map(({ id, regions, capacity, budgetProblem }) => ({
+      id,
+      regions,
+      capacity,
+      ...(budgetProblem === undefined ? {} : { problem: budgetProblem }),
+    }));
   }
 
   /** Each engine as a node: what its /info says, and how many of the lobbies carrying `labels` run there. */
@@ -156,9 +180,13 @@ export class DockerDriver implements RuntimeDriver {
           capacity: host.capacity,
         };
         try {
-          const [info, lobbies] = await Promise.all([
+          const [info, lobbies, disk] = await Promise.all([
             host.engine.json<EngineInfo>({ method: 'GET', path: '/info', idleTimeoutMs: 10_000 }),
             this.listOn(host, labels),
+            // The figure is the view's, not a condition of it: an engine slow to sum its disk is still ready.
+            engineDisk(host.engine, this.owner, this.budgetBytes).catch(
+              (): EngineDisk | undefined => undefined,
+            ),
           ]);
           const running = lobbies.filter((lobby) => lobby.state === 'running');
           const lobbiesByRegion: Record<string, number> = Object.fromEntries(host.regions.map((r) => [r, 0]));
@@ -173,6 +201,7 @@ export class DockerDriver implements RuntimeDriver {
             lobbies: running.length,
             lobbiesByRegion,
             ...(info?.ServerVersion === undefined ? {} : { engineVersion: info.ServerVersion }),
+            ...(disk === undefined ? {} : { disk }),
           };
         } catch (err) {
           return {
@@ -197,6 +226,7 @@ export class DockerDriver implements RuntimeDriver {
   async ensureImage(region: string, archive: ImageArchive): Promise<{ image: string }> {
     const host = this.hostFor(region);
     const key = `${host.id}\n${archive.sha256.toLowerCase()}`;
+    this.lastEnsured.set(key, Date.now());
     const known = this.images.get(key);
     if (known !== undefined) {
       // A load under way is shared, its failure too.
@@ -321,6 +351,31 @@ export class DockerDriver implements RuntimeDriver {
     return sample === undefined ? undefined : toStats(sample);
   }
 
+  async collectImages(keep: ReadonlySet<string>, options: { graceMs: number }): Promise<ImageCollection[]> {
+    const since = Date.now() - options.graceMs;
+    return Promise.all(
+      this.hostList.map(async (host): Promise<ImageCollection> => {
+        const recent = (sha: string) => (this.lastEnsured.get(`${host.id}\n${sha}`) ?? 0) >= since;
+        try {
+          const done = await serially(host.engine, () =>
+            collectOn(host.engine, this.owner, (sha) => keep.has(sha) || recent(sha)),
+          );
+          // Found again by a later start: ensureImage checks the image is still there, else loads it.
+          for (const sha of done.dropped) this.images.delete(`${host.id}\n${sha}`);
+          if (host.budgetProblem !== undefined) {
+            const disk = await engineDisk(host.engine, this.owner, this.budgetBytes);
+            if (disk.serviceImagesBytes < (this.budgetBytes ?? Number.POSITIVE_INFINITY)) {
+              host.budgetProblem = undefined;
+            }
+          }
+          return { hostId: host.id, removed: done.removed, freedBytes: done.freedBytes, kept: done.kept };
+        } catch (err) {
+          return { hostId: host.id, removed: 0, freedBytes: 0, kept: 0, problem: (err as Error).message };
+        }
+      }),
+    );
+  }
+
   async close(): Promise<void> {
     for (const subscription of [...this.subscriptions]) subscription.close();
     for (const host of this.hostList) host.engine.close();
@@ -347,8 +402,18 @@ export class DockerDriver implements RuntimeDriver {
     host.bridgeChecked = true;
   }
 
-  private loadOnce(host: Host, archive: ImageArchive): Promise<{ image: string }> {
-    return loadArchive(host.engine, archive).then((image) => ({ image }));
+  private async loadOnce(host: Host, archive: ImageArchive): Promise<{ image: string }> {
+    try {
+      const image = await loadClaimed(host.engine, archive, {
+        owner: this.owner,
+        budgetBytes: this.budgetBytes,
+      });
+      return { image };
+    } catch (err) {
+      // The studio's rollout shows a host's problem: a full host says so until a collection frees it.
+      if (err instanceof ImageBudgetError) host.budgetProblem = OVER_BUDGET_PROBLEM;
+      throw err;
+    }
   }
 
   private async imageExists(host: Host, id: string): Promise<boolean> {

@@ -2,10 +2,12 @@ import type http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type StatsSample, toStats } from '../docker/docker-driver.js';
 import { DockerEngine, DockerEngineError, type DockerTls, jsonLines } from '../docker/engine.js';
-import { loadArchive } from '../docker/image-load.js';
+import { collectOn, engineDisk, loadClaimed, serially } from '../docker/image-gc.js';
 import { readEngineLog } from '../docker/log-frames.js';
 import {
+  type EngineDisk,
   type ImageArchive,
+  type ImageCollection,
   LOBBY_LABELS,
   type LobbyLabels,
   type LobbySpec,
@@ -50,6 +52,10 @@ export interface SwarmDriverOptions {
   /** How often the tasks' states are read (swarm has no task events): 500 ms unless set. */
   pollMs?: number;
   onWarning?: (message: string) => void;
+  /** This service's owner label value: the images it loads into the manager's engine are tagged as its. */
+  owner?: string;
+  /** GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES: bytes of this service's build images the manager's engine may hold. */
+  imageDiskBudgetBytes?: number;
 }
 
 /** The repository, under the registry's address, that builds are pushed to (tag: the archive's sha256). */
@@ -134,6 +140,8 @@ export class SwarmDriver implements RuntimeDriver {
   private readonly pollMs: number;
   private readonly warn: (message: string) => void;
   private readonly images = new Map<string, Promise<{ image: string }>>();
+  /** archive sha256 → when a start last asked for its image: the collector leaves it that long. */
+  private readonly lastEnsured = new Map<string, number>();
   private readonly followers = new OutputFollowers();
   private readonly subscriptions = new Set<Subscription>();
   /** Per event subscription, who waits for its next read of the tasks (see afterNextPoll). */
@@ -189,7 +197,15 @@ export class SwarmDriver implements RuntimeDriver {
   }
 
   async nodes(labels: LobbyLabels): Promise<RuntimeNode[]> {
-    const [nodes, views] = await Promise.all([this.readNodes(), this.views(labels)]);
+    const [nodes, views, self, disk] = await Promise.all([
+      this.readNodes(),
+      this.views(labels),
+      this.selfNode().catch(() => undefined),
+      // Builds are loaded into the manager's engine (then pushed): its disk is the one the budget guards.
+      engineDisk(this.manager, this.owner(), this.options.imageDiskBudgetBytes).catch(
+        (): EngineDisk | undefined => undefined,
+      ),
+    ]);
     return nodes.map((node) => {
       const regions = this.options.regions.filter((region) => servesRegion(node, region));
       const state = node.Status?.State;
@@ -213,6 +229,7 @@ export class SwarmDriver implements RuntimeDriver {
         ...(node.Status?.Message === undefined || node.Status.Message === ''
           ? {}
           : { message: node.Status.Message }),
+        ...(disk !== undefined && node.ID === self ? { disk } : {}),
       };
     });
   }
@@ -225,6 +242,7 @@ export class SwarmDriver implements RuntimeDriver {
    */
   async ensureImage(_region: string, archive: ImageArchive): Promise<{ image: string }> {
     const key = archive.sha256.toLowerCase();
+    this.lastEnsured.set(key, Date.now());
     const known = this.images.get(key);
     if (known !== undefined) return known;
     const pushing = this.pushOnce(archive);
@@ -340,6 +358,29 @@ export class SwarmDriver implements RuntimeDriver {
     return sample === undefined ? undefined : toStats(sample);
   }
 
+  /**
+   * Removes the manager's copies of builds no live version needs (loaded there to be pushed). What the
+   * registry holds stays (Distribution deletes only with storage.delete.enabled, and frees nothing without
+   * its own garbage-collect), and so do the copies nodes pulled: docs/runtime.md says how to clear both.
+   */
+  async collectImages(keep: ReadonlySet<string>, options: { graceMs: number }): Promise<ImageCollection[]> {
+    const since = Date.now() - options.graceMs;
+    const hostId = this.options.managerHost;
+    try {
+      const done = await serially(this.manager, () =>
+        collectOn(
+          this.manager,
+          this.owner(),
+          (sha) => keep.has(sha) || (this.lastEnsured.get(sha) ?? 0) >= since,
+          [this.buildRepository()],
+        ),
+      );
+      return [{ hostId, removed: done.removed, freedBytes: done.freedBytes, kept: done.kept }];
+    } catch (err) {
+      return [{ hostId, removed: 0, freedBytes: 0, kept: 0, problem: (err as Error).message }];
+    }
+  }
+
   async close(): Promise<void> {
     for (const subscription of [...this.subscriptions]) subscription.close();
     this.manager.close();
@@ -418,7 +459,7 @@ export class SwarmDriver implements RuntimeDriver {
 
   private async pushOnce(archive: ImageArchive): Promise<{ image: string }> {
     const sha256 = archive.sha256.toLowerCase();
-    const repository = `${this.options.registry.address}/${BUILD_REPOSITORY}`;
+    const repository = this.buildRepository();
     const auth = { 'X-Registry-Auth': this.registryAuth() };
     const pushed = await this.manager
       .json<{ Descriptor?: { digest?: string } }>({
@@ -429,7 +470,11 @@ export class SwarmDriver implements RuntimeDriver {
       .catch(() => undefined);
     const known = pushed?.Descriptor?.digest;
     if (known !== undefined) return { image: `${repository}@${known}` };
-    const imageId = await loadArchive(this.manager, archive);
+    const imageId = await loadClaimed(this.manager, archive, {
+      owner: this.owner(),
+      budgetBytes: this.options.imageDiskBudgetBytes,
+      extraRepos: [repository],
+    });
     await this.manager.json({
       method: 'POST',
       path: `/images/${imageId}/tag`,
@@ -459,6 +504,22 @@ export class SwarmDriver implements RuntimeDriver {
     }
     if (digest === undefined) throw failed('the engine named no digest for the pushed image');
     return { image: `${repository}@${digest}` };
+  }
+
+  private buildRepository(): string {
+    return `${this.options.registry.address}/${BUILD_REPOSITORY}`;
+  }
+
+  private owner(): string {
+    return this.options.owner ?? 'default';
+  }
+
+  /** The manager's own node id. */
+  private selfNode(): Promise<string | undefined> {
+    this.selfNodeId ??= this.manager
+      .json<{ Swarm?: { NodeID?: string } }>({ method: 'GET', path: '/info' })
+      .then((info) => info?.Swarm?.NodeID);
+    return this.selfNodeId;
   }
 
   private async readNodes(): Promise<SwarmNode[]> {
@@ -659,10 +720,7 @@ export class SwarmDriver implements RuntimeDriver {
   /** The engine of a node: the manager's for its own node, the node's gcm.engine label's for others. */
   private async engineOf(nodeId: string | undefined): Promise<DockerEngine | undefined> {
     if (nodeId === undefined) return undefined;
-    this.selfNodeId ??= this.manager
-      .json<{ Swarm?: { NodeID?: string } }>({ method: 'GET', path: '/info' })
-      .then((info) => info?.Swarm?.NodeID);
-    if ((await this.selfNodeId) === nodeId) return this.manager;
+    if ((await this.selfNode()) === nodeId) return this.manager;
     const address = this.nodeList.find((n) => n.ID === nodeId)?.Spec?.Labels?.[ENGINE_NODE_LABEL];
     if (address === undefined) return undefined;
     let engine = this.nodeEngines.get(address);
