@@ -143,6 +143,11 @@ export function backgroundJobs(
       stop: async () => reconciler?.stop(),
     },
     {
+      name: 'runtime-image-gc',
+      intervalMs: reconciler === undefined ? 0 : config.runtime.imageGcIntervalMs,
+      run: async () => reconciler?.collectImages(),
+    },
+    {
       name: 'player-token-expiry',
       // Within a few seconds of a deadline; a connect after it is refused at once whatever the job's timing.
       intervalMs: Math.min(5_000, Math.max(500, Math.floor(config.runtime.playerConnectTimeoutMs / 4))),

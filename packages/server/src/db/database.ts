@@ -61,6 +61,8 @@ export interface NamespacesTable {
   delete_ts: number | null;
   /** When the purge of a deleted namespace's lobbies and builds finished; null until then. */
   purge_ts: number | null;
+  /** The version it ran before version_id (0035); null until its version is first switched. */
+  previous_version_id: string | null;
 }
 
 export interface NamespaceCdnAuthUsersTable {

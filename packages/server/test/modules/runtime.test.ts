@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { readBody } from '../../src/runtime/docker/engine.js';
 import { LOBBY_LABELS } from '../../src/runtime/driver.js';
@@ -21,6 +22,7 @@ import {
   useRuntimeEngine,
 } from '../helpers/runtime-world.js';
 import type { TestService } from '../helpers/service.js';
+import { buildTestImage, type TestImage, tinyImageArchive } from '../helpers/test-image.js';
 import { until } from '../helpers/until.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -333,6 +335,141 @@ describe('the lobby runtime', { skip }, () => {
       rows = await lobbiesOf(svc, ids.namespaceId);
       assert.equal(rows.find((r) => r.lobby_id === busy?.lobby_id)?.run_state, 'stopped');
       assert.equal(rows.find((r) => r.lobby_id === busy?.lobby_id)?.stop_reason, 'drain-timeout');
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it("collects build images no live version needs: keeps current, previous and a draining lobby's, never the operator's", async () => {
+    const svc = await started({ GCM_RUNTIME_IMAGE_GC_GRACE: '0', GCM_DRAIN_TIMEOUT: '600' });
+    const docker = engine.dockerd.engine;
+    const present = async (ref: string) =>
+      (await docker.json({ method: 'GET', path: `/images/${encodeURIComponent(ref)}/json` }, [404])) !==
+      undefined;
+    try {
+      // The operator's own image, loaded by hand beside the service's.
+      const mark = randomUUID().slice(0, 8);
+      const operator = tinyImageArchive(`operator ${mark}`, [`operator-tool-${mark}:1`]);
+      await readBody(
+        await docker.open({
+          method: 'POST',
+          path: '/images/load',
+          bodyStream: Readable.from([operator.archive]),
+          contentType: 'application/x-tar',
+        }),
+        1024 * 1024,
+      );
+      // Three builds of three images (the test server, each with a label of its own).
+      const images = [];
+      for (const n of [1, 2, 3]) {
+        images.push(await buildTestImage(docker, { name: `gc-${mark}-${n}:1`, variant: `${mark}-${n}` }));
+      }
+      const [one, two, three] = images as [TestImage, TestImage, TestImage];
+      const ids = await runtimeGame(svc, 'gc-game');
+      const build = (archive: Buffer) => uploadBuild(svc, ids.gameId, ids.namespaceId, archive);
+      const readyOf = async (version: string) =>
+        (await lobbiesOf(svc, ids.namespaceId)).filter(
+          (r) => r.version_id === version && r.run_state === 'ready',
+        );
+      const v1 = await deploy(svc, ids, { default: { buildId: await build(one.archive), min: 1, max: 1 } });
+      await until('v1 ready', WAIT_MS, async () => (await readyOf(v1)).length === 1, 50);
+      const [busy] = await readyOf(v1);
+      await reportPlayer(svc, await lobbyTokenOf(docker, busy?.runtime_handle ?? ''), 'player-1');
+      // A build that fails: its archive holds two images, which the engine loads before the refusal.
+      const failing = tinyImageArchive(
+        `failed a ${mark}`,
+        [`failed-${mark}-a:1`],
+        [{ content: `failed b ${mark}`, repoTags: [`failed-${mark}-b:1`] }],
+      );
+      const vFailed = await deploy(
+        svc,
+        ids,
+        { default: { buildId: await build(failing.archive), min: 1, max: 1 } },
+        'failed',
+      );
+      await until(
+        'the failed build failed',
+        WAIT_MS,
+        async () =>
+          (await lobbiesOf(svc, ids.namespaceId)).some(
+            (r) => r.version_id === vFailed && r.failed === 1 && /image/.test(r.stop_reason ?? ''),
+          ),
+        50,
+      );
+      const v2 = await deploy(
+        svc,
+        ids,
+        { default: { buildId: await build(two.archive), min: 1, max: 1 } },
+        'v2',
+      );
+      await until('v2 ready', WAIT_MS, async () => (await readyOf(v2)).length === 1, 50);
+      const v3 = await deploy(
+        svc,
+        ids,
+        { default: { buildId: await build(three.archive), min: 1, max: 1 } },
+        'v3',
+      );
+      await until('v3 ready', WAIT_MS, async () => (await readyOf(v3)).length === 1, 50);
+
+      await svc.reconciler?.collectImages();
+      assert.ok(await present(three.id), 'the current version keeps its image');
+      assert.ok(await present(two.id), 'the previous version keeps its image: a rollback is instant');
+      assert.ok(await present(one.id), 'a draining lobby of an older version keeps its image');
+      for (const ref of [`failed-${mark}-a:1`, `failed-${mark}-b:1`, ...failing.ids]) {
+        assert.equal(await present(ref), false, `the failed build's ${ref} is gone`);
+      }
+
+      // The drain ends: no live version needs v1's image any more.
+      await until(
+        'the drain started',
+        WAIT_MS,
+        async () =>
+          (await lobbiesOf(svc, ids.namespaceId)).find((r) => r.lobby_id === busy?.lobby_id)
+            ?.drain_started_ts !== null,
+        50,
+      );
+      svc.clock.advance(601_000);
+      await svc.reconciler?.pass();
+      const done = await svc.reconciler?.collectImages();
+      assert.equal(done?.[0]?.removed, 1, JSON.stringify(done));
+      assert.equal(await present(one.id), false, "the old version's image is removed");
+      assert.ok(await present(two.id));
+      assert.ok(await present(three.id));
+      assert.ok(await present(operator.ids[0] as string), "the operator's image is never removed");
+      assert.ok(await present(`operator-tool-${mark}:1`));
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('refuses a load past the image budget, and the studio sees why in its rollout', async () => {
+    const svc = await started({ GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES: '4096' });
+    try {
+      const ids = await runtimeGame(svc, 'budget-game');
+      // An archive of its own (over 4 KiB): one on the engine already would be found there, not loaded.
+      const { archive } = tinyImageArchive(`budget ${randomUUID()}`);
+      assert.ok(archive.length > 4096);
+      const buildId = await uploadBuild(svc, ids.gameId, ids.namespaceId, archive);
+      await deploy(svc, ids, { default: { buildId, min: 1, max: 1 } });
+      await until(
+        'the lobby failed',
+        WAIT_MS,
+        async () => (await lobbiesOf(svc, ids.namespaceId)).some((r) => r.failed === 1),
+        50,
+      );
+      const rollout = (
+        await svc.call('GET', `/cloud/games/${ids.gameId}/namespaces/${ids.namespaceId}/rollout`)
+      ).json<{ failed: { stop_reason?: string }[]; problems: { region_id: string; message: string }[] }>();
+      assert.match(
+        rollout.failed[0]?.stop_reason ?? '',
+        new RegExp(`build ${buildId} is not loaded.*image budget.*GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES`),
+      );
+      assert.deepEqual(
+        rollout.problems.map((p) => p.region_id),
+        ['eu'],
+      );
+      assert.match(rollout.problems[0]?.message ?? '', /image budget/);
+      assert.equal((await engine.containersOf(svc)).length, 0, 'nothing started');
     } finally {
       await svc.close();
     }

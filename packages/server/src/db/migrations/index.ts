@@ -33,6 +33,7 @@ import * as m0031 from './0031_lobby_resource_samples.js';
 import * as m0032 from './0032_lobby_output.js';
 import * as m0033 from './0033_lobbies_public_host.js';
 import * as m0034 from './0034_lobby_output_per_namespace.js';
+import * as m0035 from './0035_namespaces_previous_version.js';
 
 /** Listed by hand (not read from disk) so the set of migrations is fixed at build time. */
 const migrations: Record<string, Migration> = {
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '0032_lobby_output': m0032,
   '0033_lobbies_public_host': m0033,
   '0034_lobby_output_per_namespace': m0034,
+  '0035_namespaces_previous_version': m0035,
 };
 
 /** The schema versions this code knows, oldest first (a restore refuses a store past the last). */

@@ -28,6 +28,16 @@ export function findCompleteBuildOfGame(db: Db, gameId: string, buildId: string)
     .executeTakeFirst();
 }
 
+/** The recorded archive digests of these builds (a build not hashed yet has none). */
+export function archiveDigestsOf(db: Db, buildIds: readonly string[]) {
+  return db
+    .selectFrom('builds')
+    .select('archive_sha256')
+    .where('build_id', 'in', buildIds)
+    .where('archive_sha256', 'is not', null)
+    .execute();
+}
+
 /** Records a completed build's archive digest, once: a digest recorded already is the one kept (and answered). */
 export async function recordArchiveDigest(
   db: Db,

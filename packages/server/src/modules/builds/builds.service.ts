@@ -413,6 +413,23 @@ export async function findBuildArchive(
   };
 }
 
+/** Statements' bound on the builds one read names. */
+const DIGEST_READ_CHUNK = 500;
+
+/**
+ * The archive sha256 of each build named (any game's: the runtime's image collector keeps what any live
+ * version names); builds not hashed yet, or unknown, add none.
+ */
+export async function archiveDigestsOf(deps: Deps, buildIds: Iterable<string>): Promise<Set<string>> {
+  const ids = [...new Set(buildIds)];
+  const digests = new Set<string>();
+  for (let i = 0; i < ids.length; i += DIGEST_READ_CHUNK) {
+    const rows = await repo.archiveDigestsOf(deps.db, ids.slice(i, i + DIGEST_READ_CHUNK));
+    for (const row of rows) if (row.archive_sha256 !== null) digests.add(row.archive_sha256.toLowerCase());
+  }
+  return digests;
+}
+
 /** Hashes under way in this process, per store (each service in a test process has its own). */
 const hashing = new WeakMap<Db, Map<string, Promise<string | undefined>>>();
 

@@ -240,6 +240,7 @@ export class Namespaces {
         }
         await repo.insertNamespace(w, {
           version_id: input.version_id,
+          previous_version_id: null,
           name_id: input.name_id,
           display_name: input.display_name,
           create_ts: now,
@@ -285,7 +286,14 @@ export class Namespaces {
     // The deployment's event is queued in its transaction, and only when the version really changed.
     await this.write(gameId, namespaceId, async (w) => {
       const previous = await repo.lockedVersionOf(w);
-      if (!(await repo.updateNamespace(w, { version_id: versionId, update_ts: clock.now() }))) {
+      // The version it ran before stays the previous one until a switch to another: the image collector
+      // keeps both versions' images, so switching back is instant.
+      const values = {
+        version_id: versionId,
+        update_ts: clock.now(),
+        ...(previous === undefined || previous === versionId ? {} : { previous_version_id: previous }),
+      };
+      if (!(await repo.updateNamespace(w, values))) {
         return namespaceNotFound(w.db, gameId);
       }
       if (previous === versionId) return;

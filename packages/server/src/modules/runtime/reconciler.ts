@@ -1,6 +1,8 @@
 import type { Deps, LobbyPlacementRequest, LobbyPlacementResult, LobbyRuntime } from '../../deps.js';
 import { Slots } from '../../lib/slots.js';
 import {
+  ImageBudgetError,
+  type ImageCollection,
   ImageLoadError,
   LOBBY_LABELS,
   type RunningLobby,
@@ -10,13 +12,14 @@ import {
   type RuntimeNode,
   type Subscription,
 } from '../../runtime/driver.js';
-import { findBuildArchive, hashBuildArchive } from '../builds/builds.service.js';
+import { archiveDigestsOf, findBuildArchive, hashBuildArchive } from '../builds/builds.service.js';
 import { recordRuntimeStop, tellCreated } from '../lobby-logs/lobby-logs.service.js';
 import { requestStop } from './lobby-control.repository.js';
 import { findLatest } from './lobby-resources.repository.js';
 import { ResourceSampler } from './resource-sampler.js';
 import * as repo from './runtime.repository.js';
 import {
+  buildsOfVersion,
   failedByReason,
   limitsOf,
   namespaceConfig,
@@ -68,11 +71,20 @@ export class Reconciler implements LobbyRuntime {
   private queued: Promise<void> | undefined;
   private wakeTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  /** Images loading or loaded, per host and build: concurrent starts share one load. */
+  /** Images loading, per host and build: concurrent starts share one load. */
   private readonly images = new Map<string, Promise<string>>();
+  /**
+   * Images loaded, per host and build, as recorded in runtime_images. A start still asks the driver each
+   * time, which checks the image is there: the image collector (this instance's or another's) may have
+   * removed it since.
+   */
+  private readonly loaded = new Map<string, string>();
   /** Builds whose archive digest is not recorded yet: their lobbies wait for it (a pass is woken then). */
   private readonly awaitingDigest = new Set<string>();
-  private readonly imageBackoff = new Map<string, { until: number; delayMs: number; reason: string }>();
+  private readonly imageBackoff = new Map<
+    string,
+    { until: number; delayMs: number; reason: string; budget: boolean }
+  >();
   /** Exit codes the engine reported, per handle, for a stop that waits for its code. */
   private readonly exits = new Map<string, number>();
   private readonly exitWaiters = new Map<string, () => void>();
@@ -193,7 +205,7 @@ export class Reconciler implements LobbyRuntime {
     spec: Omit<Parameters<RuntimeDriver['start']>[0], 'image'>,
   ): Promise<void> {
     const imageKey = `${host.id} ${wish.buildId}`;
-    if (!this.images.has(imageKey)) {
+    if (!this.loaded.has(imageKey)) {
       try {
         const archive = await findBuildArchive(this.deps, wish.gameId, wish.buildId);
         if (archive?.sha256 === null) {
@@ -228,12 +240,18 @@ export class Reconciler implements LobbyRuntime {
   private noteImageFailure(imageKey: string, err: unknown): string {
     const reason = `image: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
     this.images.delete(imageKey);
+    this.loaded.delete(imageKey);
     const now = this.deps.clock.now();
     const backoff = this.imageBackoff.get(imageKey);
     // Starts that shared the failed load (a pass's and a find's) double the back-off once, not each.
     if (backoff !== undefined && now < backoff.until) return reason;
     const delayMs = Math.min((backoff?.delayMs ?? IMAGE_BACKOFF_MS / 2) * 2, IMAGE_BACKOFF_MAX_MS);
-    this.imageBackoff.set(imageKey, { until: now + delayMs, delayMs, reason });
+    this.imageBackoff.set(imageKey, {
+      until: now + delayMs,
+      delayMs,
+      reason,
+      budget: err instanceof ImageBudgetError,
+    });
     return reason;
   }
 
@@ -624,7 +642,7 @@ export class Reconciler implements LobbyRuntime {
     const imageKey = `${host.id} ${wish.buildId}`;
     const backoff = this.imageBackoff.get(imageKey);
     if (backoff !== undefined && this.deps.clock.now() < backoff.until) return;
-    if (!this.images.has(imageKey) && !(await this.digestRecorded(wish))) return;
+    if (!this.loaded.has(imageKey) && !(await this.digestRecorded(wish))) return;
     let image: string;
     try {
       image = await this.ensureImage(wish, host);
@@ -698,33 +716,79 @@ export class Reconciler implements LobbyRuntime {
     return false;
   }
 
-  /** Loads the build into the host once; concurrent and later starts share the load. */
+  /**
+   * Makes the build's image present on the host (the driver loads it once and answers later calls after a
+   * check that it is still there); concurrent starts share one call.
+   */
   private ensureImage(wish: Wish, host: RuntimeHost): Promise<string> {
     const key = `${host.id} ${wish.buildId}`;
-    let loading = this.images.get(key);
-    if (loading === undefined) {
-      loading = (async () => {
-        const archive = await findBuildArchive(this.deps, wish.gameId, wish.buildId);
-        if (archive === undefined) throw new ImageLoadError(`build ${wish.buildId} is not a completed build`);
-        if (archive.sha256 === null)
-          throw new Error(`build ${wish.buildId}'s archive digest is not recorded yet`);
-        // The digest recorded when the upload completed: an archive changed in blob storage since is refused.
-        const { image } = await this.driver.ensureImage(wish.region, {
-          buildId: wish.buildId,
-          size: archive.size,
-          sha256: archive.sha256,
-          open: archive.open,
-        });
+    const inFlight = this.images.get(key);
+    if (inFlight !== undefined) return inFlight;
+    const loading = (async () => {
+      const archive = await findBuildArchive(this.deps, wish.gameId, wish.buildId);
+      if (archive === undefined) throw new ImageLoadError(`build ${wish.buildId} is not a completed build`);
+      if (archive.sha256 === null)
+        throw new Error(`build ${wish.buildId}'s archive digest is not recorded yet`);
+      // The digest recorded when the upload completed: an archive changed in blob storage since is refused.
+      const { image } = await this.driver.ensureImage(wish.region, {
+        buildId: wish.buildId,
+        size: archive.size,
+        sha256: archive.sha256,
+        open: archive.open,
+      });
+      if (this.loaded.get(key) !== image) {
         await repo.recordImage(this.deps.db, {
           host_id: host.id,
           build_id: wish.buildId,
           image,
           loaded_ts: this.deps.clock.now(),
         });
-        return image;
-      })();
-      this.images.set(key, loading);
-    }
+        this.loaded.set(key, image);
+      }
+      return image;
+    })();
+    this.images.set(key, loading);
+    const settled = () => {
+      if (this.images.get(key) === loading) this.images.delete(key);
+    };
+    loading.then(settled, settled);
     return loading;
+  }
+
+  /**
+   * One pass of the image collector (docs/runtime.md "Build images"): every host's build images that no
+   * live version needs are removed. Kept: each live namespace's current and previous version's builds, those
+   * of every lobby that runs or is about to, and any a start asked for within GCM_RUNTIME_IMAGE_GC_GRACE.
+   * Room freed ends the back-off of builds refused for the image budget.
+   */
+  async collectImages(): Promise<ImageCollection[]> {
+    const { deps } = this;
+    const versions = await repo.versionsInUse(deps.db);
+    const keep = await archiveDigestsOf(
+      deps,
+      versions.flatMap((v) => buildsOfVersion(v.config_json, deps.config.regions)),
+    );
+    const done = await this.driver.collectImages(keep, { graceMs: deps.config.runtime.imageGcGraceMs });
+    for (const host of done) {
+      if (host.problem !== undefined) {
+        this.options.log('warn', { host: host.hostId, err: host.problem }, 'collecting build images failed');
+      } else if (host.removed > 0 || host.kept > 0) {
+        this.options.log(
+          'info',
+          { host: host.hostId, removed: host.removed, freed_bytes: host.freedBytes, kept: host.kept },
+          'removed build images no live version needs',
+        );
+      }
+    }
+    if (done.some((host) => host.removed > 0)) {
+      let cleared = false;
+      for (const [key, backoff] of this.imageBackoff) {
+        if (!backoff.budget) continue;
+        this.imageBackoff.delete(key);
+        cleared = true;
+      }
+      if (cleared) this.wake();
+    }
+    return done;
   }
 }

@@ -219,3 +219,41 @@ export async function recordImage(
     )
     .execute();
 }
+
+/**
+ * The versions whose build images the image collector keeps: each live namespace's current and previous
+ * version, and the version of every lobby that runs or is about to (a draining one of an older version).
+ */
+export async function versionsInUse(db: Db): Promise<{ version_id: string; config_json: string }[]> {
+  const namespaces = await db
+    .selectFrom('namespaces')
+    .innerJoin('games', 'games.game_id', 'namespaces.game_id')
+    .select(['namespaces.version_id', 'namespaces.previous_version_id'])
+    .where('namespaces.delete_ts', 'is', null)
+    .where('games.delete_ts', 'is', null)
+    .execute();
+  const lobbies = await db
+    .selectFrom('lobbies')
+    .select('version_id')
+    .distinct()
+    .where('run_state', 'in', LIVE_STATES)
+    .execute();
+  const ids = new Set<string>();
+  for (const ns of namespaces) {
+    ids.add(ns.version_id);
+    if (ns.previous_version_id !== null) ids.add(ns.previous_version_id);
+  }
+  for (const lobby of lobbies) if (lobby.version_id !== null) ids.add(lobby.version_id);
+  const versions: { version_id: string; config_json: string }[] = [];
+  const all = [...ids];
+  for (let i = 0; i < all.length; i += 500) {
+    versions.push(
+      ...(await db
+        .selectFrom('versions')
+        .select(['version_id', 'config_json'])
+        .where('version_id', 'in', all.slice(i, i + 500))
+        .execute()),
+    );
+  }
+  return versions;
+}

@@ -144,6 +144,23 @@ function versionView(ns: repo.NamespaceWish, regions: readonly string[]): Versio
   return view;
 }
 
+/**
+ * The builds a version's config names (every game mode's container image_id): the image collector keeps
+ * their images. A config that no longer parses names none, as it runs none.
+ */
+export function buildsOfVersion(configJson: string, regions: readonly string[]): string[] {
+  try {
+    const resolved = resolveVersionConfig(JSON.parse(configJson) as VersionConfig, { regions });
+    if (!('matchmaker' in resolved)) return [];
+    return Object.values(resolved.matchmaker.game_modes).flatMap((gm) => {
+      const build = gm.container?.image_id;
+      return build === undefined || build === '' ? [] : [build];
+    });
+  } catch {
+    return [];
+  }
+}
+
 /** The game modes of a namespace's version config, resolved over `regions` (versionView). */
 export function gameModesOf(
   ns: repo.NamespaceWish,
