@@ -54,6 +54,32 @@ export const RuntimeRegionSummary = Type.Object({
 });
 export type RuntimeRegionSummary = Static<typeof RuntimeRegionSummary>;
 
+const Bytes = Type.Integer({ minimum: 0 });
+
+export const RuntimeNodeDisk = Type.Object(
+  {
+    images_bytes: { ...Bytes, description: "every image's layers on the engine, shared layers once" },
+    containers_bytes: { ...Bytes, description: 'what containers wrote on top of their images' },
+    build_cache_bytes: { ...Bytes, description: "the engine's build cache" },
+    volumes_bytes: { ...Bytes, description: 'volumes' },
+    service_images: {
+      ...Count,
+      description: "build images this service loaded there and keeps (the image collector's)",
+    },
+    service_images_bytes: {
+      ...Bytes,
+      description: 'their sizes summed, each image whole (layers they share counted in each)',
+    },
+    budget_bytes: Type.Optional({
+      ...Bytes,
+      description:
+        'GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES: past it no further build is loaded there; absent: no budget',
+    }),
+  },
+  { description: "the engine's disk as it counts it (GET /system/df of the Engine API)" },
+);
+export type RuntimeNodeDisk = Static<typeof RuntimeNodeDisk>;
+
 export const RuntimeNodeView = Type.Object({
   id: Type.String({
     maxLength: 2048,
@@ -73,6 +99,7 @@ export const RuntimeNodeView = Type.Object({
   capacity: { ...Count, description: 'lobbies it takes at most (GCM_RUNTIME_MAX_LOBBIES_PER_HOST)' },
   lobbies: { ...Count, description: "this service's lobbies running there now" },
   engine_version: Type.Optional(Type.String({ maxLength: 200 })),
+  disk: Type.Optional(RuntimeNodeDisk),
   message: Type.Optional(
     Type.String({
       maxLength: RUNTIME_VIEW_LIMITS.messageChars,

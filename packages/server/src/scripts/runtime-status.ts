@@ -86,6 +86,12 @@ async function readLive(config: Config): Promise<{ live?: Map<string, number>; n
 }
 
 const GIB = 1024 ** 3;
+const MIB = 1024 ** 2;
+
+/** Bytes as the operator reads a disk: MiB below a GiB, GiB above. */
+function size(bytes: number): string {
+  return bytes >= GIB ? `${(bytes / GIB).toFixed(1)} GiB` : `${(bytes / MIB).toFixed(1)} MiB`;
+}
 
 /** Plain text: the regions, then the machines, in columns; red marks trouble on a terminal only. */
 function describe(view: GetRuntimeResponse, note: string | undefined, colour: boolean): string {
@@ -140,6 +146,29 @@ function describe(view: GetRuntimeResponse, note: string | undefined, colour: bo
         ]),
       ),
     );
+    const disks = view.nodes.filter((n) => n.disk !== undefined);
+    if (disks.length > 0) {
+      lines.push('');
+      lines.push(
+        ...table(
+          ['NODE', 'IMAGES', 'CONTAINERS', 'BUILD CACHE', 'VOLUMES', 'BUILDS', 'BUILDS SIZE', 'BUDGET'],
+          disks.map((n) => {
+            const d = n.disk as NonNullable<typeof n.disk>;
+            const over = d.budget_bytes !== undefined && d.service_images_bytes >= d.budget_bytes;
+            return [
+              n.name,
+              size(d.images_bytes),
+              size(d.containers_bytes),
+              size(d.build_cache_bytes),
+              size(d.volumes_bytes),
+              String(d.service_images),
+              over ? red(size(d.service_images_bytes)) : size(d.service_images_bytes),
+              d.budget_bytes === undefined ? '-' : size(d.budget_bytes),
+            ];
+          }),
+        ),
+      );
+    }
     for (const n of view.nodes) {
       if (n.message !== undefined) lines.push(`${n.name}: ${red(n.message)}`);
     }

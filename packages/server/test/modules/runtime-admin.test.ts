@@ -30,6 +30,8 @@ const skip = dockerSkipReason('runtime-admin.test.ts');
 const PORT_RANGE = '29600-29699';
 const WAIT_MS = 90_000;
 const MISSING_ENGINE = 'unix:///nonexistent/gcm-runtime-admin.sock';
+/** GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES of the view's service: a GiB, shown as such. */
+const BUDGET = 1024 ** 3;
 
 /** Runs the built `gcm-server runtime status` with the service's own store and data dir. */
 function runtimeStatus(svc: TestService, env: Record<string, string>, args: string[] = []) {
@@ -57,7 +59,7 @@ describe("the operator's view of the runtime", { skip }, () => {
     const { svc } = await startRuntimeService({
       dockerHost: engine.dockerd.dockerHost,
       portRange: PORT_RANGE,
-      env: { GCM_RUNTIME_MAX_LOBBIES_PER_HOST: '7' },
+      env: { GCM_RUNTIME_MAX_LOBBIES_PER_HOST: '7', GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES: String(BUDGET) },
     });
     try {
       const empty = (await svc.call('GET', '/cloud/admin/runtime')).json<GetRuntimeResponse>();
@@ -104,6 +106,15 @@ describe("the operator's view of the runtime", { skip }, () => {
       assert.ok((node?.memory_bytes ?? 0) > 0);
       assert.match(node?.engine_version ?? '', /^\d+\.\d+/);
       assert.equal(node?.message, undefined);
+      // The engine's own disk figures, and the build image the service loaded there against its budget.
+      const disk = node?.disk;
+      assert.equal(disk?.service_images, 1);
+      assert.ok((disk?.service_images_bytes ?? 0) > 0);
+      assert.ok((disk?.images_bytes ?? 0) >= (disk?.service_images_bytes ?? 0), JSON.stringify(disk));
+      assert.equal(disk?.budget_bytes, BUDGET);
+      for (const figure of [disk?.containers_bytes, disk?.build_cache_bytes, disk?.volumes_bytes]) {
+        assert.ok(Number.isInteger(figure) && (figure ?? -1) >= 0, JSON.stringify(disk));
+      }
       const eu = view.regions.find((r) => r.region_id === 'eu');
       const us = view.regions.find((r) => r.region_id === 'us');
       assert.deepEqual([eu?.lobbies, eu?.live_lobbies, eu?.problem], [2, 2, undefined]);
@@ -115,12 +126,19 @@ describe("the operator's view of the runtime", { skip }, () => {
         {
           GCM_RUNTIME_HOSTS: `eu=${engine.dockerd.dockerHost},us=${engine.dockerd.dockerHost}`,
           GCM_RUNTIME_MAX_LOBBIES_PER_HOST: '7',
+          GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES: String(BUDGET),
         },
         ['--json'],
       );
       assert.equal(json.code, 0, json.stderr);
       const printed = JSON.parse(json.stdout) as GetRuntimeResponse;
-      assert.deepEqual(printed.nodes, view.nodes);
+      // What containers wrote moves between two reads; the rest is the same engine's.
+      const steady = (nodes: GetRuntimeResponse['nodes']) =>
+        nodes.map(({ disk: d, ...rest }) => ({
+          ...rest,
+          builds: [d?.service_images, d?.service_images_bytes, d?.budget_bytes],
+        }));
+      assert.deepEqual(steady(printed.nodes), steady(view.nodes));
       const printedEu = printed.regions.find((r) => r.region_id === 'eu');
       assert.deepEqual([printedEu?.nodes_ready, printedEu?.capacity, printedEu?.lobbies], [1, 7, 2]);
       // PostgreSQL is read beside the service; the embedded store is locked by it, and the command says so.
@@ -129,6 +147,7 @@ describe("the operator's view of the runtime", { skip }, () => {
       const plain = await runtimeStatus(svc, {
         GCM_RUNTIME_HOSTS: `eu=${engine.dockerd.dockerHost},us=${engine.dockerd.dockerHost}`,
         GCM_RUNTIME_MAX_LOBBIES_PER_HOST: '7',
+        GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES: String(BUDGET),
       });
       assert.equal(plain.code, 0, plain.stderr);
       assert.match(plain.stdout, /^runtime: docker/);
@@ -141,6 +160,14 @@ describe("the operator's view of the runtime", { skip }, () => {
       assert.match(
         plain.stdout,
         new RegExp(`\\sready\\s+active\\s+engine\\s+eu,us\\s.*${literal(engine.dockerd.dockerHost)}$`, 'm'),
+      );
+      assert.match(
+        plain.stdout,
+        /^NODE\s+IMAGES\s+CONTAINERS\s+BUILD CACHE\s+VOLUMES\s+BUILDS\s+BUILDS SIZE\s+BUDGET$/m,
+      );
+      assert.match(
+        plain.stdout,
+        /^\S+\s+[\d.]+ [MG]iB\s+[\d.]+ [MG]iB\s+[\d.]+ [MG]iB\s+[\d.]+ [MG]iB\s+1\s+[\d.]+ [MG]iB\s+1\.0 GiB$/m,
       );
       assert.ok(!plain.stdout.includes('\u001b['), 'no colours off a terminal');
       if (!isPostgres(svc.deps.db))

@@ -1,8 +1,13 @@
-import { type GetRuntimeResponse, RUNTIME_VIEW_LIMITS, type RuntimeNodeView } from '@gcm/contract';
+import {
+  type GetRuntimeResponse,
+  RUNTIME_VIEW_LIMITS,
+  type RuntimeNodeDisk,
+  type RuntimeNodeView,
+} from '@gcm/contract';
 import type { Db } from '../../db/open-db.js';
 import type { Deps } from '../../deps.js';
 import { toTimestamp } from '../../lib/clock.js';
-import type { RuntimeNode } from '../../runtime/driver.js';
+import type { EngineDisk, RuntimeNode } from '../../runtime/driver.js';
 import { countLiveByRegion } from './runtime.repository.js';
 
 /**
@@ -85,8 +90,22 @@ function nodeView(node: RuntimeNode): RuntimeNodeView {
     capacity: node.capacity,
     lobbies: node.lobbies,
     ...(node.engineVersion === undefined ? {} : { engine_version: node.engineVersion.slice(0, 200) }),
+    ...(node.disk === undefined ? {} : { disk: diskView(node.disk) }),
     ...(node.message === undefined
       ? {}
       : { message: node.message.slice(0, RUNTIME_VIEW_LIMITS.messageChars) }),
+  };
+}
+
+function diskView(disk: EngineDisk): RuntimeNodeDisk {
+  const bytes = (n: number) => Math.max(0, Math.round(n));
+  return {
+    images_bytes: bytes(disk.imagesBytes),
+    containers_bytes: bytes(disk.containersBytes),
+    build_cache_bytes: bytes(disk.buildCacheBytes),
+    volumes_bytes: bytes(disk.volumesBytes),
+    service_images: bytes(disk.serviceImages),
+    service_images_bytes: bytes(disk.serviceImagesBytes),
+    ...(disk.budgetBytes === undefined ? {} : { budget_bytes: bytes(disk.budgetBytes) }),
   };
 }
