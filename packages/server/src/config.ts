@@ -646,6 +646,11 @@ const SCHEMA = {
     publicHosts: regionMap('GCM_REGION_PUBLIC_HOSTS', REGIONS, (value) =>
       /^[A-Za-z0-9.:[\]-]{1,253}$/.test(value) ? undefined : 'a host name or address',
     ),
+    /**
+     * The most a build archive may unpack to on an engine (its gzip layers expanded), and never past 4 times the
+     * archive's size: an archive past it is refused before the engine has it whole.
+     */
+    maxUnpackedBytes: whole('GCM_BUILD_MAX_UNPACKED_BYTES', 16 * 1024 ** 3, 1024 * 1024, 1024 ** 4),
     /** Live lobbies (starting, ready, stopping) one host runs at most, whatever their namespaces. */
     maxLobbiesPerHost: whole('GCM_RUNTIME_MAX_LOBBIES_PER_HOST', 100, 1, 100_000),
     /** Host ports lobbies are given (host network mode: where they listen; bridge: where they are published). */

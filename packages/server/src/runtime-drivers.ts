@@ -49,6 +49,7 @@ function dockerDriver(config: Config): DockerDriver {
   const tls = dockerTlsFromEnv(process.env);
   return new DockerDriver({
     hosts: dockerHostsFromRegions(regionHosts, config.runtime.maxLobbiesPerHost),
+    maxUnpackedBytes: config.runtime.maxUnpackedBytes,
     ...(tls === undefined ? {} : { tls }),
     ...imageOptions(config),
   });

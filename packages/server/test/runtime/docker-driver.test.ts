@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import {
   negotiateApiVersion,
   readBody,
 } from '../../src/runtime/docker/engine.js';
+import { inspectImage } from '../../src/runtime/docker/image-load.js';
 import {
   ImageBudgetError,
   ImageLoadError,
@@ -22,12 +24,37 @@ import {
   type RuntimeEvent,
 } from '../../src/runtime/driver.js';
 import { dockerSkipReason, type PrivateDockerd, startDockerd } from '../helpers/dockerd.js';
+import { makeImage, readTar, withRepoTags } from '../helpers/image-archives.js';
+import { type TarEntry, tar } from '../helpers/tar.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { buildTestImage, imageArchive, type TestImage, tinyImageArchive } from '../helpers/test-image.js';
 import { HANG_MS, until } from '../helpers/until.js';
 import { runDriverContract } from './driver-contract.js';
 
 const skip = dockerSkipReason('docker-driver.test.ts', { sqliteOnly: true });
+
+/** Bytes under the engine's data root (du), as its disk sees them. */
+function dataRootBytes(engine: PrivateDockerd): number {
+  const out = execFileSync('du', ['-sb', path.join(engine.dir, 'data')], { encoding: 'utf8' });
+  return Number(out.split(/\s/)[0]);
+}
+
+/** One `docker save` archive of both images (as `docker save A B` writes it), the second under `tag`. */
+async function twoImages(first: Buffer, second: Buffer, tag: string): Promise<Buffer> {
+  const a = await readTar(first);
+  const b = await readTar(second);
+  const manifest = (entries: TarEntry[]) => {
+    const found = entries.find((e) => e.type === 'file' && e.name === 'manifest.json');
+    return JSON.parse((found as { content: Buffer }).content.toString()) as { RepoTags: string[] | null }[];
+  };
+  const items = [...manifest(a), ...manifest(b).map((item) => ({ ...item, RepoTags: [tag] }))];
+  const names = new Set(a.map((e) => ('name' in e ? e.name : '')));
+  return tar([
+    ...a.filter((e) => e.type !== 'file' || (e.name !== 'manifest.json' && e.name !== 'repositories')),
+    ...b.filter((e) => !('name' in e && names.has(e.name))),
+    { type: 'file', name: 'manifest.json', content: JSON.stringify(items) },
+  ]);
+}
 
 /** One private engine for the file: the contract suite and the docker-only tests share it and its image. */
 let dockerd: PrivateDockerd | undefined;
@@ -96,7 +123,8 @@ describe('docker driver: what the engine is asked', { skip, timeout: 600_000 }, 
       again.map((a) => a.image),
       [other.id, other.id],
     );
-    // A restarted service finds it by its archive's digest, without streaming it again.
+    // A restarted service finds it by its archive's digest: it reads the archive again to know which image it
+    // is (a name alone is not trusted), but does not load it again.
     const restarted = new DockerDriver({
       hosts: [{ dockerHost: env.dockerHost, regions: ['eu'], capacity: 1 }],
     });
@@ -115,9 +143,98 @@ describe('docker driver: what the engine is asked', { skip, timeout: 600_000 }, 
       other.id,
     );
     await restarted.close();
-    assert.equal(opened, 0);
+    assert.equal(opened, 1);
     assert.equal(await imageLoads(since), 1);
     assert.notEqual(testImage.sha256, other.sha256);
+  });
+
+  test('an archive naming another build’s gcm-archive tag is refused, and moves nothing', async () => {
+    const victim = await buildTestImage(env.engine, { name: `gcm-test-server:${randomUUID()}` });
+    const attacker = await buildTestImage(env.engine, { name: `gcm-test-server:${randomUUID()}` });
+    const victimTag = `gcm-archive:${victim.sha256}`;
+    assert.equal((await driver.ensureImage('eu', imageArchive(victim.archive))).image, victim.id);
+    const forged = await withRepoTags(attacker.archive, [victimTag]);
+    const refusal = (buildId: string) => (err: Error) =>
+      err instanceof ImageLoadError &&
+      new RegExp(`${buildId}.*a name only the service gives`).test(err.message);
+    const forgedLoad = await driver.ensureImage('eu', imageArchive(forged, { buildId: 'build-forged' })).then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    // A restarted service, which looks for a build by that tag first, runs the victim's own image.
+    const restarted = new DockerDriver({
+      hosts: [{ dockerHost: env.dockerHost, regions: ['eu'], capacity: 1 }],
+    });
+    try {
+      assert.equal((await restarted.ensureImage('eu', imageArchive(victim.archive))).image, victim.id);
+    } finally {
+      await restarted.close();
+    }
+    assert.ok(forgedLoad !== undefined && refusal('build-forged')(forgedLoad), String(forgedLoad));
+    // Two images in one archive, one of them under the victim's tag: refused, and the tag is where it was.
+    const pair = await twoImages(
+      attacker.archive,
+      await withRepoTags(victim.archive, [victimTag]),
+      victimTag,
+    );
+    await assert.rejects(
+      driver.ensureImage('eu', imageArchive(pair, { buildId: 'build-pair' })),
+      (err: Error) => err instanceof ImageLoadError && /build-pair/.test(err.message),
+    );
+    assert.equal(await inspectImage(env.engine, victimTag), victim.id);
+  });
+
+  test('a decoy manifest.json behind a PAX name is not what the build is taken for', async () => {
+    // Another game's image is on the engine; the attacker knows its id, not its bytes.
+    const victim = await buildTestImage(env.engine, { name: `gcm-test-server:${randomUUID()}` });
+    assert.equal((await driver.ensureImage('eu', imageArchive(victim.archive))).image, victim.id);
+    const attacker = await buildTestImage(env.engine, { name: `gcm-test-server:${randomUUID()}` });
+    const entries = await readTar(attacker.archive);
+    const real = entries.find((e) => e.type === 'file' && e.name === 'manifest.json') as TarEntry;
+    const decoy = JSON.stringify([
+      { Config: `${victim.id.slice('sha256:'.length)}.json`, RepoTags: null, Layers: [] },
+    ]);
+    const archive = tar([
+      ...entries.filter((e) => e !== real),
+      // What the engine reads as manifest.json, under another name in the ustar header.
+      { type: 'pax', records: { path: 'manifest.json' } },
+      { ...real, name: 'not-the-manifest.json' } as TarEntry,
+      // What a reader that skips PAX records reads as manifest.json; the engine reads it as decoy.json.
+      { type: 'pax', records: { path: 'decoy.json' } },
+      { type: 'file', name: 'manifest.json', content: decoy },
+    ]);
+    const { image } = await driver.ensureImage('eu', imageArchive(archive, { buildId: 'build-decoy' }));
+    assert.notEqual(image, victim.id);
+    assert.equal(image, attacker.id);
+  });
+
+  test('a gzip layer bomb is refused before the engine’s data root grows', async (t) => {
+    const bombLayer = tar([{ type: 'file', name: 'zeros', content: Buffer.alloc(64 * 1024 * 1024) }]);
+    const bomb = makeImage({ layers: [bombLayer], gzip: true, repoTags: null, label: 'bomb' });
+    const archive = tar([...bomb.entries, bomb.manifest]);
+    const bounded = new DockerDriver({
+      hosts: [{ dockerHost: env.dockerHost, regions: ['eu'], capacity: 1 }],
+      maxUnpackedBytes: 16 * 1024 * 1024,
+    });
+    const before = dataRootBytes(env);
+    const loaded = await bounded
+      .ensureImage('eu', imageArchive(archive, { buildId: 'build-bomb' }))
+      .then(
+        () => undefined,
+        (err: Error) => err,
+      )
+      .finally(() => bounded.close());
+    const grown = dataRootBytes(env) - before;
+    t.diagnostic(`a ${archive.length}-byte archive grew the data root by ${grown} bytes`);
+    assert.ok(
+      grown < 8 * 1024 * 1024,
+      `the data root grew by ${grown} bytes for a ${archive.length}-byte archive`,
+    );
+    assert.equal(await inspectImage(env.engine, bomb.id), undefined);
+    assert.ok(
+      loaded instanceof ImageLoadError && /build-bomb's archive unpacks to more than/.test(loaded.message),
+      String(loaded),
+    );
   });
 
   test('an image removed from the engine behind the driver is loaded again', async () => {

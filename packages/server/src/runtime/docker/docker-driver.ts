@@ -48,6 +48,8 @@ export interface DockerDriverOptions {
   owner?: string;
   /** GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES: bytes of this service's build images one engine may hold. */
   imageDiskBudgetBytes?: number;
+  /** GCM_BUILD_MAX_UNPACKED_BYTES: the most a build archive may unpack to. */
+  maxUnpackedBytes?: number;
 }
 
 /**
@@ -134,7 +136,7 @@ export class DockerDriver implements RuntimeDriver {
   /** host id + archive sha256 → when a start last asked for its image: the collector leaves it that long. */
   private readonly lastEnsured = new Map<string, number>();
 
-  constructor(options: DockerDriverOptions) {
+  constructor(private readonly options: DockerDriverOptions) {
     this.warn = options.onWarning ?? (() => {});
     this.owner = options.owner ?? 'default';
     this.budgetBytes = options.imageDiskBudgetBytes;
@@ -407,6 +409,10 @@ export class DockerDriver implements RuntimeDriver {
       const image = await loadClaimed(host.engine, archive, {
         owner: this.owner,
         budgetBytes: this.budgetBytes,
+        load:
+          this.options.maxUnpackedBytes === undefined
+            ? {}
+            : { maxUnpackedBytes: this.options.maxUnpackedBytes },
       });
       return { image };
     } catch (err) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type EngineDisk, type ImageArchive, ImageBudgetError } from '../driver.js';
 import type { DockerEngine } from './engine.js';
 import { formatBytes } from './image-archive.js';
-import { loadArchive } from './image-load.js';
+import { type LoadOptions, loadArchive } from './image-load.js';
 
 /*
  * Which images on an engine are this service's, proven by tags it wrote, and their removal. An engine keeps
@@ -261,7 +261,13 @@ const loadChains = new WeakMap<DockerEngine, Promise<unknown>>();
 export function loadClaimed(
   engine: DockerEngine,
   archive: ImageArchive,
-  options: { owner: string; budgetBytes?: number | undefined; extraRepos?: readonly string[] },
+  options: {
+    owner: string;
+    budgetBytes?: number | undefined;
+    extraRepos?: readonly string[];
+    /** What image-load.ts checks the archive against (the unpacked bound). */
+    load?: LoadOptions;
+  },
 ): Promise<string> {
   const run = async () => {
     const extra = options.extraRepos ?? [];
@@ -276,7 +282,7 @@ export function loadClaimed(
     }
     let imageId: string;
     try {
-      imageId = await loadArchive(engine, archive);
+      imageId = await loadArchive(engine, archive, options.load ?? {});
     } catch (err) {
       if (found === undefined) await cleanFailedLoad(engine, before, extra).catch(() => undefined);
       throw err;
