@@ -150,4 +150,11 @@ export const MUTATION_MODULES = [
     mutate: ['packages/server/src/lib/token-bucket.ts'],
     testFiles: ['packages/server/test/lib/token-bucket.test.ts'],
   },
+  {
+    name: 'archive-checks',
+    // What a build archive is read as before the engine has it whole: the image id, the names, the bound.
+    // Pure tests, no engine: docker-driver.test.ts holds the engine's side.
+    mutate: ['packages/server/src/runtime/docker/image-archive.ts'],
+    testFiles: ['packages/server/test/runtime/image-archive.test.ts'],
+  },
 ];
