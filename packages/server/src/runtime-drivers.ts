@@ -30,6 +30,7 @@ function swarmDriver(config: Config): SwarmDriver {
     regions: config.regions,
     capacityPerNode: config.runtime.maxLobbiesPerHost,
     ...imageOptions(config),
+    maxUnpackedBytes: config.runtime.maxUnpackedBytes,
     registry: {
       address: registry,
       ...(registryUsername === undefined ? {} : { username: registryUsername, password: registryPassword }),

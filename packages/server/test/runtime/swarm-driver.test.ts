@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { readBody } from '../../src/runtime/docker/engine.js';
 import { ImageLoadError, LOBBY_LABELS, type LobbySpec, type RuntimeEvent } from '../../src/runtime/driver.js';
 import { SwarmDriver } from '../../src/runtime/swarm/swarm-driver.js';
+import { withRepoTags } from '../helpers/image-archives.js';
 import { registrySkipReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { startSwarm, type TestSwarm } from '../helpers/swarm.js';
 import { swarmSkipReason } from '../helpers/swarm-world.js';
@@ -45,6 +47,52 @@ runDriverContract(
   },
   { skip },
 );
+
+describe('swarm driver: what it pushes is the image read in the archive', { skip, timeout: 600_000 }, () => {
+  test('an archive naming another build’s gcm-archive tag is refused, and that build pushes its own image', async () => {
+    swarm ??= await startSwarm({ nodes: 1, regions: ['eu'] });
+    registry ??= await startRegistry();
+    const manager = swarm.manager;
+    const driver = new SwarmDriver({
+      managerHost: swarm.managerHost,
+      regions: ['eu'],
+      capacityPerNode: 10,
+      registry: { address: registry.address },
+      pollMs: 200,
+    });
+    try {
+      const victim = await buildTestImage(manager, { name: `gcm-test-server:${randomUUID()}` });
+      const attacker = await buildTestImage(manager, { name: `gcm-test-server:${randomUUID()}` });
+      // The attacker's build is loaded first, naming the tag the victim's build is found by on the manager.
+      const forged = await withRepoTags(attacker.archive, [`gcm-archive:${victim.sha256}`]);
+      const forgedLoad = await driver
+        .ensureImage('eu', imageArchive(forged, { buildId: 'build-forged' }))
+        .then(
+          () => undefined,
+          (err: Error) => err,
+        );
+      const { image } = await driver.ensureImage(
+        'eu',
+        imageArchive(victim.archive, { buildId: 'build-victim' }),
+      );
+      const pushed = await manager.json<{ RepoDigests?: string[] }>({
+        method: 'GET',
+        path: `/images/${victim.id}/json`,
+      });
+      assert.ok(
+        pushed?.RepoDigests?.includes(image),
+        `${image} is not the victim's: ${JSON.stringify(pushed)}`,
+      );
+      assert.ok(
+        forgedLoad instanceof ImageLoadError &&
+          /build-forged.*a name only the service gives/.test(forgedLoad.message),
+        `the forged archive was not refused: ${forgedLoad?.message}`,
+      );
+    } finally {
+      await driver.close();
+    }
+  });
+});
 
 const authSkip = skip || registrySkipReason('swarm-driver.test.ts', { auth: true });
 
@@ -100,18 +148,34 @@ describe('swarm driver: builds through a registry that asks for credentials', {
     try {
       const { image: ref } = await driver.ensureImage('eu', imageArchive(image.archive));
       assert.match(ref, new RegExp(`^${locked.address}/gcm-builds@sha256:[0-9a-f]{64}$`));
-      // The registry has it under the archive's digest, which another instance (or a restart) finds.
+      // The registry has it under the archive's digest, which another instance (or a restart) finds: it reads
+      // the archive again to know which image it is (a registry tag alone is not trusted), but neither loads nor
+      // pushes it again.
+      const since = Date.now();
+      let reads = 0;
       const again = driverWith(credentials);
       try {
         assert.deepEqual(
           await again.ensureImage('eu', {
             ...imageArchive(image.archive),
             open: () => {
-              throw new Error('a pushed build is not read again');
+              reads++;
+              return imageArchive(image.archive).open();
             },
           }),
           { image: ref },
         );
+        assert.equal(reads, 1);
+        const events = await lockedSwarm.manager.open({
+          method: 'GET',
+          path: '/events',
+          query: {
+            since: (since / 1000).toFixed(3),
+            until: (Date.now() / 1000 + 1).toFixed(3),
+            filters: JSON.stringify({ type: ['image'], event: ['load', 'push'] }),
+          },
+        });
+        assert.equal((await readBody(events, 1024 * 1024)).trim(), '');
       } finally {
         await again.close();
       }

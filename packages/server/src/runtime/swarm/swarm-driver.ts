@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type StatsSample, toStats } from '../docker/docker-driver.js';
 import { DockerEngine, DockerEngineError, type DockerTls, jsonLines } from '../docker/engine.js';
 import { collectOn, engineDisk, loadClaimed, serially } from '../docker/image-gc.js';
+import { tagImage } from '../docker/image-load.js';
 import { readEngineLog } from '../docker/log-frames.js';
 import {
   type EngineDisk,
@@ -56,6 +57,8 @@ export interface SwarmDriverOptions {
   owner?: string;
   /** GCM_RUNTIME_IMAGE_DISK_BUDGET_BYTES: bytes of this service's build images the manager's engine may hold. */
   imageDiskBudgetBytes?: number;
+  /** GCM_BUILD_MAX_UNPACKED_BYTES: the most a build archive may unpack to. */
+  maxUnpackedBytes?: number;
 }
 
 /** The repository, under the registry's address, that builds are pushed to (tag: the archive's sha256). */
@@ -236,9 +239,10 @@ export class SwarmDriver implements RuntimeDriver {
 
   /**
    * Loads the archive into the manager's engine and pushes it to the registry, once per archive (the
-   * registry is every region's): answers the image by digest, so every node runs the same bytes. A build
-   * pushed before (by this service before a restart, or another instance) is found in the registry by its
-   * archive's sha256, without loading it again.
+   * registry is every region's): answers the image by digest, so every node runs the same bytes. The image is
+   * the id the service read in the archive (loadArchive), and a digest is taken only where the manager's engine
+   * recorded pushing that very image under it: a build pushed before is found without pushing it again (its
+   * archive is read again, not loaded), and never by a registry tag alone.
    */
   async ensureImage(_region: string, archive: ImageArchive): Promise<{ image: string }> {
     const key = archive.sha256.toLowerCase();
@@ -461,6 +465,15 @@ export class SwarmDriver implements RuntimeDriver {
     const sha256 = archive.sha256.toLowerCase();
     const repository = this.buildRepository();
     const auth = { 'X-Registry-Auth': this.registryAuth() };
+    const imageId = await loadClaimed(this.manager, archive, {
+      owner: this.owner(),
+      budgetBytes: this.options.imageDiskBudgetBytes,
+      extraRepos: [repository],
+      load:
+        this.options.maxUnpackedBytes === undefined
+          ? {}
+          : { maxUnpackedBytes: this.options.maxUnpackedBytes },
+    });
     const pushed = await this.manager
       .json<{ Descriptor?: { digest?: string } }>({
         method: 'GET',
@@ -469,17 +482,10 @@ export class SwarmDriver implements RuntimeDriver {
       })
       .catch(() => undefined);
     const known = pushed?.Descriptor?.digest;
-    if (known !== undefined) return { image: `${repository}@${known}` };
-    const imageId = await loadClaimed(this.manager, archive, {
-      owner: this.owner(),
-      budgetBytes: this.options.imageDiskBudgetBytes,
-      extraRepos: [repository],
-    });
-    await this.manager.json({
-      method: 'POST',
-      path: `/images/${imageId}/tag`,
-      query: { repo: repository, tag: sha256 },
-    });
+    if (known !== undefined && (await this.repoDigests(imageId)).includes(`${repository}@${known}`)) {
+      return { image: `${repository}@${known}` };
+    }
+    await tagImage(this.manager, imageId, `${repository}:${sha256}`);
     let response: http.IncomingMessage;
     const failed = (why: string) =>
       new Error(
@@ -503,6 +509,12 @@ export class SwarmDriver implements RuntimeDriver {
       if (typeof aux?.Digest === 'string') digest = aux.Digest;
     }
     if (digest === undefined) throw failed('the engine named no digest for the pushed image');
+    // The push went by name: it is the build only if the engine recorded that digest for the image read.
+    if (!(await this.repoDigests(imageId)).includes(`${repository}@${digest}`)) {
+      throw failed(
+        `the registry received another image than the ${imageId} read in its archive (its name on the manager was moved meanwhile)`,
+      );
+    }
     return { image: `${repository}@${digest}` };
   }
 
@@ -520,6 +532,15 @@ export class SwarmDriver implements RuntimeDriver {
       .json<{ Swarm?: { NodeID?: string } }>({ method: 'GET', path: '/info' })
       .then((info) => info?.Swarm?.NodeID);
     return this.selfNodeId;
+  }
+
+  /** The `repository@digest` names the manager's engine recorded for an image it pushed or pulled. */
+  private async repoDigests(imageId: string): Promise<string[]> {
+    const image = await this.manager.json<{ Id?: string; RepoDigests?: string[] }>(
+      { method: 'GET', path: `/images/${imageId}/json` },
+      [404],
+    );
+    return image?.Id === imageId ? (image.RepoDigests ?? []) : [];
   }
 
   private async readNodes(): Promise<SwarmNode[]> {
