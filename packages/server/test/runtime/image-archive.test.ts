@@ -83,6 +83,21 @@ describe('image archive check: what an archive reads as', () => {
     assert.equal((await read(longName)).id, real.id);
   });
 
+  test('a layer may be a symbolic link to a file in the archive, as docker save 25 writes them', async () => {
+    const image = makeImage({ repoTags: null });
+    const layer = image.entries.find((e) => e.type === 'file' && e.name === 'l0/layer.tar') as TarEntry;
+    for (const target of ['../blobs/layer', '/blobs/layer']) {
+      const linked = tar([
+        ...image.entries.filter((e) => e !== layer),
+        { type: 'dir', name: 'blobs' },
+        { ...layer, name: 'blobs/layer' } as TarEntry,
+        { type: 'symlink', name: 'l0/layer.tar', target },
+        image.manifest,
+      ]);
+      assert.equal((await read(linked)).id, image.id, target);
+    }
+  });
+
   test('the bound is 4 times the archive’s size, and never past the setting', () => {
     assert.equal(unpackedLimit(1000), 4000);
     assert.equal(unpackedLimit(1000, 3999), 3999);

@@ -476,7 +476,10 @@ class ImageArchiveReader {
     const name = normalName(path);
     let entry = this.entries.get(name);
     if (entry?.type === 'symlink') {
-      const target = normalName(posix.join(posix.dirname(name), entry.target));
+      // The engine follows a link within the archive's root: an absolute target starts there.
+      const target = normalName(
+        posix.isAbsolute(entry.target) ? entry.target : posix.join(posix.dirname(name), entry.target),
+      );
       entry = this.entries.get(target);
     }
     if (entry?.type !== 'file') {
