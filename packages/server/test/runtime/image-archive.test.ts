@@ -239,6 +239,113 @@ describe('image archive check: what it refuses', () => {
     );
   });
 
+  test('a manifest.json item the engine would read as more than the one image', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ ...item, Layers: 'l0/layer.tar' }, /no list of Layers/],
+      [{ ...item, Layers: ['l0/layer.tar', 7] }, /no list of Layers/],
+      [{ ...item, Config: 7 }, /names no Config/],
+      [{ ...item, Parent: 'sha256:00' }, /names a Parent image/],
+      [{ ...item, LayerSources: { 'sha256:00': {} } }, /foreign LayerSources/],
+      [{ ...item, RepoTags: 'made:1' }, /RepoTags is not a list/],
+      [{ ...item, RepoTags: ['made:1', 7] }, /RepoTags is not a list/],
+    ];
+    for (const [changed, pattern] of cases) await refused(whole([], manifestOf([changed])), pattern);
+    // What Docker writes for none of them is taken.
+    const plain = { ...item, Parent: '', LayerSources: {}, RepoTags: null };
+    assert.deepEqual((await read(whole([], manifestOf([plain])))).repoTags, []);
+    await refused(whole([], manifestOf({ Config: image.configName })), /names 0 images/);
+  });
+
+  test('a config that is not one of layers with sha256 diff ids', async () => {
+    const withConfig = (config: unknown) => {
+      const text = JSON.stringify(config);
+      const name = `${createHash('sha256').update(text).digest('hex')}.json`;
+      return tar([
+        ...image.entries,
+        { type: 'file', name, content: text },
+        manifestOf([{ ...item, Config: name }]),
+      ]);
+    };
+    const diffIds = image.diffIds;
+    await refused(withConfig({ rootfs: { type: 'other', diff_ids: diffIds } }), /no rootfs of layers/);
+    await refused(withConfig({ rootfs: { type: 'layers', diff_ids: 'x' } }), /no rootfs of layers/);
+    await refused(
+      withConfig({ rootfs: { type: 'layers', diff_ids: [`x${diffIds[0]}`] } }),
+      /no rootfs of layers/,
+    );
+    await refused(
+      withConfig({ rootfs: { type: 'layers', diff_ids: [`${diffIds[0]}0`] } }),
+      /no rootfs of layers/,
+    );
+    await refused(
+      withConfig({ rootfs: { type: 'layers', diff_ids: [] } }),
+      /lists 0 layers where manifest\.json names 1/,
+    );
+    await refused(
+      withConfig({ rootfs: { type: 'layers', diff_ids: diffIds }, RootFS: {} }),
+      /which the engine reads as "rootfs"/,
+    );
+    await refused(
+      withConfig({ rootfs: { type: 'layers', DIFF_IDS: [], diff_ids: diffIds } }),
+      /reads as "diff_ids"/,
+    );
+    await refused(withConfig([]), /config is not an object/);
+    // Named by its digest in a blobs/sha256/ path, as docker save 25 writes it, and by nothing else.
+    const config = image.entries.find((e) => e.type === 'file' && e.name === image.configName) as TarEntry;
+    const hex = image.id.slice('sha256:'.length);
+    const blobNamed = (name: string) =>
+      tar([
+        ...image.entries.filter((e) => e !== config),
+        { ...config, name } as TarEntry,
+        manifestOf([{ ...item, Config: name }]),
+      ]);
+    assert.equal((await read(blobNamed(`blobs/sha256/${hex}`))).id, image.id);
+    await refused(blobNamed(`blobs/sha256/${hex}.txt`), /not the digest its name gives/);
+    await refused(blobNamed(`${hex}.json.bak`), /not the digest its name gives/);
+    await refused(blobNamed(`x${hex}.json`), /not the digest its name gives/);
+  });
+
+  test('an index.json beside manifest.json must name that image, once, under no name of the service', async () => {
+    const ociManifest = (config: string) => JSON.stringify({ schemaVersion: 2, config: { digest: config } });
+    const withIndex = (manifest: string, descriptor: Record<string, unknown> = {}) => {
+      const hex = createHash('sha256').update(manifest).digest('hex');
+      return tar([
+        ...image.entries,
+        { type: 'dir', name: 'blobs' },
+        { type: 'file', name: `blobs/sha256/${hex}`, content: manifest },
+        {
+          type: 'file',
+          name: 'index.json',
+          content: JSON.stringify({ manifests: [{ digest: `sha256:${hex}`, ...descriptor }] }),
+        },
+        image.manifest,
+      ]);
+    };
+    const good = ociManifest(image.id);
+    const named = { annotations: { 'io.containerd.image.name': 'docker.io/library/made:1' } };
+    assert.equal((await read(withIndex(good, named))).id, image.id);
+    await refused(
+      withIndex(ociManifest(`sha256:${'0'.repeat(64)}`)),
+      /index\.json names an image with config sha256:0+ where/,
+    );
+    for (const key of ['io.containerd.image.name', 'org.opencontainers.image.ref.name']) {
+      await refused(
+        withIndex(good, { annotations: { [key]: 'gcm-archive:1' } }),
+        /index\.json names the image "gcm-archive:1"/,
+      );
+    }
+    await refused(
+      withIndex(good, { digest: `sha256:${'1'.repeat(64)}` }),
+      /names a manifest the archive does not hold/,
+    );
+    await refused(withIndex(good, { digest: 'sha256:short' }), /names a manifest the archive does not hold/);
+    await refused(withIndex(good, { Digest: 'x' }), /reads as "digest"/);
+    await refused(
+      whole([{ type: 'file', name: 'index.json', content: JSON.stringify({ manifests: {} }) }]),
+      /names 0 manifests/,
+    );
+  });
+
   test('keys the engine reads in another case, and unknown keys', async () => {
     await refused(whole([], manifestOf([{ ...item, config: 'x.json' }])), /unknown key "config"/);
   });
