@@ -114,7 +114,10 @@ describe('lobby output', { skip }, () => {
     });
   }
 
-  it('keeps every line in order, long lines cut and marked, binary bytes as printed, read a page at a time', async () => {
+  // 200,000 lines through the capture, its per-lobby bucket and the store: minutes on a busy PostgreSQL run.
+  it('keeps every line in order, long lines cut and marked, binary bytes as printed, read a page at a time', {
+    timeout: 300_000,
+  }, async () => {
     const svc = await started(1);
     try {
       const n = 200_000;
