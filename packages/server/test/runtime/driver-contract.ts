@@ -426,7 +426,10 @@ export function runDriverContract(
         since.push(line);
       // Lines printed within the last one's millisecond are all "since" it: a quick server prints them all so.
       const atOrAfter = lines.filter((l) => l.ts >= last.ts).length;
-      assert.ok(since.length >= 1 && since.length <= atOrAfter, `${since.length} of ${atOrAfter} at or after`);
+      assert.ok(
+        since.length >= 1 && since.length <= atOrAfter,
+        `${since.length} of ${atOrAfter} at or after`,
+      );
       assert.ok(since.every((l) => l.ts >= last.ts));
       // A followed output of a lobby that has exited ends.
       let followed = 0;
