@@ -242,12 +242,17 @@ export interface RuntimeDriver {
    * is retried; the reconciler's periodic pass covers what happened while it was down.
    */
   events(labels: LobbyLabels, onEvent: (event: RuntimeEvent) => void): Subscription;
-  /** The lobby's output, from its start (or `sinceMs`), followed until it exits when `follow`. */
+  /**
+   * The lobby's output, from its start (or `sinceMs`), followed until it exits when `follow`: in batches (the
+   * lines each read from the engine finished, never empty), because a lobby that floods its output sends
+   * hundreds of thousands of lines a second and a promise per line would cost the service's event loop more
+   * than the lines.
+   */
   output(
     region: string,
     handle: string,
     options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
-  ): AsyncIterable<OutputLine>;
+  ): AsyncIterable<OutputLine[]>;
   stats(region: string, handle: string): Promise<LobbyStats | undefined>;
   /**
    * Removes, on every host, the build images this service loaded whose archive sha256 is not in `keep`:

@@ -12,10 +12,14 @@ export class OutputFollowers {
   private readonly reading = new Map<string, Set<Promise<void>>>();
 
   /**
-   * Yields `lines`, counted as a follower of `handle` while `follow`. Counted from the first next(), before the
+   * Yields `lines` (batches of them, as the driver reads them), counted as a follower of `handle` while `follow`. Counted from the first next(), before the
    * engine answers: a stop that comes while the stream is being opened still waits for it.
    */
-  async *track(handle: string, follow: boolean, lines: AsyncIterable<OutputLine>): AsyncIterable<OutputLine> {
+  async *track(
+    handle: string,
+    follow: boolean,
+    lines: AsyncIterable<OutputLine[]>,
+  ): AsyncIterable<OutputLine[]> {
     let done = () => {};
     const reading = new Promise<void>((resolve) => {
       done = resolve;

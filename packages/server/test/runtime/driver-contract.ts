@@ -70,7 +70,7 @@ async function outputUntil(
 ): Promise<OutputLine[]> {
   const signal = AbortSignal.timeout(HANG_MS);
   const lines: OutputLine[] = [];
-  for await (const line of driver.output(region, handle, { follow: true, signal })) {
+  for await (const line of linesOf(driver.output(region, handle, { follow: true, signal }))) {
     lines.push(line);
     if (match(line)) return lines;
   }
@@ -271,7 +271,8 @@ export function runDriverContract(
       const { handle } = await driver.start(spec(labels), async (h) => {
         toldHandle = h;
         listedWhenTold = await driver.list(labels);
-        for await (const line of driver.output(region, h, { follow: false })) outputWhenTold.push(line);
+        for await (const line of linesOf(driver.output(region, h, { follow: false })))
+          outputWhenTold.push(line);
       });
       assert.equal(toldHandle, handle);
       assert.deepEqual(
@@ -323,7 +324,7 @@ export function runDriverContract(
       await outputUntil(driver, region, handle, (l) => text(l).startsWith('env: TEST_TERM_IGNORE'));
       const lines: OutputLine[] = [];
       const reading = (async () => {
-        for await (const line of driver.output(region, handle, { follow: true })) lines.push(line);
+        for await (const line of linesOf(driver.output(region, handle, { follow: true }))) lines.push(line);
       })();
       const stopping = Date.now();
       await driver.stop(region, handle, 2);
@@ -401,7 +402,7 @@ export function runDriverContract(
       );
       await events.next('the exit', (e) => e.type === 'exited' && e.handle === handle);
       const lines: OutputLine[] = [];
-      for await (const line of driver.output(region, handle, { follow: false })) lines.push(line);
+      for await (const line of linesOf(driver.output(region, handle, { follow: false }))) lines.push(line);
       const stderr = lines.find((l) => text(l) === 'server: stderr works');
       assert.equal(stderr?.stream, 'stderr');
       assert.equal(lines.find((l) => text(l).startsWith('server: starting'))?.stream, 'stdout');
@@ -422,7 +423,7 @@ export function runDriverContract(
       );
       const last = lines.at(-1) as OutputLine;
       const since: OutputLine[] = [];
-      for await (const line of driver.output(region, handle, { follow: false, sinceMs: last.ts }))
+      for await (const line of linesOf(driver.output(region, handle, { follow: false, sinceMs: last.ts })))
         since.push(line);
       // Lines printed within the last one's millisecond are all "since" it: a quick server prints them all so.
       const atOrAfter = lines.filter((l) => l.ts >= last.ts).length;
@@ -433,7 +434,7 @@ export function runDriverContract(
       assert.ok(since.every((l) => l.ts >= last.ts));
       // A followed output of a lobby that has exited ends.
       let followed = 0;
-      for await (const _ of driver.output(region, handle, { follow: true })) followed++;
+      for await (const _ of linesOf(driver.output(region, handle, { follow: true }))) followed++;
       assert.equal(followed, lines.length);
       await driver.stop(region, handle, 1);
       assert.deepEqual(await collect(driver.output(region, handle, { follow: false })), []);
@@ -523,6 +524,14 @@ export function runDriverContract(
       assert.equal(await driver.stats(region, handle), undefined);
     });
   });
+}
+
+/** The lines of the driver's batches, each batch checked to hold some: the interface promises none empty. */
+async function* linesOf(batches: AsyncIterable<OutputLine[]>): AsyncIterable<OutputLine> {
+  for await (const batch of batches) {
+    assert.ok(batch.length > 0, 'an empty batch of output lines');
+    yield* batch;
+  }
 }
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

@@ -222,7 +222,7 @@ export class OutputCapture {
       // From the older of the two streams' last stored lines: a stream with none reads from the start.
       const resumes = STREAMS.map((name) => capture.streams?.[name].resume?.ts);
       const sinceMs = resumes.some((ts) => ts === undefined) ? undefined : Math.min(...(resumes as number[]));
-      const lines = this.driver
+      const batches = this.driver
         .output(lobby.region, lobby.handle, {
           follow: true,
           ...(sinceMs === undefined ? {} : { sinceMs }),
@@ -230,20 +230,22 @@ export class OutputCapture {
         })
         [Symbol.asyncIterator]();
       // The first next() registers the reader with the driver; only then may the caller remove the lobby.
-      let next = lines.next();
+      let next = batches.next();
       started();
       let slice = monotonicMs();
-      for (let n = 1; ; n++) {
+      for (;;) {
         const step = await next;
         if (step.done === true) break;
-        if (this.take(capture, step.value)) await this.flush();
-        // Lines already read come as resolved promises, which never let the event loop run: every few lines
-        // the slice is measured, and once it is over, the next line waits for the loop's next turn.
-        if (n % 64 === 0 && monotonicMs() - slice >= SLICE_MS) {
+        let full = false;
+        for (const line of step.value) full = this.take(capture, line) || full;
+        if (full) await this.flush();
+        // Batches already read come as resolved promises, which never let the event loop run: once a slice of
+        // this work is over, the next batch waits for the loop's next turn.
+        if (monotonicMs() - slice >= SLICE_MS) {
           await new Promise((resolve) => setImmediate(resolve));
           slice = monotonicMs();
         }
-        next = lines.next();
+        next = batches.next();
       }
       capture.ended = !capture.abort.signal.aborted;
     } catch (err) {

@@ -331,7 +331,7 @@ export class DockerDriver implements RuntimeDriver {
     region: string,
     handle: string,
     options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
-  ): AsyncIterable<OutputLine> {
+  ): AsyncIterable<OutputLine[]> {
     return this.followers.track(handle, options.follow, this.readLog(region, handle, options));
   }
 
@@ -339,7 +339,7 @@ export class DockerDriver implements RuntimeDriver {
     region: string,
     handle: string,
     options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
-  ): AsyncIterable<OutputLine> {
+  ): AsyncIterable<OutputLine[]> {
     const host = this.hostFor(region);
     return readEngineLog(host.engine, `/containers/${encodeURIComponent(handle)}/logs`, options);
   }

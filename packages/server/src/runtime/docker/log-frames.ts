@@ -143,14 +143,15 @@ function cutAtCharacter(bytes: Buffer): Buffer {
 
 /**
  * The lines of a container's (`/containers/{id}/logs`) or a swarm service's (`/services/{id}/logs`) log, as
- * the engine streams them with timestamps, from `sinceMs` on; followed when `follow`. A log that is not there
+ * the engine streams them with timestamps, from `sinceMs` on; followed when `follow`. A batch is the lines
+ * one read finished (none empty). A log that is not there
  * (404) has no line; an abort ends it quietly.
  */
 export async function* readEngineLog(
   engine: DockerEngine,
   logPath: string,
   options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
-): AsyncIterable<OutputLine> {
+): AsyncIterable<OutputLine[]> {
   const { follow, sinceMs, signal } = options;
   let response: http.IncomingMessage;
   try {
@@ -175,11 +176,12 @@ export async function* readEngineLog(
   const demuxer = new LogDemuxer();
   try {
     for await (const chunk of response) {
-      for (const line of demuxer.push(chunk as Buffer)) {
-        if (sinceMs === undefined || line.ts >= sinceMs) yield line;
-      }
+      let lines = demuxer.push(chunk as Buffer);
+      if (sinceMs !== undefined) lines = lines.filter((line) => line.ts >= sinceMs);
+      if (lines.length > 0) yield lines;
     }
-    for (const line of demuxer.end()) yield line;
+    const last = demuxer.end().filter((line) => sinceMs === undefined || line.ts >= sinceMs);
+    if (last.length > 0) yield last;
   } catch (err) {
     if (signal?.aborted === true) return;
     throw err;

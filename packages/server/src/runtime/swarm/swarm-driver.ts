@@ -345,7 +345,7 @@ export class SwarmDriver implements RuntimeDriver {
     _region: string,
     handle: string,
     options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
-  ): AsyncIterable<OutputLine> {
+  ): AsyncIterable<OutputLine[]> {
     return this.followers.track(handle, options.follow, this.readOutput(handle, options));
   }
 
@@ -771,7 +771,7 @@ export class SwarmDriver implements RuntimeDriver {
   private async *readOutput(
     handle: string,
     options: { follow: boolean; sinceMs?: number; signal?: AbortSignal },
-  ): AsyncIterable<OutputLine> {
+  ): AsyncIterable<OutputLine[]> {
     let lastTs = options.sinceMs ?? 0;
     let atLastTs = 0;
     const take = (line: OutputLine): boolean => {
@@ -792,11 +792,13 @@ export class SwarmDriver implements RuntimeDriver {
     const watching = this.untilTaskEnded(handle, follow.signal).then(() => follow.abort());
     let seenAtLast = 0;
     try {
-      for await (const line of this.readLog(handle, options.sinceMs, true, follow.signal)) {
-        if (line.ts !== lastTs) seenAtLast = 0;
-        lastTs = line.ts;
-        seenAtLast++;
-        yield line;
+      for await (const batch of this.readLog(handle, options.sinceMs, true, follow.signal)) {
+        for (const line of batch) {
+          if (line.ts !== lastTs) seenAtLast = 0;
+          lastTs = line.ts;
+          seenAtLast++;
+        }
+        yield batch;
       }
     } finally {
       follow.abort();
@@ -806,13 +808,14 @@ export class SwarmDriver implements RuntimeDriver {
     if (options.signal?.aborted === true) return;
     // The rest, after the task ended: lines at the last instant read are skipped as many as were yielded.
     atLastTs = seenAtLast;
-    for await (const line of this.readLog(
+    for await (const batch of this.readLog(
       handle,
       lastTs > 0 ? lastTs : options.sinceMs,
       false,
       options.signal,
     )) {
-      if (take(line)) yield line;
+      const taken = batch.filter(take);
+      if (taken.length > 0) yield taken;
     }
   }
 
@@ -833,7 +836,7 @@ export class SwarmDriver implements RuntimeDriver {
     sinceMs: number | undefined,
     follow: boolean,
     signal: AbortSignal | undefined,
-  ): AsyncIterable<OutputLine> {
+  ): AsyncIterable<OutputLine[]> {
     return readEngineLog(this.manager, `/services/${encodeURIComponent(handle)}/logs`, {
       follow,
       ...(sinceMs === undefined ? {} : { sinceMs }),
