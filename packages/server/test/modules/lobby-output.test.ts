@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -8,6 +8,7 @@ import { LINE_CUT_MARK } from '@gcm/contract';
 import { deleteExpiredOutput } from '../../src/modules/lobby-output/lobby-output.service.js';
 import { dockerSkipReason } from '../helpers/dockerd.js';
 import { freePort } from '../helpers/listening.js';
+import { loadClient } from '../helpers/load-clients.js';
 import {
   deploy,
   isLive,
@@ -68,6 +69,18 @@ async function readAll(svc: TestService, gameId: string, lobbyId: string, stream
 }
 
 /** Sends one line to the lobby's game port and waits for its answer line. */
+/**
+ * Nanoseconds this process's main thread (the event loop's) has waited runnable for a CPU (Linux's schedstat;
+ * NaN elsewhere): what tells a loop delayed by its own work from one delayed by a machine with no CPU free.
+ */
+function cpuWaitNs(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 function portOf(row: LobbyRow): number {
   const ports = JSON.parse(row.ports ?? '[]') as { name: string; port: number }[];
   return ports[0]?.port ?? 0;
@@ -398,37 +411,27 @@ describe('lobby output', { skip }, () => {
         GCM_LOBBY_OUTPUT_BURST_BYTES: String(16 * 1024),
       },
     });
-    // Over real connections, as a probe from outside would: the service's own event loop serves them.
-    const http = (method: 'GET' | 'PUT', url: string, token: string, body?: unknown) =>
-      fetch(`${publicUrl}${url}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
     try {
       const quiet = await runtimeGame(svc, 'quiet-tenant');
-      const nsUrl = `/cloud/games/${quiet.gameId}/namespaces/${quiet.namespaceId}`;
+      // The probe is a client in a process of its own, over real connections, as a probe from outside would
+      // be: the service's event loop then serves it and does nothing else of the test's.
+      const probe = loadClient(
+        t,
+        'probe',
+        `${publicUrl}/cloud/games/${quiet.gameId}/namespaces/${quiet.namespaceId}`,
+        svc.operatorToken,
+        100,
+        4,
+      );
       /** p99 of 100 namespace GETs, 4 at a time (a client with a few connections), in ms. */
       const p99 = async () => {
-        const times: number[] = [];
-        await Promise.all(
-          Array.from({ length: 4 }, async () => {
-            for (let i = 0; i < 25; i++) {
-              const t = performance.now();
-              const res = await http('GET', nsUrl, svc.operatorToken);
-              await res.arrayBuffer();
-              times.push(performance.now() - t);
-              assert.equal(res.status, 200);
-            }
-          }),
-        );
-        times.sort((a, b) => a - b);
-        return times[Math.ceil(times.length * 0.99) - 1] as number;
+        const round = JSON.parse(await probe.ask()) as { p99: number; statuses: Record<string, number> };
+        assert.deepEqual(round.statuses, { 200: 100 });
+        return round.p99;
       };
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+      // A first round warms the service's and the client's code paths (the JIT, the connections); not counted.
+      await p99();
       const quietRounds: number[] = [];
       for (let r = 0; r < 3; r++) quietRounds.push(await p99());
 
@@ -454,25 +457,17 @@ describe('lobby output', { skip }, () => {
       });
       assert.ok(mark !== undefined);
       assert.match(mark, /^\[gcm: \d+ lines \(\d+\.\d KiB\) were dropped: .*GCM_LOBBY_OUTPUT_RATE_BYTES/);
-      // Its state too, 64 KB a write, two at a time, while the rounds run.
+      // Its state too, 60 KB a write, two at a time, while the rounds run: from a process of its own, as the
+      // lobby's writes would come.
       const token = await lobbyTokenOf(engine.dockerd.engine, lobby.runtime_handle as string);
-      const state = { blob: 'x'.repeat(60_000) };
-      const answers = new Map<number, number>();
-      let retryAfter: string | undefined;
-      let flooding = true;
       const stateStart = performance.now();
-      const writers = Array.from({ length: 2 }, async () => {
-        while (flooding) {
-          const res = await http('PUT', '/matchmaker/lobbies/state', token, state);
-          await res.arrayBuffer();
-          answers.set(res.status, (answers.get(res.status) ?? 0) + 1);
-          if (res.status === 429) retryAfter = res.headers.get('retry-after') ?? undefined;
-        }
-      });
+      const writers = loadClient(t, 'put-loop', `${publicUrl}/matchmaker/lobbies/state`, token, 60_000, 2);
       const floodRounds: number[] = [];
+      let writes: { statuses: Record<string, number>; retryAfter?: string } = { statuses: {} };
       const eld = monitorEventLoopDelay({ resolution: 5 });
       eld.enable();
       const cpu0 = process.cpuUsage();
+      const wait0 = cpuWaitNs();
       const wall0 = performance.now();
       try {
         // Three rounds, or as many as 10 s allow on a busy machine (at least one).
@@ -480,32 +475,38 @@ describe('lobby output', { skip }, () => {
         do floodRounds.push(await p99());
         while (floodRounds.length < 3 && performance.now() - roundsStart < 10_000);
       } finally {
-        flooding = false;
-        await Promise.all(writers);
+        writes = JSON.parse(await writers.end()) as { statuses: Record<string, number>; retryAfter?: string };
       }
       eld.disable();
       const cpu = process.cpuUsage(cpu0);
-      const loop = `loop delay p99 ${(eld.percentile(99) / 1e6).toFixed(1)} ms; service CPU ${(((cpu.user + cpu.system) / 1e3 / (performance.now() - wall0)) * 100).toFixed(0)} % of a core`;
+      const wall = performance.now() - wall0;
+      const waited = ((cpuWaitNs() - wait0) / 1e6 / wall) * 100;
+      const loop = `loop delay p99 ${(eld.percentile(99) / 1e6).toFixed(1)} ms; service CPU ${(((cpu.user + cpu.system) / 1e3 / wall) * 100).toFixed(0)} % of a core; its event loop's thread waited for a CPU ${waited.toFixed(0)} % of the time`;
       const stateSeconds = (performance.now() - stateStart) / 1000;
       const floodSeconds = (performance.now() - floodStart) / 1000;
       const q = median(quietRounds);
       const f = median(floodRounds);
-      const figures = `namespace GET p99, median of 3 rounds: quiet ${q.toFixed(1)} ms (${quietRounds.map((x) => x.toFixed(1)).join(', ')}), flood ${f.toFixed(1)} ms (${floodRounds.map((x) => x.toFixed(1)).join(', ')}); state writes in ${stateSeconds.toFixed(1)} s: ${JSON.stringify(Object.fromEntries(answers))}; flood measured for ${floodSeconds.toFixed(1)} s; ${loop}; load ${(os.loadavg()[0] ?? 0).toFixed(1)}`;
+      const figures = `namespace GET p99, median of 3 rounds: quiet ${q.toFixed(1)} ms (${quietRounds.map((x) => x.toFixed(1)).join(', ')}), flood ${f.toFixed(1)} ms (${floodRounds.map((x) => x.toFixed(1)).join(', ')}); state writes in ${stateSeconds.toFixed(1)} s: ${JSON.stringify(writes.statuses)}; flood measured for ${floodSeconds.toFixed(1)} s; ${loop}; load ${(os.loadavg()[0] ?? 0).toFixed(1)}`;
       t.diagnostic(figures);
-      // Within twice the quiet figure, with 25 ms of slack: medians of rounds, since one round's p99 on two
-      // cores shared with other work swings by tens of ms from noise alone. On a machine whose run queue is
-      // far longer than its cores (other work: the service's loop then waits for a CPU hundreds of ms, flood
-      // or not) the figures are reported, not judged.
-      if ((os.loadavg()[0] ?? 0) <= 2 * os.cpus().length) assert.ok(f <= 2 * q + 25, figures);
+      // Within twice the quiet figure, with 25 ms of slack: medians of rounds, since one round's p99 swings by
+      // tens of ms from noise alone. Judged only where the machine gave the service's event loop the CPU it
+      // asked for (its thread waited for one at most a quarter of the flood, with the load under twice the
+      // cores): on two cores the engine's own log pipeline for a flooding lobby (dockerd and its shim, outside
+      // any tier) takes more than one of them, and the service then waits for a CPU whatever its own work is
+      // (docs/testing-and-benchmarks.md has the figures); there they are reported, not judged.
+      const judged = waited <= 25 && (os.loadavg()[0] ?? 0) <= 2 * os.cpus().length;
+      if (judged) assert.ok(f <= 2 * q + 25, figures);
       else
-        t.diagnostic(`the machine is too busy to judge latency (load ${(os.loadavg()[0] ?? 0).toFixed(1)})`);
+        t.diagnostic(
+          'the machine did not give the service its CPU in the flood: latency reported, not judged',
+        );
       // State: the burst (10) and 2 a second were taken; the rest refused with when to come back.
-      const taken = answers.get(200) ?? 0;
+      const taken = writes.statuses[200] ?? 0;
       assert.ok(taken >= 10 && taken <= 10 + Math.ceil(2 * stateSeconds) + 1, figures);
-      assert.ok((answers.get(429) ?? 0) > 0, figures);
+      assert.ok((writes.statuses[429] ?? 0) > 0, figures);
       // Only those two: no 401, so the lobby was running (flooding) for every round.
-      assert.deepEqual([...answers.keys()].sort(), [200, 429], figures);
-      assert.match(retryAfter ?? '', /^[1-9]\d*$/);
+      assert.deepEqual(Object.keys(writes.statuses).sort(), ['200', '429'], figures);
+      assert.match(writes.retryAfter ?? '', /^[1-9]\d*$/);
       // Output: what was stored is within the burst and the rate (and a mark where lines were dropped).
       const rows = await svc.deps.db
         .selectFrom('lobby_output_streams')
