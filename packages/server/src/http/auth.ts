@@ -329,7 +329,7 @@ function authenticate(
 ): Promise<TokenCaller> {
   const header = request.headers.authorization;
   if (header === undefined) return authority.authenticate(header);
-  return guard.verify(request, authority.plausible(header), () => authority.authenticate(header));
+  return guard.verify(request, authority.plausible(header), () => authority.authenticate(header), header);
 }
 
 /** The lobby calling a route whose rule is `lobby`; the hook guarantees it is one. */

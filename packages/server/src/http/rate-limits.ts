@@ -56,6 +56,10 @@ function remembered(memo: Map<string, string>, input: string, make: (input: stri
 const failureKeys = new Map<string, string>();
 const failureKeyOf = (client: string) => `auth-failures:${client}`;
 
+/** How many credentials that checked out the failed-token guard remembers, and for how long. */
+const RECENTLY_VALID_MAX = 10_000;
+const RECENTLY_VALID_MS = 10 * 60_000;
+
 /** A credential check's failure: 401 (unknown, forged, expired, revoked, a stopped lobby's). */
 function isFailure(err: unknown): boolean {
   return err instanceof AppError && err.statusCode === 401;
@@ -71,13 +75,18 @@ function isFailure(err: unknown): boolean {
  * refusing a valid token because others failed would let one tenant lock every other out. What it bounds is
  * the cost of a flood of bad credentials: over the limit, a credential of a shape the service never issues
  * is refused with no work at all, and the others are checked one at a time per address, so that address's
- * flood takes at most one check's worth of the service at once (its valid requests wait their turn behind
- * the flood's requests already in flight, which the per-address connection share bounds).
+ * flood takes at most one check's worth of the service at once. A credential that checked out lately (this
+ * process remembers the last RECENTLY_VALID_MAX, for RECENTLY_VALID_MS) is checked at once, beside the queue:
+ * a lobby that has called before never waits behind its neighbour's flood, and only a first call does (behind
+ * the flood's requests in flight, which the per-address connection share bounds). The memory costs the
+ * flood nothing: only a credential that passed its check is remembered, and it is still checked every time.
  */
 export class AuthFailureGuard {
   private readonly limit: RateLimit | undefined;
   /** Per over-limit address, the end of its queue of checks. */
   private readonly queues = new Map<string, Promise<void>>();
+  /** Credentials that checked out lately, oldest first, with when they last did. */
+  private readonly recentlyValid = new Map<string, number>();
 
   constructor(
     counters: RateCounters,
@@ -100,14 +109,20 @@ export class AuthFailureGuard {
   /**
    * Runs `check` (a credential's verification, which throws 401 when it fails) for `request`, counting its
    * failure against the address. `plausible`: the credential has a shape the service issues, decided from
-   * memory; an address over the limit has only those checked.
+   * memory; an address over the limit has only those checked. `credential` (the header it came in), when
+   * given, is remembered once it checks out, so that over the limit it is checked without queueing.
    */
-  async verify<T>(request: FastifyRequest, plausible: boolean, check: () => Promise<T>): Promise<T> {
+  async verify<T>(
+    request: FastifyRequest,
+    plausible: boolean,
+    check: () => Promise<T>,
+    credential?: string,
+  ): Promise<T> {
     const key = this.key(request);
     const resetTs = await this.limit?.exhausted(key);
     if (resetTs === undefined) {
       try {
-        return await check();
+        return this.passed(credential, await check());
       } catch (err) {
         if (isFailure(err)) await this.failed(key);
         throw err;
@@ -115,12 +130,30 @@ export class AuthFailureGuard {
     }
     if (!plausible) throw this.refusal(resetTs);
     try {
-      return await this.oneAtATime(key, check);
+      const known = credential !== undefined && this.isRecentlyValid(credential);
+      return this.passed(credential, await (known ? check() : this.oneAtATime(key, check)));
     } catch (err) {
       if (!isFailure(err)) throw err;
       await this.limit?.hit(key);
       throw this.refusal(resetTs);
     }
+  }
+
+  /** Remembers `credential` as checked out now (the newest, so the last to be forgotten); answers `caller`. */
+  private passed<T>(credential: string | undefined, caller: T): T {
+    if (credential === undefined || this.limit === undefined) return caller;
+    this.recentlyValid.delete(credential);
+    this.recentlyValid.set(credential, this.clock.now());
+    if (this.recentlyValid.size > RECENTLY_VALID_MAX) {
+      const oldest = this.recentlyValid.keys().next().value as string;
+      this.recentlyValid.delete(oldest);
+    }
+    return caller;
+  }
+
+  private isRecentlyValid(credential: string): boolean {
+    const at = this.recentlyValid.get(credential);
+    return at !== undefined && this.clock.now() - at < RECENTLY_VALID_MS;
   }
 
   /** Counts the failure; throws 429 instead when the limit was used up already (by another instance). */

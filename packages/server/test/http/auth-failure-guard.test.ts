@@ -107,6 +107,64 @@ describe('AuthFailureGuard', () => {
     assert.equal(await guard.verify(lobby, true, passing), 'caller');
   });
 
+  it('over the limit, checks a credential that checked out lately at once, beside the queue', async () => {
+    const { clock, guard } = newGuard(1);
+    const lobby = from('127.0.0.1');
+    const known = 'Bearer gcm_lobby_known';
+    assert.equal(await guard.verify(lobby, true, passing, known), 'caller');
+    await statusOf(guard.verify(lobby, true, failing, 'Bearer gcm_lobby_bad'));
+    // The neighbour's flood: a check that hangs until released holds the address's queue.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const flood = statusOf(
+      guard.verify(lobby, true, async () => {
+        await held;
+        return failing();
+      }),
+    );
+    let checked = 0;
+    const counted = async () => {
+      checked += 1;
+      return 'caller';
+    };
+    // Known: checked while the flood's check still runs.
+    assert.equal(await guard.verify(lobby, true, counted, known), 'caller');
+    assert.equal(checked, 1);
+    // Never seen (or seen longer ago than remembered): it waits its turn.
+    const first = guard.verify(lobby, true, counted, 'Bearer gcm_lobby_new');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(checked, 1, 'a first call waits behind the flood');
+    release();
+    assert.equal(await first, 'caller');
+    assert.equal(await flood, 429);
+    assert.equal(checked, 2);
+    // Still checked every time: a remembered credential that no longer checks out counts as a failure.
+    assert.equal(await statusOf(guard.verify(lobby, true, failing, known)), 429);
+    // Forgotten after ten minutes: queued again.
+    assert.equal(await guard.verify(lobby, true, counted, 'Bearer gcm_lobby_new'), 'caller');
+    clock.advance(10 * 60_000);
+    assert.equal(await statusOf(guard.verify(lobby, true, failing)), 401, 'a new window, used up again');
+    let releaseLater = () => {};
+    const heldLater = new Promise<void>((resolve) => {
+      releaseLater = resolve;
+    });
+    const floodLater = statusOf(
+      guard.verify(lobby, true, async () => {
+        await heldLater;
+        return failing();
+      }),
+    );
+    const late = guard.verify(lobby, true, counted, 'Bearer gcm_lobby_new');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(checked, 3, 'ten minutes on, it waits its turn again');
+    releaseLater();
+    assert.equal(await late, 'caller');
+    assert.equal(checked, 4);
+    await floodLater;
+  });
+
   it('turned off (GCM_RATE_LIMIT_AUTH_FAILURES=0), answers every failure 401', async () => {
     const { guard } = newGuard(0);
     for (let i = 0; i < 5; i += 1)
