@@ -110,7 +110,8 @@ export const MUTATION_MODULES = [
     // caps (lobby_count_max, the host, its shares), find's tags rule and the players-per-client caps.
     mutate: [
       'packages/server/src/modules/runtime/placement-shares.ts',
-      'packages/server/src/modules/runtime/runtime.service.ts:281-401',
+      'packages/server/src/modules/runtime/runtime.service.ts:357-378',
+      'packages/server/src/modules/runtime/runtime.service.ts:405-415',
       'packages/server/src/modules/matchmaker/matchmaker-players.service.ts:71-72',
       'packages/server/src/modules/matchmaker/matchmaker-players.service.ts:266-276',
       'packages/server/src/modules/matchmaker/matchmaker-players.service.ts:430-437',
