@@ -135,7 +135,7 @@ export const MUTATION_MODULES = [
       'packages/server/src/identity/lobby-tokens.ts',
       'packages/server/src/identity/token-authority.ts:209-231',
       'packages/server/src/identity/token-authority.ts:327-353',
-      'packages/server/src/http/rate-limits.ts:59-158',
+      'packages/server/src/http/rate-limits.ts:59-191',
       'packages/server/src/modules/matchmaker/matchmaker.service.ts:30-103',
     ],
     testFiles: [

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { openSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A server process a test started (dockerd, a registry), its output in a file, stopped by its pid. */
@@ -13,9 +13,18 @@ export interface Daemon {
   stop(graceMs: number): Promise<void>;
 }
 
+/**
+ * util-linux's setpriv, which execs the daemon with a parent-death signal: a test process that dies without
+ * its after hooks (killed on a timeout, by a mutation runner, by Ctrl-C) then takes its daemons with it
+ * rather than leaving a dockerd per file running. Where it is missing, the daemon is started as it is.
+ */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
+
 export function spawnDaemon(bin: string, args: string[], logFile: string): Daemon {
   const out = openSync(logFile, 'a');
-  const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', out, out], detached: false });
+  const [command, argv] =
+    SETPRIV === undefined ? [bin, args] : [SETPRIV, ['--pdeathsig', 'TERM', '--', bin, ...args]];
+  const child: ChildProcess = spawn(command, argv, { stdio: ['ignore', out, out], detached: false });
   const log = () => {
     try {
       return readFileSync(logFile, 'utf8');
