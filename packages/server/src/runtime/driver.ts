@@ -206,6 +206,13 @@ export interface ImageCollection {
   kept: number;
   /** The engine did not answer: nothing was removed there. */
   problem?: string;
+  /** Nothing failed, but something stays that the operator may want gone (a registry that refuses deletes). */
+  note?: string;
+  /**
+   * The entry is a registry's (the swarm's build repository): `removed` counts manifests deleted, `freedBytes`
+   * is 0 (the registry frees blobs only in its own garbage-collect), and no engine's disk changed.
+   */
+  registry?: true;
 }
 
 export interface Subscription {

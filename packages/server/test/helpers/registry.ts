@@ -38,7 +38,13 @@ export interface TestRegistry {
  * basic auth against an htpasswd file of that one user.
  */
 export async function startRegistry(
-  options: { port?: number; auth?: { username: string; password: string }; timeoutMs?: number } = {},
+  options: {
+    port?: number;
+    auth?: { username: string; password: string };
+    timeoutMs?: number;
+    /** Whether it deletes manifests (storage.delete.enabled): on unless false, which is Distribution's default. */
+    deletes?: boolean;
+  } = {},
 ): Promise<TestRegistry> {
   const dir = mkdtempSync('/tmp/gcmr-');
   const port = options.port ?? (await freePort());
@@ -52,7 +58,7 @@ export async function startRegistry(
     `    rootdirectory: ${path.join(dir, 'data')}`,
     // Deleting by digest lets a test clean up as the service would; harmless otherwise.
     '  delete:',
-    '    enabled: true',
+    `    enabled: ${options.deletes !== false}`,
     'http:',
     `  addr: ${address}`,
   ];

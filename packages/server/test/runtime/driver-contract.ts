@@ -489,8 +489,9 @@ export function runDriverContract(
         done.every((h) => h.problem === undefined),
         JSON.stringify(done),
       );
+      // Images removed from engines: a registry's entry (the swarm's) counts manifests, not images.
       assert.equal(
-        done.reduce((n, h) => n + h.removed, 0),
+        done.reduce((n, h) => n + (h.registry === true ? 0 : h.removed), 0),
         2,
         JSON.stringify(done),
       );

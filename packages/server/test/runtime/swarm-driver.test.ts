@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { readBody } from '../../src/runtime/docker/engine.js';
+import { type DockerEngine, readBody } from '../../src/runtime/docker/engine.js';
 import { ImageLoadError, LOBBY_LABELS, type LobbySpec, type RuntimeEvent } from '../../src/runtime/driver.js';
-import { SwarmDriver } from '../../src/runtime/swarm/swarm-driver.js';
+import { ENGINE_NODE_LABEL, SwarmDriver } from '../../src/runtime/swarm/swarm-driver.js';
 import { withRepoTags } from '../helpers/image-archives.js';
-import { registrySkipReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
-import { startSwarm, type TestSwarm } from '../helpers/swarm.js';
+import { pushImage, registrySkipReason, startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { type SwarmNode, startSwarm, type TestSwarm } from '../helpers/swarm.js';
 import { swarmSkipReason } from '../helpers/swarm-world.js';
 import { buildTestImage, imageArchive, type TestImage } from '../helpers/test-image.js';
 import { HANG_MS, until } from '../helpers/until.js';
@@ -190,20 +190,24 @@ describe('swarm driver: two nodes, two regions', { skip, timeout: 600_000 }, () 
   let open: TestRegistry;
   let driver: SwarmDriver;
   let image: string;
+  let archive: TestImage;
   const owner = `two-nodes-${randomUUID()}`;
+  const driverOf = (registry: TestRegistry, driverOwner?: string) =>
+    new SwarmDriver({
+      managerHost: pair.managerHost,
+      regions: ['eu', 'us'],
+      capacityPerNode: 10,
+      registry: { address: registry.address },
+      pollMs: 200,
+      ...(driverOwner === undefined ? {} : { owner: driverOwner }),
+    });
 
   before(async () => {
     // A 1 s heartbeat: the manager marks a dead node down in ~4 s, not ~15.
     pair = await startSwarm({ nodes: 2, regions: ['eu', 'us'], heartbeatMs: 1000 });
     open = await startRegistry();
-    const archive = await buildTestImage(pair.manager);
-    driver = new SwarmDriver({
-      managerHost: pair.managerHost,
-      regions: ['eu', 'us'],
-      capacityPerNode: 10,
-      registry: { address: open.address },
-      pollMs: 200,
-    });
+    archive = await buildTestImage(pair.manager);
+    driver = driverOf(open);
     ({ image } = await driver.ensureImage('eu', imageArchive(archive.archive)));
   });
   after(async () => {
@@ -212,12 +216,12 @@ describe('swarm driver: two nodes, two regions', { skip, timeout: 600_000 }, () 
     await pair?.stop();
   });
 
-  const lobby = (region: string): LobbySpec => {
+  const lobby = (region: string, ref = image): LobbySpec => {
     const lobbyId = randomUUID();
     return {
       lobbyId,
       region,
-      image,
+      image: ref,
       args: [],
       env: { TEST_NO_READY: '1' },
       networkMode: 'host',
@@ -228,6 +232,158 @@ describe('swarm driver: two nodes, two regions', { skip, timeout: 600_000 }, () 
       labels: { [LOBBY_LABELS.owner]: owner, [LOBBY_LABELS.lobby]: lobbyId, [LOBBY_LABELS.region]: region },
     };
   };
+
+  /** The worker's engine (node 1, region us), as its gcm.engine label names it to the driver. */
+  const worker = () => (pair.nodes[1] as SwarmNode).dockerd;
+  const labelWorkerEngine = async () => {
+    const node = await pair.manager.json<{ Version: { Index: number }; Spec: { Labels?: object } }>({
+      method: 'GET',
+      path: `/nodes/${(pair.nodes[1] as SwarmNode).id}`,
+    });
+    assert.ok(node !== undefined);
+    await pair.manager.json({
+      method: 'POST',
+      path: `/nodes/${(pair.nodes[1] as SwarmNode).id}/update`,
+      query: { version: node.Version.Index },
+      body: { ...node.Spec, Labels: { ...node.Spec.Labels, [ENGINE_NODE_LABEL]: worker().dockerHost } },
+    });
+  };
+  /** Runs a lobby of `ref` on the worker until it ran, and, unless `leave`, stops it and waits for its container to go. */
+  const runOnWorker = async (ref: string, leave = false) => {
+    const spec = lobby('us', ref);
+    const ofLobby = { label: [`${LOBBY_LABELS.lobby}=${spec.lobbyId}`] };
+    const containers = async (filters: object) =>
+      (await worker().engine.json<unknown[]>({
+        method: 'GET',
+        path: '/containers/json',
+        query: { all: true, filters: JSON.stringify(filters) },
+      })) ?? [];
+    const { handle } = await driver.start(spec);
+    await until('the lobby running on the worker', HANG_MS, async () => {
+      return (await containers({ ...ofLobby, status: ['running'] })).length === 1;
+    });
+    if (leave) return handle;
+    await driver.stop('us', handle, 1);
+    await until('its container gone from the worker', HANG_MS, async () => {
+      return (await containers(ofLobby)).length === 0;
+    });
+    return handle;
+  };
+  /** Whether the engine holds an image by that reference (`repo@digest` or `repo:tag`). */
+  const holds = async (engine: DockerEngine, ref: string) =>
+    (await engine.json({ method: 'GET', path: `/images/${ref}/json` }, [404])) !== undefined;
+  /** Whether the registry answers the manifest (a digest or a tag of `repository` there). */
+  const inRegistry = async (registry: TestRegistry, repository: string, reference: string) => {
+    const res = await fetch(`http://${registry.address}/v2/${repository}/manifests/${reference}`, {
+      method: 'HEAD',
+      headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json' },
+    });
+    return res.status === 200;
+  };
+  const digestOf = (ref: string) => ref.slice(ref.indexOf('@') + 1);
+
+  test('the collector removes a build no version needs from the node that pulled it and from the registry', async () => {
+    await labelWorkerEngine();
+    const kept = new Set([archive.sha256]);
+    const old = await buildTestImage(pair.manager, {
+      name: `gcm-test-server:${randomUUID()}`,
+      variant: 'old',
+    });
+    const busy = await buildTestImage(pair.manager, {
+      name: `gcm-test-server:${randomUUID()}`,
+      variant: 'busy',
+    });
+    const { image: oldRef } = await driver.ensureImage(
+      'us',
+      imageArchive(old.archive, { buildId: 'build-old' }),
+    );
+    const { image: busyRef } = await driver.ensureImage('us', imageArchive(busy.archive));
+    // The kept build's image in an archive of its own (another name in it): a build not kept that shares the
+    // kept one's manifest.
+    const twin = await withRepoTags(archive.archive, [`gcm-test-twin:${randomUUID()}`]);
+    const { image: twinRef } = await driver.ensureImage('us', imageArchive(twin));
+    assert.equal(twinRef, image, 'the same image pushed twice is one manifest');
+    // Another repository, in the registry and on the worker: the operator's, never the collector's.
+    const other = await buildTestImage(worker().engine, {
+      name: `gcm-test-other:${randomUUID()}`,
+      keep: true,
+    });
+    const otherRef = await pushImage(worker().engine, other.name, open, { repository: 'gcm-test' });
+    await runOnWorker(oldRef);
+    await runOnWorker(image);
+    const running = await runOnWorker(busyRef, true);
+    try {
+      for (const ref of [oldRef, image, busyRef]) {
+        assert.ok(
+          await holds(worker().engine, ref),
+          `${ref} pulled: ${JSON.stringify(await worker().engine.json({ method: 'GET', path: '/images/json' }))}`,
+        );
+      }
+
+      const done = await driver.collectImages(kept, { graceMs: 0 });
+      const byHost = new Map(done.map((h) => [h.hostId, h]));
+      assert.deepEqual(
+        done.filter((h) => h.problem !== undefined || h.note !== undefined),
+        [],
+        JSON.stringify(done),
+      );
+      assert.equal(byHost.get(worker().dockerHost)?.removed, 1, JSON.stringify(done));
+      assert.equal(byHost.get(worker().dockerHost)?.kept, 1, 'the running lobby’s image stays');
+      assert.equal(byHost.get(`${open.address}/gcm-builds`)?.removed, 2, JSON.stringify(done));
+
+      assert.equal(await holds(worker().engine, oldRef), false, 'the old build is gone from the worker');
+      assert.ok(await holds(worker().engine, image), 'the kept build stays on the worker');
+      assert.ok(await holds(worker().engine, busyRef), 'the image a container uses stays');
+      assert.ok(await holds(worker().engine, other.name), 'another repository’s image stays');
+      assert.ok(await holds(worker().engine, otherRef), 'another repository’s image stays');
+      assert.equal(await inRegistry(open, 'gcm-builds', digestOf(oldRef)), false, 'the old manifest is gone');
+      assert.equal(await inRegistry(open, 'gcm-builds', old.sha256), false);
+      assert.ok(await inRegistry(open, 'gcm-builds', digestOf(image)), 'the kept manifest stays');
+      assert.ok(await inRegistry(open, 'gcm-builds', archive.sha256));
+      assert.ok(await inRegistry(open, 'gcm-test', digestOf(otherRef)), 'another repository stays');
+
+      // Once its lobby is gone, the next collection takes it from the worker too.
+      await driver.stop('us', running, 1);
+      await until('the busy build collected from the worker', HANG_MS, async () => {
+        await driver.collectImages(kept, { graceMs: 0 });
+        return !(await holds(worker().engine, busyRef));
+      });
+      assert.ok(await holds(worker().engine, image), 'the kept build stays on the worker');
+    } finally {
+      await driver.stop('us', running, 1).catch(() => undefined);
+    }
+  });
+
+  test('a registry that refuses deletes leaves its manifests, and the nodes’ copies still go', async () => {
+    const closed = await startRegistry({ deletes: false });
+    const closedDriver = driverOf(closed, `closed-${randomUUID()}`);
+    try {
+      const build = await buildTestImage(pair.manager, {
+        name: `gcm-test-server:${randomUUID()}`,
+        variant: 'closed',
+      });
+      const { image: ref } = await closedDriver.ensureImage('us', imageArchive(build.archive));
+      await runOnWorker(ref);
+      assert.ok(await holds(worker().engine, ref));
+
+      const done = await closedDriver.collectImages(new Set(), { graceMs: 0 });
+      assert.deepEqual(
+        done.filter((h) => h.problem !== undefined),
+        [],
+        JSON.stringify(done),
+      );
+      const registryEntry = done.find((h) => h.hostId === `${closed.address}/gcm-builds`);
+      assert.match(registryEntry?.note ?? '', /refuses deletes \(405/);
+      assert.equal(registryEntry?.kept, 1);
+      assert.equal(await holds(worker().engine, ref), false, 'the worker’s copy is gone');
+      assert.ok(await inRegistry(closed, 'gcm-builds', digestOf(ref)), 'the manifest stays');
+      // The other driver's kept build, in the other registry, is not this one's to collect.
+      assert.ok(await holds(worker().engine, image));
+    } finally {
+      await closedDriver.close();
+      await closed.stop();
+    }
+  });
 
   test('places each lobby on its region’s node, and says a killed node’s lobbies are lost', async () => {
     const events: RuntimeEvent[] = [];
@@ -278,5 +434,15 @@ describe('swarm driver: two nodes, two regions', { skip, timeout: 600_000 }, () 
     } finally {
       subscription.close();
     }
+  });
+
+  test('a node that does not answer is that host’s problem, not the collection’s', async () => {
+    // Node 1 was killed by the test before.
+    const done = await driver.collectImages(new Set([archive.sha256]), { graceMs: 0 });
+    const byHost = new Map(done.map((h) => [h.hostId, h]));
+    assert.ok(byHost.get(worker().dockerHost)?.problem, JSON.stringify(done));
+    assert.equal(byHost.get(pair.managerHost)?.problem, undefined, JSON.stringify(done));
+    assert.equal(byHost.get(`${open.address}/gcm-builds`)?.problem, undefined, JSON.stringify(done));
+    assert.ok(await inRegistry(open, 'gcm-builds', archive.sha256), 'the kept manifest stays');
   });
 });

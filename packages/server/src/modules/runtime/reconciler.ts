@@ -772,6 +772,12 @@ export class Reconciler implements LobbyRuntime {
     for (const host of done) {
       if (host.problem !== undefined) {
         this.options.log('warn', { host: host.hostId, err: host.problem }, 'collecting build images failed');
+      } else if (host.note !== undefined) {
+        this.options.log(
+          'info',
+          { host: host.hostId, removed: host.removed, kept: host.kept, note: host.note },
+          'collecting build images left some behind',
+        );
       } else if (host.removed > 0 || host.kept > 0) {
         this.options.log(
           'info',
@@ -780,7 +786,7 @@ export class Reconciler implements LobbyRuntime {
         );
       }
     }
-    if (done.some((host) => host.removed > 0)) {
+    if (done.some((host) => host.removed > 0 && host.registry !== true)) {
       let cleared = false;
       for (const [key, backoff] of this.imageBackoff) {
         if (!backoff.budget) continue;

@@ -24,6 +24,7 @@ const BROUGHT_REPO = 'gcm-brought';
 interface ImageSummary {
   Id: string;
   RepoTags?: string[] | null;
+  RepoDigests?: string[] | null;
   Size?: number;
 }
 
@@ -155,6 +156,18 @@ export async function serviceImages(engine: DockerEngine, owner: string): Promis
   return images;
 }
 
+/** The archives any service claims on the engine (`gcm-loaded-<owner>:<sha256>`, whoever the owner). */
+export async function claimedArchives(engine: DockerEngine): Promise<Set<string>> {
+  const claimed = new Set<string>();
+  for (const image of await listImages(engine)) {
+    for (const name of realTags(image)) {
+      const { repo, tag } = splitTag(name);
+      if (repo.startsWith(OWNER_REPO_PREFIX)) claimed.add(tag);
+    }
+  }
+  return claimed;
+}
+
 async function inUse(engine: DockerEngine, imageId: string): Promise<boolean> {
   const containers = await engine.json<unknown[]>({
     method: 'GET',
@@ -216,6 +229,82 @@ export async function collectOn(
     } else kept++;
   }
   return { removed, freedBytes, kept, dropped };
+}
+
+/** An image with names in a repository the driver writes (the swarm's registry repository of builds). */
+export interface RepositoryImage {
+  id: string;
+  /** Its tags in the repository (`<repo>:<tag>` → tag). */
+  tags: string[];
+  /** Its digests in the repository (`<repo>@<digest>` → digest): all a node that pulled by digest records. */
+  digests: string[];
+  /** Whether it carries a name of another repository: it is not the driver's to remove, only to untag. */
+  named: boolean;
+  /** Whether it carries a tag of the service's own (an owner's claim, an archive's): collectOn's, not ours. */
+  serviceTagged: boolean;
+  sizeBytes: number;
+}
+
+/** The engine's images with a tag or a digest in `repository`. */
+export async function repositoryImages(engine: DockerEngine, repository: string): Promise<RepositoryImage[]> {
+  const images: RepositoryImage[] = [];
+  for (const image of await listImages(engine)) {
+    const tags: string[] = [];
+    const digests: string[] = [];
+    let named = false;
+    let serviceTagged = false;
+    for (const name of realTags(image)) {
+      const { repo, tag } = splitTag(name);
+      if (repo === repository) tags.push(tag);
+      else if (isServiceTag(name, [])) serviceTagged = true;
+      else named = true;
+    }
+    for (const name of image.RepoDigests ?? []) {
+      const at = name.lastIndexOf('@');
+      if (at > 0 && name.slice(0, at) === repository) digests.push(name.slice(at + 1));
+      else if (at > 0 && name !== '<none>@<none>') named = true;
+    }
+    if (tags.length + digests.length === 0) continue;
+    images.push({ id: image.Id, tags, digests, named, serviceTagged, sizeBytes: image.Size ?? 0 });
+  }
+  return images;
+}
+
+/**
+ * Removes the names `images` carry in `repository`, tags first, when no container uses the image: the last
+ * name removes the image, unless it has a name elsewhere (then it stays, counted kept, that name's owner's).
+ */
+export async function removeRepositoryNames(
+  engine: DockerEngine,
+  repository: string,
+  images: readonly RepositoryImage[],
+): Promise<{ removed: number; freedBytes: number; kept: number }> {
+  let removed = 0;
+  let freedBytes = 0;
+  let kept = 0;
+  for (const image of images) {
+    if (await inUse(engine, image.id)) {
+      kept++;
+      continue;
+    }
+    const names = [
+      ...image.tags.map((t) => `${repository}:${t}`),
+      ...image.digests.map((d) => `${repository}@${d}`),
+    ];
+    let refused = false;
+    for (const name of names) {
+      if (!(await untag(engine, name))) {
+        refused = true;
+        break;
+      }
+    }
+    if (refused || image.named) kept++;
+    else {
+      removed++;
+      freedBytes += image.sizeBytes;
+    }
+  }
+  return { removed, freedBytes, kept };
 }
 
 interface SystemDf {

@@ -2,7 +2,16 @@ import type http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type StatsSample, toStats } from '../docker/docker-driver.js';
 import { DockerEngine, DockerEngineError, type DockerTls, jsonLines } from '../docker/engine.js';
-import { collectOn, engineDisk, loadClaimed, serially } from '../docker/image-gc.js';
+import {
+  claimedArchives,
+  collectOn,
+  engineDisk,
+  loadClaimed,
+  type RepositoryImage,
+  removeRepositoryNames,
+  repositoryImages,
+  serially,
+} from '../docker/image-gc.js';
 import { tagImage } from '../docker/image-load.js';
 import { readEngineLog } from '../docker/log-frames.js';
 import {
@@ -22,6 +31,7 @@ import {
   type Subscription,
 } from '../driver.js';
 import { OutputFollowers } from '../output-followers.js';
+import { RegistryRepository } from './registry-api.js';
 
 /** The node label that says which region a node serves. */
 export const REGION_NODE_LABEL = 'gcm.region';
@@ -113,6 +123,18 @@ interface SwarmNode {
   Spec?: { Labels?: Record<string, string> | null; Role?: string; Availability?: string };
   Status?: { State?: string; Addr?: string; Message?: string };
   ManagerStatus?: { Addr?: string };
+}
+
+/** The registry's builds, as a collection sees them (registryBuilds). */
+interface RegistryBuilds {
+  /** Manifest digests some build still needs. */
+  needed: ReadonlySet<string>;
+  /** Manifest digests no build needs → the registry's tags naming them. */
+  drop: ReadonlyMap<string, string[]>;
+  /** Every digest the registry's tags name. */
+  live: ReadonlySet<string>;
+  /** Whether a tag names a build that is needed. */
+  keptTag(tag: string): boolean;
 }
 
 /** What one read of the swarm says of one of our lobbies. */
@@ -363,26 +385,71 @@ export class SwarmDriver implements RuntimeDriver {
   }
 
   /**
-   * Removes the manager's copies of builds no live version needs (loaded there to be pushed). What the
-   * registry holds stays (Distribution deletes only with storage.delete.enabled, and frees nothing without
-   * its own garbage-collect), and so do the copies nodes pulled: docs/runtime.md says how to clear both.
+   * Removes what builds no live version needs left on the swarm (docs/runtime.md "Build images"): the
+   * manager's copies (loaded there to be pushed), the copies each node pulled, and the registry's manifests.
+   * A build is needed while this service keeps it (`keep`, or a start asked for it within the grace) or any
+   * service sharing the manager still claims it there: the registry and the nodes are every such service's.
+   * One entry per engine and one for the registry, each with its own problem.
    */
   async collectImages(keep: ReadonlySet<string>, options: { graceMs: number }): Promise<ImageCollection[]> {
     const since = Date.now() - options.graceMs;
+    const kept = (sha: string) => keep.has(sha) || (this.lastEnsured.get(sha) ?? 0) >= since;
     const hostId = this.options.managerHost;
+    const manager: ImageCollection = { hostId, removed: 0, freedBytes: 0, kept: 0 };
     try {
       const done = await serially(this.manager, () =>
-        collectOn(
-          this.manager,
-          this.owner(),
-          (sha) => keep.has(sha) || (this.lastEnsured.get(sha) ?? 0) >= since,
-          [this.buildRepository()],
-        ),
+        collectOn(this.manager, this.owner(), kept, [this.buildRepository()]),
       );
-      return [{ hostId, removed: done.removed, freedBytes: done.freedBytes, kept: done.kept }];
+      // Its manifest may go below: a later start pushes the build again rather than name a digest gone.
+      for (const sha of done.dropped) this.images.delete(sha);
+      Object.assign(manager, { removed: done.removed, freedBytes: done.freedBytes, kept: done.kept });
     } catch (err) {
-      return [{ hostId, removed: 0, freedBytes: 0, kept: 0, problem: (err as Error).message }];
+      return [{ ...manager, problem: (err as Error).message }];
     }
+    const registry: ImageCollection = {
+      hostId: this.buildRepository(),
+      removed: 0,
+      freedBytes: 0,
+      kept: 0,
+      registry: true,
+    };
+    const engines = await this.collectedEngines().catch((err: Error) => err);
+    if (engines instanceof Error) {
+      return [manager, { ...registry, problem: `reading the swarm's nodes failed: ${engines.message}` }];
+    }
+    let builds: Awaited<ReturnType<SwarmDriver['registryBuilds']>>;
+    try {
+      builds = await this.registryBuilds(kept);
+    } catch (err) {
+      // Which digests are needed is not known: no node copy nor manifest goes.
+      return [manager, { ...registry, problem: (err as Error).message }];
+    }
+    const nodes = await Promise.all(
+      engines.map(async ({ hostId: id, engine, problem }): Promise<ImageCollection> => {
+        const entry = { hostId: id, removed: 0, freedBytes: 0, kept: 0 };
+        if (engine === undefined) return { ...entry, problem: problem ?? 'no engine' };
+        try {
+          const sweep = () => this.collectPulled(engine, builds);
+          return { ...entry, ...(await (engine === this.manager ? serially(engine, sweep) : sweep())) };
+        } catch (err) {
+          return { ...entry, problem: (err as Error).message };
+        }
+      }),
+    );
+    const selfEntry = nodes.find((n) => n.hostId === hostId);
+    if (selfEntry !== undefined) {
+      // The manager's node: its pulled copies are added to what collectOn removed there.
+      manager.removed += selfEntry.removed;
+      manager.freedBytes += selfEntry.freedBytes;
+      manager.kept += selfEntry.kept;
+      if (selfEntry.problem !== undefined) manager.problem = selfEntry.problem;
+    }
+    try {
+      Object.assign(registry, await this.deleteManifests(builds));
+    } catch (err) {
+      registry.problem = (err as Error).message;
+    }
+    return [manager, ...nodes.filter((n) => n !== selfEntry), registry];
   }
 
   async close(): Promise<void> {
@@ -516,6 +583,110 @@ export class SwarmDriver implements RuntimeDriver {
       );
     }
     return { image: `${repository}@${digest}` };
+  }
+
+  /**
+   * The registry's builds, each tag an archive sha256: which digests are needed (a build kept by this
+   * service, claimed on the manager by any service, or any tag not the service's own) and which are not.
+   * The tags are read before the claims: a build is claimed on the manager before it is pushed, so a tag
+   * listed here is never seen unclaimed while its push is under way.
+   */
+  private async registryBuilds(kept: (sha: string) => boolean): Promise<RegistryBuilds> {
+    const repository = this.registryRepository();
+    const tags = await repository.tags();
+    const digests = new Map<string, string>();
+    for (const tag of tags) {
+      const digest = await repository.digestOf(tag);
+      if (digest !== undefined) digests.set(tag, digest);
+    }
+    const claimed = await claimedArchives(this.manager);
+    const needed = new Set<string>();
+    const drop = new Map<string, string[]>();
+    for (const [tag, digest] of digests) {
+      const ours = /^[0-9a-f]{64}$/.test(tag);
+      if (!ours || kept(tag) || claimed.has(tag)) needed.add(digest);
+      else drop.set(digest, [...(drop.get(digest) ?? []), tag]);
+    }
+    // Two builds whose archives hold the same image share a manifest: it stays while either is needed.
+    for (const digest of needed) drop.delete(digest);
+    return { needed, drop, live: new Set(digests.values()), keptTag: (tag) => kept(tag) || claimed.has(tag) };
+  }
+
+  /**
+   * Removes from one engine the build copies it pulled that no build needs: an image named in the build
+   * repository by a digest or tag of a build not needed, or by a digest the registry no longer holds at all
+   * (its manifest went while this engine did not answer). Images the service's loads tag are collectOn's.
+   */
+  private async collectPulled(
+    engine: DockerEngine,
+    builds: RegistryBuilds,
+  ): Promise<{ removed: number; freedBytes: number; kept: number }> {
+    const repository = this.buildRepository();
+    const registry = this.registryRepository();
+    const unneeded: RepositoryImage[] = [];
+    for (const image of await repositoryImages(engine, repository)) {
+      if (image.serviceTagged) continue;
+      if (image.tags.some((tag) => builds.keptTag(tag) || !/^[0-9a-f]{64}$/.test(tag))) continue;
+      if (image.digests.some((digest) => builds.needed.has(digest))) continue;
+      if (image.digests.some((digest) => builds.drop.has(digest))) unneeded.push(image);
+      else if (image.digests.every((digest) => !builds.live.has(digest))) {
+        // Unknown to the registry's tags as read: gone, or pushed since that read (asked again, by digest).
+        let gone = true;
+        for (const digest of image.digests) gone &&= (await registry.digestOf(digest)) === undefined;
+        if (gone) unneeded.push(image);
+      }
+    }
+    return removeRepositoryNames(engine, repository, unneeded);
+  }
+
+  /**
+   * Deletes the manifests of builds no one needs. A registry that does not delete (405) stops the pass and
+   * is said once, as a note: nothing failed, and the operator chooses whether it should.
+   */
+  private async deleteManifests(
+    builds: RegistryBuilds,
+  ): Promise<{ removed: number; kept: number; note?: string }> {
+    const repository = this.registryRepository();
+    let removed = 0;
+    for (const [digest, tags] of builds.drop) {
+      const done = await repository.deleteManifest(digest);
+      if (done === 'refused') {
+        return {
+          removed,
+          kept: builds.drop.size - removed,
+          note: `the registry refuses deletes (405: storage.delete.enabled is off): ${builds.drop.size - removed} manifests of builds no version needs stay there`,
+        };
+      }
+      for (const tag of tags) this.images.delete(tag);
+      if (done === 'deleted') removed++;
+    }
+    return { removed, kept: 0 };
+  }
+
+  /**
+   * The engines whose pulled builds are collected, by host id: the manager's own node is the manager, each
+   * other node its gcm.engine; a node without one is reported, for its copies cannot be collected.
+   */
+  private async collectedEngines(): Promise<{ hostId: string; engine?: DockerEngine; problem?: string }[]> {
+    const [nodes, self] = await Promise.all([this.readNodes(), this.selfNode()]);
+    return Promise.all(
+      nodes.map(async (node) => {
+        if (node.ID === self) return { hostId: this.options.managerHost, engine: this.manager };
+        const address = node.Spec?.Labels?.[ENGINE_NODE_LABEL];
+        const name = node.Description?.Hostname ?? node.ID;
+        if (address === undefined) {
+          return {
+            hostId: `node ${name}`,
+            problem: `node ${name} names no engine (label ${ENGINE_NODE_LABEL}): the builds it pulled are not collected`,
+          };
+        }
+        return { hostId: address, engine: await this.engineOf(node.ID) };
+      }),
+    );
+  }
+
+  private registryRepository(): RegistryRepository {
+    return new RegistryRepository(this.options.registry, BUILD_REPOSITORY);
   }
 
   private buildRepository(): string {
