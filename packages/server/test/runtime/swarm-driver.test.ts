@@ -183,6 +183,32 @@ describe('swarm driver: builds through a registry that asks for credentials', {
       await driver.close();
     }
   });
+
+  test('the collector deletes a build’s manifest with the push’s credentials', async () => {
+    const driver = driverWith(credentials);
+    try {
+      const { image: ref } = await driver.ensureImage('eu', imageArchive(image.archive));
+      const manifest = (reference: string) =>
+        fetch(`http://${locked.address}/v2/gcm-builds/manifests/${reference}`, {
+          method: 'HEAD',
+          headers: {
+            accept: 'application/vnd.docker.distribution.manifest.v2+json',
+            authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`,
+          },
+        }).then((res) => res.status);
+      assert.equal(await manifest(image.sha256), 200);
+      const done = await driver.collectImages(new Set(), { graceMs: 0 });
+      const entry = done.find((h) => h.registry === true);
+      assert.deepEqual(
+        { problem: entry?.problem, removed: entry?.removed },
+        { problem: undefined, removed: 1 },
+        JSON.stringify(done),
+      );
+      assert.equal(await manifest(ref.slice(ref.indexOf('@') + 1)), 404);
+    } finally {
+      await driver.close();
+    }
+  });
 });
 
 describe('swarm driver: two nodes, two regions', { skip, timeout: 600_000 }, () => {
