@@ -180,6 +180,28 @@ describe('lobbies created for players', { skip }, () => {
       assert.equal(lobby?.player_count, 0, 'the slot is free again');
       const players = await playersOf(svc, lobby?.lobby_id ?? '');
       assert.deepEqual(players, []);
+
+      // A starting lobby's slots count against the client's cap too: of two finds from one address with a cap
+      // of 1 (and no room for another lobby), one waits in the starting lobby, the other is refused at once.
+      const capped = await svc.call(
+        'POST',
+        `/cloud/games/${ids.gameId}/namespaces/${ids.namespaceId}/mm-config`,
+        {
+          body: { lobby_count_max: 1, max_players: 1 },
+        },
+      );
+      assert.ok(capped.statusCode < 300, capped.body);
+      const two = await Promise.all(
+        [0, 1].map(() =>
+          svc.call('POST', '/matchmaker/lobbies/find', { token: publicToken, body: findBody() }),
+        ),
+      );
+      const codes = two.map((r) => r.json<{ code: string }>().code).sort();
+      assert.deepEqual(
+        codes,
+        ['MATCHMAKER_NO_CAPACITY', 'MATCHMAKER_TOO_MANY_PLAYERS_FROM_CLIENT'],
+        JSON.stringify(codes),
+      );
     } finally {
       await svc.close();
     }
