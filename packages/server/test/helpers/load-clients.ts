@@ -3,7 +3,11 @@ import { createInterface } from 'node:readline';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const SCRIPT = fileURLToPath(new URL('./load-client.ts', import.meta.url));
+// The suite runs the tests compiled (dist-test, .js) and `test:file` runs them as TypeScript through tsx: the
+// client is this module's sibling in the same form.
+const COMPILED = import.meta.url.endsWith('.js');
+const SCRIPT = fileURLToPath(new URL(COMPILED ? './load-client.js' : './load-client.ts', import.meta.url));
+const LOADER = COMPILED ? [] : ['--import', 'tsx'];
 
 export interface LoadClient {
   /** Sends a line (a probe's next round) and answers the line the client answers. */
@@ -23,7 +27,7 @@ export function loadClient(
 ): LoadClient {
   const child: ChildProcessWithoutNullStreams = spawn(
     process.execPath,
-    ['--import', 'tsx', SCRIPT, mode, url, token, String(a), String(b)],
+    [...LOADER, SCRIPT, mode, url, token, String(a), String(b)],
     { stdio: 'pipe' },
   );
   let stderr = '';
