@@ -114,16 +114,20 @@ describe('AuthFailureGuard', () => {
     assert.equal(await guard.verify(lobby, true, passing, known), 'caller');
     await statusOf(guard.verify(lobby, true, failing, 'Bearer gcm_lobby_bad'));
     // The neighbour's flood: a check that hangs until released holds the address's queue.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const flood = statusOf(
-      guard.verify(lobby, true, async () => {
-        await held;
-        return failing();
-      }),
-    );
+    const floodCheck = () => {
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const answer = statusOf(
+        guard.verify(lobby, true, async () => {
+          await held;
+          return failing();
+        }),
+      );
+      return { release, answer };
+    };
+    const flood = floodCheck();
     let checked = 0;
     const counted = async () => {
       checked += 1;
@@ -136,9 +140,9 @@ describe('AuthFailureGuard', () => {
     const first = guard.verify(lobby, true, counted, 'Bearer gcm_lobby_new');
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(checked, 1, 'a first call waits behind the flood');
-    release();
+    flood.release();
     assert.equal(await first, 'caller');
-    assert.equal(await flood, 429);
+    assert.equal(await flood.answer, 429);
     assert.equal(checked, 2);
     // Still checked every time: a remembered credential that no longer checks out counts as a failure.
     assert.equal(await statusOf(guard.verify(lobby, true, failing, known)), 429);
@@ -146,23 +150,14 @@ describe('AuthFailureGuard', () => {
     assert.equal(await guard.verify(lobby, true, counted, 'Bearer gcm_lobby_new'), 'caller');
     clock.advance(10 * 60_000);
     assert.equal(await statusOf(guard.verify(lobby, true, failing)), 401, 'a new window, used up again');
-    let releaseLater = () => {};
-    const heldLater = new Promise<void>((resolve) => {
-      releaseLater = resolve;
-    });
-    const floodLater = statusOf(
-      guard.verify(lobby, true, async () => {
-        await heldLater;
-        return failing();
-      }),
-    );
+    const floodLater = floodCheck();
     const late = guard.verify(lobby, true, counted, 'Bearer gcm_lobby_new');
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(checked, 3, 'ten minutes on, it waits its turn again');
-    releaseLater();
+    floodLater.release();
     assert.equal(await late, 'caller');
     assert.equal(checked, 4);
-    await floodLater;
+    await floodLater.answer;
   });
 
   it('turned off (GCM_RATE_LIMIT_AUTH_FAILURES=0), answers every failure 401', async () => {
